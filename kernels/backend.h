@@ -1,0 +1,99 @@
+#pragma once
+// A backend runs a catalogue variant and gives back what every view needs: whether the
+// output was right, the model's totals, the kept warp events of chosen blocks, and time
+// (measured on the GPU, modelled on the emulator). No CUDA header here: the app and the
+// GUI include this, and the CUDA backend hides behind make_cuda_backend().
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kernels/catalogue.h"
+#include "sim/emulator.h"
+#include "sim/model.h"
+#include "sim/trace.h"
+
+namespace ws {
+
+enum class BackendKind { Emu, Cuda };
+std::string_view to_string(BackendKind k);
+
+struct RunOptions {
+  std::uint64_t seed = 1;
+  bool totals = true;                   // model totals over the whole grid
+  std::vector<std::uint32_t> keep_blocks = {0};  // blocks whose events are kept (may be empty)
+  bool keep_all_blocks = false;
+  bool timing = false;                  // CUDA: time the fast build; emu: modelled time
+  int warmup = 3;
+  int repeats = 10;                     // CUDA timing: median of at least this many runs
+};
+
+struct LaunchTotals {
+  LaunchCfg cfg;
+  sim::Totals totals;
+};
+
+struct Timing {
+  bool measured = false;   // true: CUDA events on the GPU; false: modelled by sim/
+  double median_ms = 0, min_ms = 0, max_ms = 0;
+  std::vector<double> samples_ms;
+  double throughput = 0;   // GB/s of logical bytes, or GFLOP/s when plan.gflops()
+  std::string unit;        // "GB/s" or "GFLOP/s"
+};
+
+struct RunResult {
+  std::string error;             // why it did not run ("" if it ran): validation, CUDA, emulator
+  Params params;                 // completed parameters
+  Plan plan;
+  bool verified = false;         // output equals the CPU reference
+  std::string verify_message;    // what was wrong when !verified
+  std::vector<LaunchTotals> launches;
+  sim::Totals totals;            // summed over launches
+  std::vector<KeptLaunch> kept;  // events of the kept blocks, one entry per launch
+  std::vector<sim::Problem> problems;  // emulator reports (race, out of bounds, deadlock)
+  Timing timing;
+  bool ok() const { return error.empty() && verified && problems.empty(); }
+};
+
+// A library routine timed beside our kernels, same sizes, same run.
+enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
+std::string_view to_string(Peer p);
+
+struct PeerResult {
+  Peer peer;
+  std::string error;
+  Timing timing;
+};
+
+struct DeviceInfo {
+  std::string name;             // "NVIDIA H100 80GB HBM3" or "emulator"
+  std::string driver, runtime;  // versions, "" on emu
+  int sm_count = 0, cc_major = 0, cc_minor = 0;
+  double mem_clock_mhz = 0, bus_width_bits = 0;
+  double peak_gbps = 0;         // theoretical: 2 * clock * bus / 8
+  std::uint64_t l2_bytes = 0;
+  DeviceLimits limits;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual BackendKind kind() const = 0;
+  virtual DeviceInfo device() const = 0;
+  // Validates, runs, verifies. Never throws; failures come back in RunResult::error.
+  virtual RunResult run(const std::string& family, const std::string& variant,
+                        const Params& params, const RunOptions& opt) = 0;
+  // Times a peer at the size of `plan` (bytes for memcpy/CUB, n for SGEMM).
+  virtual PeerResult run_peer(Peer p, const Params& params, const RunOptions& opt) = 0;
+};
+
+std::unique_ptr<Backend> make_emu_backend();
+// nullptr with `why` set when there is no CUDA build, no GPU, or too old a driver.
+std::unique_ptr<Backend> make_cuda_backend(std::string& why);
+// CUDA when it works, else the emulator; `notice` says why it fell back.
+std::unique_ptr<Backend> make_best_backend(std::string& notice);
+
+// The catalogue, from the emulator's registry (present in every build).
+const std::vector<VariantInfo>& catalogue();
+const VariantInfo* find_variant(const std::string& family, const std::string& variant);
+
+}  // namespace ws

@@ -1,0 +1,138 @@
+#pragma once
+// Matrix transpose: out = in^T for an n x n float matrix. Every variant moves the same
+// 2 * n^2 * 4 bytes; what changes is how each warp's accesses fall on sectors and banks.
+// Bodies are the lesson's code: keep each access on its own line.
+#include <cmath>
+#include <random>
+
+#include "kernels/registry.h"
+
+namespace ws {
+#if defined(WS_MODE_EMU)
+inline namespace emu {
+#elif defined(WS_MODE_FAST)
+inline namespace fast {
+#else
+inline namespace traced {
+#endif
+
+// Naive: each thread moves one element. The read of a warp is 32 consecutive floats
+// (4 sectors); the write strides by n floats, so every lane lands in its own sector:
+// 32 sectors per store request, 8x the bytes the store needs.
+struct TransposeNaive {
+  Global<const float> in;
+  Global<float> out;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    int x = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    int y = t.blockIdx.y * t.blockDim.x + t.threadIdx.y;
+    for (int j = 0; j < int(t.blockDim.x); j += t.blockDim.y) {
+      out(x * n + (y + j)) = in((y + j) * n + x);
+    }
+  }
+};
+
+// Tiled: a block stages a tile in shared memory, so both the global read and the global
+// write are row-wise and coalesced (4 sectors per request). The price moves to shared
+// memory: reading a tile column with `pad == 0` puts all 32 lanes in one bank, a 32-way
+// conflict. `pad == 1` shifts each row by one bank and the conflict disappears.
+struct TransposeTiled {
+  Global<const float> in;
+  Global<float> out;
+  int n, tile, pad;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(tile, tile + pad, "tile");
+    int x = t.blockIdx.x * tile + t.threadIdx.x;
+    int y = t.blockIdx.y * tile + t.threadIdx.y;
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    x = t.blockIdx.y * tile + t.threadIdx.x;
+    y = t.blockIdx.x * tile + t.threadIdx.y;
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
+    }
+  }
+};
+
+namespace transpose_detail {
+
+inline Plan plan(const Params& p, const char* kernel, bool uses_pad) {
+  const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
+  Plan pl;
+  pl.arrays = {{"in", 4, std::uint64_t(n * n), false}, {"out", 4, std::uint64_t(n * n), true}};
+  LaunchCfg c;
+  c.kernel = kernel;
+  c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
+  c.block = {unsigned(tile), unsigned(rows), 1};
+  c.shared_bytes = uses_pad ? std::uint32_t(tile * (tile + p.at("pad")) * 4) : 0;
+  pl.launches = {c};
+  pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
+  return pl;
+}
+
+inline std::string check(const Params& p) {
+  const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
+  if (n % tile != 0)
+    return "tile=" + std::to_string(tile) + " must divide n=" + std::to_string(n);
+  if (tile % rows != 0)
+    return "block_rows=" + std::to_string(rows) + " must divide tile=" + std::to_string(tile);
+  return "";
+}
+
+inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
+  std::mt19937 rng(std::uint32_t(seed));
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  for (float& v : h.as<float>(0)) v = d(rng);
+}
+
+inline std::string verify(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto in = h.as<float>(0);
+  auto out = h.as<float>(1);
+  for (long long y = 0; y < n; ++y)
+    for (long long x = 0; x < n; ++x)
+      if (out[x * n + y] != in[y * n + x])
+        return "out[" + std::to_string(x) + "][" + std::to_string(y) + "] = " +
+               std::to_string(out[x * n + y]) + ", expected " + std::to_string(in[y * n + x]);
+  return "";
+}
+
+inline std::vector<ParamSpec> params(bool with_pad, long long rows_def) {
+  std::vector<ParamSpec> ps = {
+      {"n", 1024, 32, 16384, {}, "matrix side (floats)"},
+      {"tile", 32, 0, 0, {8, 16, 32}, "tile side: threads per block in x"},
+      {"block_rows", rows_def, 1, 32, {}, "threads per block in y; each does tile/block_rows rows"},
+  };
+  if (with_pad) ps.push_back({"pad", 0, 0, 2, {}, "extra floats per shared row"});
+  return ps;
+}
+
+}  // namespace transpose_detail
+
+inline void add_transpose(Registry& r) {
+  using namespace transpose_detail;
+  r.push_back({{"transpose", "naive", "Naive",
+                "The baseline: coalesced reads, but each store of a warp is spread over 32 "
+                "sectors.",
+                "kernels/transpose.cuh", "TransposeNaive", params(false, 32), check,
+                [](const Params& p) { return plan(p, "transpose_naive", false); }, init, verify},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0],
+                          TransposeNaive{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+               }});
+  r.push_back({{"transpose", "tiled", "Tiled in shared memory",
+                "Faster than naive: both global accesses are coalesced; with pad=0 the "
+                "column read of the tile is a 32-way bank conflict, pad=1 removes it.",
+                "kernels/transpose.cuh", "TransposeTiled", params(true, 8), check,
+                [](const Params& p) { return plan(p, "transpose_tiled", true); }, init, verify},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0],
+                          TransposeTiled{a.in<float>(0), a.out<float>(1), int(p.at("n")),
+                                         int(p.at("tile")), int(p.at("pad"))});
+               }});
+}
+
+}  // namespace (mode)
+}  // namespace ws

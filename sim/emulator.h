@@ -1,0 +1,111 @@
+#pragma once
+// The SIMT emulator: runs a kernel body once per CUDA thread, one fiber per thread,
+// and steps each warp in lock-step so that the lanes at the same site issue together.
+// It emits the same WarpEvents as the traced CUDA build. No CUDA, no GUI here.
+//
+// Scheduling (deterministic, so traces are reproducible):
+//  - blocks run one after another in linear order; within a block, warps in order;
+//  - a warp runs each lane to its next event point; the lanes waiting at the lowest
+//    (line, array, kind) issue together with their active mask; lanes elsewhere are the
+//    other side of a divergent branch and issue later (min-site reconvergence, which is
+//    what the hardware's reconvergence gives for the structured if/else and loops the
+//    catalogue uses);
+//  - __syncthreads releases when every live (not exited) thread of the block waits at
+//    a barrier; if all live threads wait but some can never arrive, that is a deadlock.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/trace.h"
+
+namespace ws::sim {
+
+enum class ProblemKind : std::uint8_t {
+  Deadlock,           // a barrier or collective that can never complete
+  OutOfBounds,        // global or shared index outside its array
+  SharedOverflow,     // shared allocations exceed the launch's shared memory
+  Race,               // two threads, same shared word, >= 1 write, no barrier between
+  BadCollective,      // shuffle/ballot/syncwarp mask names lanes not at this site
+  StepLimit,          // a thread ran too many events (probably an endless loop)
+  Internal,
+};
+std::string_view to_string(ProblemKind k);
+
+struct Problem {
+  ProblemKind kind = ProblemKind::Internal;
+  std::uint16_t line = 0;         // source line of the site involved
+  std::uint16_t other_line = 0;   // second site (race partner, other barrier), 0 if none
+  std::uint32_t block = 0;        // linear block
+  std::uint32_t thread = 0;       // linear thread id in the block
+  std::string message;            // one readable sentence naming the sites
+};
+
+struct EmuOptions {
+  bool detect_races = true;
+  std::uint64_t max_events_per_thread = 1ull << 24;
+  std::size_t max_problems = 16;  // the launch stops at the first abort-worthy problem
+  // Blocks to run; empty = the whole grid. Lets the GUI emulate one block of a huge grid.
+  std::vector<std::uint32_t> only_blocks;
+};
+
+struct EmuResult {
+  bool ok = true;
+  std::vector<Problem> problems;
+  std::uint64_t events = 0;        // warp-level events emitted
+  std::uint64_t threads_run = 0;
+};
+
+// The launch to emulate. `thread_body` runs inside each thread's fiber; it reads its
+// coordinates from current_lane().
+struct EmuLaunch {
+  LaunchInfo info;                  // grid, block, shared bytes, global arrays
+  std::function<void()> thread_body;
+};
+
+// Runs the launch, streaming events to `sink`. Never throws on kernel errors: they come
+// back as Problems (the launch stops at the first deadlock/out-of-bounds/overflow).
+// @post result.ok == result.problems.empty(); every emitted event has mask != 0.
+EmuResult run(const EmuLaunch& launch, TraceSink& sink, const EmuOptions& opt = {});
+
+enum class ShuffleKind : std::uint8_t { Idx, Up, Down, Xor };
+
+// The calls a running thread makes. Each is one event point: the thread parks until
+// its warp issues the event together with the other lanes at the same site, then the
+// call returns and the caller performs the access itself.
+class Lane {
+ public:
+  virtual ~Lane() = default;
+  Dim3 thread_idx, block_idx, block_dim, grid_dim;
+  unsigned linear_tid = 0;   // x + y*bx + z*bx*by
+  unsigned lane_id() const { return linear_tid % 32; }
+  unsigned warp_id() const { return linear_tid / 32; }
+
+  // Global or shared load/store/atomic of `bytes` at byte `offset` of array `array`.
+  virtual void access(EventKind kind, std::uint8_t array, std::uint32_t offset,
+                      std::uint8_t bytes, std::uint16_t line) = 0;
+  virtual bool branch(bool cond, std::uint16_t line) = 0;
+  virtual void syncthreads(std::uint16_t line) = 0;
+  virtual void syncwarp(std::uint32_t mask, std::uint16_t line) = 0;
+  // Exchanges a value (up to 8 bytes, as raw bits) with the lanes issuing together.
+  virtual std::uint64_t shuffle(ShuffleKind kind, std::uint32_t mask, std::uint64_t bits,
+                                int arg, int width, std::uint16_t line) = 0;
+  virtual std::uint32_t ballot(std::uint32_t mask, bool pred, std::uint16_t line) = 0;
+  virtual std::uint32_t activemask(std::uint16_t line) = 0;
+
+  // Shared memory of the running block. alloc_shared returns the byte offset of a new
+  // array (aligned to `align`) and registers it for messages; overflow is a Problem.
+  virtual std::uint32_t alloc_shared(std::uint64_t bytes, std::uint32_t align,
+                                     std::uint32_t elem_bytes, const char* name,
+                                     std::uint16_t line) = 0;
+  virtual std::byte* shared_base() = 0;
+
+  // Reports an error found by the dialect (out-of-bounds index) and aborts the launch:
+  // does not return normally (unwinds the thread's fiber).
+  [[noreturn]] virtual void fail(ProblemKind kind, std::uint16_t line, std::string message) = 0;
+};
+
+// The lane whose fiber is running on this OS thread. Only valid inside thread_body.
+Lane& current_lane();
+
+}  // namespace ws::sim

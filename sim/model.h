@@ -1,0 +1,118 @@
+#pragma once
+// The memory and SIMT model: turns WarpEvents into what the student sees. Per-event
+// analyses feed the GUI's maps; Totals accumulates a whole launch under Nsight Compute's
+// metric names. No CUDA, no GUI here.
+#include <array>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/trace.h"
+
+namespace ws::sim {
+
+// The hardware parameters the model depends on (Hopper defaults). Another GPU overrides.
+struct DeviceModel {
+  std::string name = "Hopper (sm_90)";
+  unsigned warp_size = 32;
+  unsigned sector_bytes = 32;
+  unsigned line_bytes = 128;
+  unsigned shared_banks = 32;
+  unsigned bank_bytes = 4;
+  // Lanes served per shared wavefront for each access width: 8 B accesses are processed
+  // per half-warp and 16 B per quarter-warp.
+  unsigned lanes_per_shared_pass(unsigned bytes) const {
+    return bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+  }
+  // For the modelled time of emulated runs (never shown as measured).
+  double dram_gbps = 3352.0;       // H100 SXM theoretical
+  double fp32_gflops = 66900.0;
+  double launch_overhead_us = 3.0;
+};
+
+// One global access of a warp.
+struct GlobalAccess {
+  unsigned requests = 0;          // 1 per warp instruction with any active lane
+  unsigned sectors = 0;           // distinct 32 B sectors touched
+  unsigned lines = 0;             // distinct 128 B lines touched
+  unsigned ideal_sectors = 0;     // ceil(bytes requested / 32): perfectly coalesced
+  std::uint64_t bytes_requested = 0;  // active lanes x bytes
+  std::uint64_t bytes_moved = 0;      // sectors x 32
+  std::vector<std::uint64_t> sector_ids;  // sorted distinct sector numbers (offset / 32)
+  std::array<std::int32_t, 32> lane_sector{};  // index into sector_ids per lane; -1 inactive
+};
+// @post sectors == sector_ids.size(); ideal_sectors <= sectors (for accesses within
+//       sector-aligned arrays); bytes_moved == 32 * sectors; requests == (mask != 0).
+GlobalAccess analyze_global(const WarpEvent& e, const DeviceModel& m = {});
+
+// One shared access of a warp.
+struct SharedAccess {
+  unsigned wavefronts = 0;        // passes the bank array needs
+  unsigned ideal_wavefronts = 0;  // passes with no conflict (1 per group of lanes served)
+  unsigned conflicts = 0;         // wavefronts - ideal_wavefronts
+  unsigned max_degree = 0;        // most distinct words one bank serves in one pass
+  std::array<std::int32_t, 32> lane_bank{};     // first bank of each lane; -1 inactive
+  std::array<unsigned, 32> bank_words{};        // distinct words per bank (max over passes)
+  bool broadcast = false;         // some word was read by more than one lane
+};
+// @post wavefronts = sum over passes of max(1, max distinct words in any bank) for
+//       passes with an active lane; conflicts = wavefronts - ideal_wavefronts.
+SharedAccess analyze_shared(const WarpEvent& e, const DeviceModel& m = {});
+
+// Whole-launch totals. Keys of ncu() are Nsight Compute metric names.
+struct Totals {
+  std::uint64_t global_ld_requests = 0, global_ld_sectors = 0, global_ld_ideal_sectors = 0;
+  std::uint64_t global_st_requests = 0, global_st_sectors = 0, global_st_ideal_sectors = 0;
+  std::uint64_t global_atom_requests = 0, global_atom_sectors = 0;
+  std::uint64_t global_bytes_requested = 0, global_bytes_moved = 0;
+  std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;
+  std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_ideal = 0;
+  std::uint64_t shared_atom_requests = 0;
+  std::uint64_t events = 0, active_lane_sum = 0;  // over all events: SIMD efficiency
+  std::uint64_t branches = 0, divergent_branches = 0;
+  std::uint64_t barriers = 0;
+
+  void add(const WarpEvent& e, const DeviceModel& m = {});
+  void merge(const Totals& o);
+  std::uint64_t shared_ld_conflicts() const { return shared_ld_wavefronts - shared_ld_ideal; }
+  std::uint64_t shared_st_conflicts() const { return shared_st_wavefronts - shared_st_ideal; }
+  double simd_efficiency() const;  // active_lane_sum / (32 * events), 1 when no events
+
+  // Nsight Compute names: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...
+  std::map<std::string, double> ncu() const;
+  // Plain words: "sectors per request (loads)", "shared conflicts (loads)", ...
+  std::vector<std::pair<std::string, double>> plain() const;
+};
+
+// A sink that accumulates Totals over everything it sees (the streamed mode).
+class TotalsSink : public TraceSink {
+ public:
+  explicit TotalsSink(DeviceModel m = {}) : model_(std::move(m)) {}
+  void on_event(const WarpEvent& e) override { totals_.add(e, model_); }
+  const Totals& totals() const { return totals_; }
+
+ private:
+  DeviceModel model_;
+  Totals totals_;
+};
+
+// Divergence of one warp over a kept trace: the mask of each event in order.
+struct MaskHistory {
+  std::uint32_t block = 0;
+  std::uint16_t warp = 0;
+  std::vector<std::uint32_t> masks;   // one per event
+  std::vector<std::uint16_t> lines;
+  std::vector<EventKind> kinds;
+  std::vector<std::uint32_t> ballots; // Branch events: true lanes; else 0
+  double simd_efficiency() const;     // mean active lanes / 32
+};
+// @post result.masks.size() == number of events of (block, warp) in `events`, in order.
+MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
+                         std::uint16_t warp);
+
+// Modelled time for an emulated run: bytes moved at DRAM bandwidth or FLOPs at peak,
+// whichever is larger, plus launch overhead. Labelled "modelled" wherever shown.
+double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {});
+
+}  // namespace ws::sim

@@ -1,0 +1,31 @@
+#pragma once
+// Entry to the desktop application. main() calls run(); the GUI never calls exit().
+#include <string>
+
+#include "kernels/catalogue.h"
+
+namespace ws::gui {
+
+struct GuiOptions {
+  std::string backend = "auto";   // "auto" (CUDA if usable, else emulator), "emu", "cuda"
+  std::string family, variant;    // initial kernel; empty = the first in the catalogue
+  Params params;                  // --set key=value
+  bool presenter = false;         // projector mode: large font, high contrast, full screen
+  std::string lesson;             // a lesson file to open in the player
+  // Headless screenshot: render a few frames of one view with the launch above, write
+  // the PNG, return. Views: bank-map, sector-map, divergence, charts, metrics, stepper,
+  // compare, lesson, window (the whole window).
+  std::string screenshot;
+  std::string view = "window";
+  int width = 1600, height = 1000;
+  std::string font;               // a TTF path; missing -> notice in the window, ImGui's font
+};
+
+// True when a window can be opened (DISPLAY or WAYLAND_DISPLAY set and GLFW initialises).
+bool display_available();
+
+// Runs the window until closed (or renders the screenshot). Returns the exit code:
+// 0 on success, 1 when the window cannot open or the screenshot cannot be written.
+int run(const GuiOptions& opt);
+
+}  // namespace ws::gui

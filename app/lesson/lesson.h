@@ -1,0 +1,20 @@
+#pragma once
+// Lessons: Markdown files with front matter and fenced `lab`, `predict` and `goal`
+// blocks that the player acts on. Parsed with md4c. See lessons/README.md for the format.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+
+namespace ws::lesson {
+
+// `warpscope lesson --validate FILE...`: every block checked against the catalogue.
+// Prints `file:line: message` per error. Returns 0 when all files are valid, else 1.
+int validate_files(const std::vector<std::string>& files, std::ostream& out);
+
+// `warpscope lesson --check FILE`: runs every lab on `backend` and confirms each predict
+// answer and goal is reachable. Returns 0 when all are, else 1.
+int check_file(const std::string& file, Backend& backend, std::ostream& out);
+
+}  // namespace ws::lesson

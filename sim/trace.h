@@ -107,6 +107,8 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void begin_launch(const LaunchInfo&) {}
+  // A shared array became known during the launch (emulator: at its first allocation).
+  virtual void on_array(const ArrayDesc&) {}
   virtual void on_event(const WarpEvent& e) = 0;
   virtual void end_launch() {}
 };
@@ -117,6 +119,9 @@ class TeeSink : public TraceSink {
   explicit TeeSink(std::vector<TraceSink*> sinks) : sinks_(std::move(sinks)) {}
   void begin_launch(const LaunchInfo& l) override {
     for (auto* s : sinks_) s->begin_launch(l);
+  }
+  void on_array(const ArrayDesc& a) override {
+    for (auto* s : sinks_) s->on_array(a);
   }
   void on_event(const WarpEvent& e) override {
     for (auto* s : sinks_) s->on_event(e);
@@ -141,6 +146,7 @@ class KeepSink : public TraceSink {
   explicit KeepSink(std::vector<std::uint32_t> blocks = {}, std::size_t max_events = 1u << 22)
       : blocks_(std::move(blocks)), max_events_(max_events) {}
   void begin_launch(const LaunchInfo& l) override;
+  void on_array(const ArrayDesc& a) override;  // appended to the current launch's info
   void on_event(const WarpEvent& e) override;
   const std::vector<KeptLaunch>& launches() const { return launches_; }
   std::vector<KeptLaunch>& launches() { return launches_; }

@@ -1,0 +1,265 @@
+#pragma once
+// The parsed lesson and everything the player needs that is not drawing: the render tree
+// of each step's text, its `lab`, `predict` and `goal` blocks, the numbers a run gives
+// them (Facts), answer checking, and the student's saved progress.
+// No GUI and no CUDA here: the CLI (validate/check), the tests and the GUI player use it.
+// The format is specified in lessons/README.md.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/backend.h"
+
+namespace ws::lesson {
+
+// ---------------------------------------------------------------- render tree
+
+// A run of inline text with its style. Paragraph text is a flat list of runs so a
+// renderer can draw it word by word with one font change per run.
+struct Span {
+  std::string text;
+  bool emphasis = false;  // *text*
+  bool strong = false;    // **text**
+  bool code = false;      // `text`
+  std::string link;       // target of [text](link); "" when not a link
+  bool line_break = false;  // a hard break (two spaces or backslash at end of line)
+};
+
+enum class BlockKind {
+  Heading,    // level 1..6 (level-2 headings start steps and are not in a step's body)
+  Paragraph,
+  Code,       // fenced or indented code: `text` holds the code, `info` the language
+  List,       // children are ListItem blocks
+  ListItem,   // children are the item's blocks
+  Quote,      // children are the quoted blocks
+  Rule,       // a thematic break
+  Lab,        // where a ```lab block stood: `index` into Step::lab (always 0)
+  Predict,    // where a ```predict block stood: `index` into Step::predicts
+  Goal,       // where a ```goal block stood: `index` into Step::goals
+};
+std::string_view to_string(BlockKind k);
+
+struct Block {
+  BlockKind kind = BlockKind::Paragraph;
+  int line = 0;             // 1-based source line where the block starts (0 when unknown)
+  int level = 0;            // Heading: 1..6
+  std::vector<Span> spans;  // Heading, Paragraph
+  std::string text;         // Code: the code, lines joined with '\n'
+  std::string info;         // Code: the fence's info string ("cpp")
+  bool ordered = false;     // List
+  int start = 1;            // List, ordered: first number
+  std::size_t index = 0;    // Lab/Predict/Goal: position in the step's vector
+  std::vector<Block> children;  // List, ListItem, Quote
+};
+
+// ---------------------------------------------------------------- quantities
+
+// A number a predict or goal refers to. Written `metric NAME`, `NAME` or `ratio NAME`.
+enum class QuantityKind {
+  Metric,  // a key of sim::Totals::ncu() (Nsight Compute name), modelled from the trace
+  Plain,   // one of plain_quantities(): sectors_per_request, warps_per_block, ...
+  Ratio,   // a throughput ratio: copy_bandwidth, peak, over:VARIANT
+};
+std::string_view to_string(QuantityKind k);
+
+struct Quantity {
+  QuantityKind kind = QuantityKind::Plain;
+  std::string name;  // "l1tex__...sum", "sectors_per_request", "copy_bandwidth", "over:naive"
+  // The key under which Facts stores it: the metric or plain name, or "ratio:" + name.
+  std::string key() const;
+  // True when the value is a time-based number: measured on a GPU, modelled on the emulator.
+  bool timed() const;
+};
+
+// A plain quantity the model can compute from a run, with its meaning for the docs and
+// for the player's tooltips.
+struct PlainQuantity {
+  std::string name;  // "sectors_per_request"
+  std::string help;  // "global sectors per request (loads and stores)"
+  bool timed = false;
+};
+const std::vector<PlainQuantity>& plain_quantities();
+
+// Comparison of a goal.
+enum class Op { Eq, Ne, Lt, Le, Gt, Ge };
+std::string_view to_string(Op op);  // "==", "!=", "<", "<=", ">", ">="
+
+// ---------------------------------------------------------------- blocks
+
+// ```lab: the kernel a step sets up.
+struct Lab {
+  int line = 0;             // line of the opening fence
+  std::string family, variant;
+  Params params;            // as written (defaults are filled in when it runs)
+  std::string view;         // bank-map, sector-map, divergence, charts, metrics, stepper; "" none
+  std::vector<std::uint32_t> keep_blocks = {0};  // blocks whose events the views show
+};
+
+// ```predict: a question whose answer the run gives.
+struct Predict {
+  int line = 0;
+  std::string question;
+  Quantity answer;
+  double tolerance = 0;        // absolute, or relative when `relative`
+  bool relative = false;       // `tolerance: 5%`
+  std::string unit;            // shown beside the input box; "" none
+  std::string explain;         // template: {answer}, {guess}, {NAME} for any fact
+  std::vector<std::string> choices;  // optional multiple choice: the answer is a number
+                                     // and each choice is "VALUE: label"
+};
+
+// ```goal: a target the student reaches by changing parameters.
+struct Goal {
+  int line = 0;
+  std::string text;            // what to do, shown to the student
+  Quantity quantity;
+  Op op = Op::Eq;
+  double value = 0;
+  Params reach;                // a parameter change that reaches it (what --check runs)
+  bool gpu_only = false;       // `needs: gpu`: on the emulator it is checked against
+                               // modelled values, and labelled so
+  std::string needs;           // why a GPU is needed, as written
+};
+
+struct Step {
+  int line = 0;                // line of the `## ` heading
+  std::string title;
+  std::vector<Block> body;     // the step's text, with Lab/Predict/Goal markers in place
+  std::optional<Lab> lab;      // at most one per step; a step without one keeps the last
+  std::vector<Predict> predicts;
+  std::vector<Goal> goals;
+};
+
+struct Lesson {
+  std::string path;            // as given to the parser (for messages)
+  std::string id;              // file stem: "03-shared-banks"; the progress key
+  std::string title;
+  std::string level;           // "beginner", "intermediate", "advanced"
+  int minutes = 0;
+  std::vector<std::string> prerequisites;  // ids of other lessons
+  std::vector<Block> intro;    // text before the first step
+  std::vector<Step> steps;
+  // The lab in force at step i: its own, or the last one before it (nullptr: none yet).
+  const Lab* lab_at(std::size_t step) const;
+};
+
+// ---------------------------------------------------------------- parsing
+
+struct Diagnostic {
+  std::string file;
+  int line = 0;
+  std::string message;
+  std::string str() const;  // "file:line: message"
+};
+
+struct ParseResult {
+  std::optional<Lesson> lesson;          // set when there were no errors
+  std::vector<Diagnostic> errors;
+  bool ok() const { return lesson.has_value() && errors.empty(); }
+  std::string message() const;           // the errors, one per line
+};
+
+// Syntax only: front matter, steps, blocks, keys, numbers, quantity names, view names.
+// @post ok() iff errors is empty; every error names `name` and a line >= 1.
+ParseResult parse_lesson_text(const std::string& text, const std::string& name);
+// @post as parse_lesson_text; a file that cannot be read gives one error at line 1.
+ParseResult parse_lesson(const std::string& path);
+
+// Semantics: each lab's kernel, variant and parameters against the catalogue
+// (ws::find_variant, ws::validate with the emulator's limits), each goal's `reach`
+// applied to its lab, metric names against sim::Totals::ncu(), ratio variants.
+// @post one Diagnostic per problem, each at the line of the offending key.
+std::vector<Diagnostic> validate_lesson(const Lesson& l);
+
+// ---------------------------------------------------------------- facts and answers
+
+// Every number of one lab run a predict, goal or explanation can name.
+struct Facts {
+  std::map<std::string, double> values;  // Quantity::key() -> value
+  bool measured = false;                 // timed values came from a GPU
+  std::string backend;                   // "emu" or "cuda"
+  std::string error;                     // the run failed: why
+  bool has(const std::string& key) const { return values.count(key) != 0; }
+  double get(const std::string& key) const;  // NaN when absent
+};
+
+// Metrics and plain quantities of one run (no ratios: they need reference runs).
+// @post for every key k of r.totals.ncu(), values[k] == r.totals.ncu()[k]; every plain
+//       quantity that is defined for the run is present.
+Facts facts_from_run(const RunResult& r, const DeviceInfo& dev);
+
+// Runs `lab` with `overrides` applied on `backend`, plus the reference runs that the
+// ratios in `ratios` need (copy bandwidth, another variant). Times the runs when any
+// ratio or timed plain quantity is asked for.
+// @post error set iff the lab's own run failed; ratio keys present for each ratio asked
+//       whose reference ran.
+Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
+              const std::vector<Quantity>& wanted);
+
+// The quantities a step's predicts and goals name (what run_lab needs to be asked for).
+std::vector<Quantity> wanted_quantities(const Step& s);
+
+struct PredictResult {
+  bool correct = false;
+  double answer = 0;           // the model's (or the GPU's) value
+  std::string explanation;     // the template filled in from the facts
+};
+// @post correct iff |guess - answer| <= tolerance (relative tolerance: of |answer|).
+PredictResult check_predict(const Predict& p, double guess, const Facts& f);
+
+struct GoalStatus {
+  bool known = false;          // the quantity was in the facts
+  bool reached = false;
+  double value = 0;
+  bool modelled = false;       // a GPU-only goal judged on the emulator's model
+  std::string label;           // "reached", "not yet: 31 (needs == 0)", "... (modelled)"
+};
+// @post reached iff known and `value op goal.value` holds.
+GoalStatus goal_reached(const Goal& g, const Facts& f);
+
+// Fills {NAME} placeholders from facts ({answer} and {guess} are in extra).
+std::string fill_template(const std::string& tmpl, const Facts& f,
+                          const std::map<std::string, double>& extra = {});
+
+std::string format_number(double v);  // integers without decimals, else 3 significant digits
+
+// ---------------------------------------------------------------- progress
+
+struct StepProgress {
+  bool done = false;
+  std::map<std::size_t, double> answers;   // predict index -> the student's guess
+  std::map<std::size_t, bool> correct;     // predict index -> was it right
+  std::map<std::size_t, bool> goals;       // goal index -> reached
+};
+
+struct LessonProgress {
+  std::size_t current_step = 0;
+  std::map<std::size_t, StepProgress> steps;
+  bool completed = false;
+  std::size_t steps_done() const;
+};
+
+struct Progress {
+  std::map<std::string, LessonProgress> lessons;  // by Lesson::id
+  // Set by load_progress when the file was unreadable or corrupt: what happened and
+  // where the bad file was kept (progress.json.bak). Shown to the student.
+  std::string notice;
+};
+
+// $XDG_DATA_HOME/warpscope, else $HOME/.local/share/warpscope ("" when neither is set).
+std::string default_data_dir();
+
+// Reads dir/progress.json. A missing file is an empty Progress without notice. A corrupt
+// one is renamed to progress.json.bak and reported in `notice`, never dropped silently.
+// @post notice is empty iff the file was absent or parsed.
+Progress load_progress(const std::string& dir);
+
+// Writes dir/progress.json atomically (temp file in dir, then rename); creates dir.
+// @post returns true iff the file now holds `p`; on false, `error` says why and any
+//       previous file is untouched.
+bool save_progress(const Progress& p, const std::string& dir, std::string& error);
+
+}  // namespace ws::lesson

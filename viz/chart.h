@@ -46,6 +46,10 @@ std::string to_csv(const ChartSpec& c);
 // PNG through cairo; false with `err` set when cairo is not built in or writing fails.
 bool write_png(const ChartSpec& c, const std::string& path, int width, int height,
                std::string& err);
+// The same PNG as bytes, so a caller can pick the file name and refuse to overwrite
+// (the GUI's export buttons).
+// @post on true, png starts with the PNG signature; on false, png is empty and err says why.
+bool to_png(const ChartSpec& c, int width, int height, std::string& png, std::string& err);
 
 // Writes `data` to `path` through a temporary file and rename(2), so a crash never
 // leaves half a file. Refuses to replace an existing file unless `overwrite`.

@@ -1,0 +1,266 @@
+// Chart description and export: no display needed.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "viz/chart.h"
+#include "viz/chart_paint.h"
+
+namespace fs = std::filesystem;
+using namespace ws::viz;
+
+namespace {
+
+void expect_nice(double lo, double hi, int target) {
+  SCOPED_TRACE(testing::Message() << "[" << lo << ", " << hi << "] target " << target);
+  auto t = nice_ticks(lo, hi, target);
+  ASSERT_GE(t.size(), 2u);
+  const double step = t[1] - t[0];
+  ASSERT_GT(step, 0);
+  const double mag = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+  const double m = step / mag;
+  EXPECT_TRUE(std::fabs(m - 1) < 1e-6 || std::fabs(m - 2) < 1e-6 || std::fabs(m - 5) < 1e-6)
+      << "step " << step;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    EXPECT_GE(t[i], lo);
+    EXPECT_LE(t[i], hi);
+    if (i > 0) EXPECT_NEAR(t[i] - t[i - 1], step, step * 1e-6);
+  }
+  // "about target": never wildly off
+  EXPECT_LE(t.size(), std::size_t(2 * target + 2));
+}
+
+ChartSpec bars_spec() {
+  ChartSpec c;
+  c.title = "Transpose <n=1024> & friends";
+  c.x_label = "variant";
+  c.y_label = "GB/s";
+  c.categories = {"naive", "tiled", "tiled pad"};
+  Series s;
+  s.name = "throughput";
+  s.kind = SeriesKind::Bars;
+  s.x = {0, 1, 2};
+  s.y = {472, 99999, 2720};
+  s.wrong = {false, true, false};
+  s.modelled = {false, false, true};
+  c.series.push_back(s);
+  c.refs.push_back({"memcpy", 2986, 0});
+  c.refs.push_back({"peak", 3352, 0});
+  c.meta["device"] = "NVIDIA H100";
+  c.meta["params"] = "n=1024 tile=32";
+  return c;
+}
+
+// Records what a painter draws, to check geometry against the spec.
+class CountCanvas : public Canvas {
+ public:
+  int rects = 0, texts = 0, lines = 0;
+  std::vector<std::string> strings;
+  void line(double, double, double, double, std::uint32_t, double, bool) override { ++lines; }
+  void polyline(const std::vector<std::pair<double, double>>&, std::uint32_t, double) override {}
+  void rect(double, double, double, double, std::uint32_t, std::uint32_t, double) override {
+    ++rects;
+  }
+  void circle(double, double, double, std::uint32_t, std::uint32_t, double) override {}
+  void text(double, double, std::string_view s, double, std::uint32_t, Anchor, bool,
+            bool) override {
+    ++texts;
+    strings.emplace_back(s);
+  }
+  double text_width(std::string_view s, double size) override { return 0.6 * size * s.size(); }
+};
+
+std::string temp_dir() {
+  std::string d = (fs::temp_directory_path() / ("ws_chart_" + std::to_string(::getpid()))).string();
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST(NiceTicks, StepsAreOneTwoFiveAndInside) {
+  expect_nice(0, 100, 6);
+  expect_nice(0, 3352, 5);
+  expect_nice(-7.3, 12.9, 6);
+  expect_nice(0.001, 0.0173, 4);
+  expect_nice(1e6, 4.2e6, 6);
+  expect_nice(13, 17, 6);
+}
+
+TEST(NiceTicks, KnownRange) {
+  auto t = nice_ticks(0, 100, 5);
+  std::vector<double> want = {0, 20, 40, 60, 80, 100};
+  ASSERT_EQ(t.size(), want.size());
+  for (std::size_t i = 0; i < t.size(); ++i) EXPECT_DOUBLE_EQ(t[i], want[i]);
+}
+
+TEST(NiceTicks, DegenerateInput) {
+  EXPECT_EQ(nice_ticks(5, 5).size(), 1u);
+  EXPECT_TRUE(nice_ticks(NAN, 1).empty());
+  auto r = nice_ticks(10, 0, 5);  // reversed: treated as [0, 10]
+  ASSERT_GE(r.size(), 2u);
+  EXPECT_LT(r.front(), r.back());
+}
+
+TEST(Chart, SeriesKindNames) {
+  EXPECT_EQ(to_string(SeriesKind::Line), "line");
+  EXPECT_EQ(to_string(SeriesKind::Bars), "bars");
+  EXPECT_EQ(to_string(SeriesKind::Points), "points");
+}
+
+TEST(ChartPaint, WrongPointIsAMarkNotABar) {
+  CountCanvas cv;
+  ChartGeometry g = paint_chart(bars_spec(), cv, 0, 0, 960, 540);
+  EXPECT_EQ(g.bars, 2);
+  EXPECT_EQ(g.wrong, 1);
+  EXPECT_EQ(g.refs, 2);
+  for (const ChartMark& m : g.marks) {
+    EXPECT_GE(m.cx, g.plot_x0);
+    EXPECT_LE(m.cx, g.plot_x1);
+    if (m.wrong) EXPECT_EQ(m.y0, m.y1) << "a wrong point must have no bar height";
+  }
+  // The wrong value (99999) must not stretch the axis: the refs bound it.
+  EXPECT_LT(g.y_hi, 10000);
+  EXPECT_GE(g.y_hi, 3352);
+}
+
+TEST(ChartPaint, LineBreaksAtWrongAndHollowModelled) {
+  ChartSpec c;
+  Series s;
+  s.name = "history";
+  s.x = {1, 2, 3, 4};
+  s.y = {10, 20, 30, 40};
+  s.wrong = {false, false, true, false};
+  s.modelled = {true, true, true, true};
+  c.series.push_back(s);
+  CountCanvas cv;
+  ChartGeometry g = paint_chart(c, cv, 0, 0, 600, 300);
+  EXPECT_EQ(g.points, 3);
+  EXPECT_EQ(g.wrong, 1);
+  EXPECT_FALSE(g.categorical);
+  bool legend_modelled = false;
+  for (auto& t : cv.strings) legend_modelled |= t.find("(modelled)") != std::string::npos;
+  EXPECT_TRUE(legend_modelled);
+  for (double t : g.x_ticks) EXPECT_EQ(t, std::floor(t)) << "run numbers get integer ticks";
+}
+
+TEST(ChartSvg, HasAxesTicksUnitsLegendRefsAndMarks) {
+  const std::string svg = to_svg(bars_spec(), 960, 540);
+  EXPECT_NE(svg.find("<svg"), std::string::npos);
+  EXPECT_NE(svg.find("</svg>"), std::string::npos);
+  EXPECT_NE(svg.find("Transpose &lt;n=1024&gt; &amp; friends"), std::string::npos) << "escaped";
+  EXPECT_EQ(svg.find("<n=1024>"), std::string::npos);
+  EXPECT_NE(svg.find(">GB/s<"), std::string::npos) << "unit on the y axis";
+  EXPECT_NE(svg.find(">variant<"), std::string::npos);
+  EXPECT_NE(svg.find(">naive<"), std::string::npos);
+  EXPECT_NE(svg.find(">wrong<"), std::string::npos);
+  EXPECT_NE(svg.find("#D01010"), std::string::npos) << "the wrong mark is red";
+  EXPECT_NE(svg.find(">modelled<"), std::string::npos);
+  EXPECT_NE(svg.find(">memcpy<"), std::string::npos);
+  EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "reference lines are dashed";
+  EXPECT_NE(svg.find("device: NVIDIA H100"), std::string::npos) << "meta in the export";
+  // The wrong bar's value must appear nowhere: it is not a measurement.
+  EXPECT_EQ(svg.find("99999"), std::string::npos);
+  EXPECT_EQ(svg.find("100k"), std::string::npos);
+  // A tick label for 0 and one for a multiple of 500 or 1000.
+  EXPECT_NE(svg.find(">0<"), std::string::npos);
+  EXPECT_TRUE(std::regex_search(svg, std::regex(">[123]000<")));
+}
+
+TEST(ChartCsv, MetaLinesAndWrongLeftEmpty) {
+  const std::string csv = to_csv(bars_spec());
+  EXPECT_NE(csv.find("# device: NVIDIA H100\n"), std::string::npos);
+  EXPECT_NE(csv.find("# params: n=1024 tile=32\n"), std::string::npos);
+  EXPECT_NE(csv.find("# y: GB/s\n"), std::string::npos);
+  EXPECT_NE(csv.find("# reference memcpy: 2986\n"), std::string::npos);
+  EXPECT_NE(csv.find("series,kind,x,category,y,wrong,modelled\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,0,naive,472,0,0\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,1,tiled,,1,0\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,2,tiled pad,2720,0,1\n"), std::string::npos);
+  EXPECT_EQ(csv.find("99999"), std::string::npos);
+}
+
+TEST(ChartCsv, QuotesFieldsWithCommas) {
+  ChartSpec c;
+  Series s;
+  s.name = "a,b";
+  s.x = {0};
+  s.y = {1};
+  c.series.push_back(s);
+  EXPECT_NE(to_csv(c).find("\"a,b\",line,0,,1,0,0\n"), std::string::npos);
+}
+
+TEST(AtomicWrite, WritesRefusesAndOverwrites) {
+  const std::string d = temp_dir();
+  const std::string p = d + "/a.csv";
+  fs::remove(p);
+  std::string err;
+  ASSERT_TRUE(write_file_atomic(p, "first", false, err)) << err;
+  EXPECT_EQ(slurp(p), "first");
+  EXPECT_FALSE(write_file_atomic(p, "second", false, err));
+  EXPECT_NE(err.find("already exists"), std::string::npos) << err;
+  EXPECT_EQ(slurp(p), "first") << "refused write leaves the file unchanged";
+  ASSERT_TRUE(write_file_atomic(p, "third", true, err)) << err;
+  EXPECT_EQ(slurp(p), "third");
+  int files = 0;
+  for (auto& e : fs::directory_iterator(d)) {
+    (void)e;
+    ++files;
+  }
+  EXPECT_EQ(files, 1) << "no temporary file is left behind";
+  fs::remove_all(d);
+}
+
+TEST(AtomicWrite, BadPathsSaySo) {
+  std::string err;
+  EXPECT_FALSE(write_file_atomic("/nonexistent-dir-ws/x.svg", "x", false, err));
+  EXPECT_NE(err.find("/nonexistent-dir-ws/x.svg"), std::string::npos) << err;
+  EXPECT_FALSE(write_file_atomic("", "x", false, err));
+  EXPECT_FALSE(err.empty());
+  const std::string d = temp_dir();
+  EXPECT_FALSE(write_file_atomic(d, "x", true, err));
+  EXPECT_NE(err.find("directory"), std::string::npos) << err;
+  fs::remove_all(d);
+}
+
+TEST(ChartPng, EncodesOrExplains) {
+  std::string png, err;
+  const bool ok = to_png(bars_spec(), 640, 360, png, err);
+#if defined(WS_EXPECT_CAIRO)
+  ASSERT_TRUE(ok) << err;
+#endif
+  if (!ok) {
+    EXPECT_TRUE(png.empty());
+    EXPECT_NE(err.find("cairo"), std::string::npos);
+    return;
+  }
+  ASSERT_GT(png.size(), 24u);
+  EXPECT_EQ(png.substr(1, 3), "PNG");
+  auto be32 = [&](std::size_t o) {
+    return (unsigned(std::uint8_t(png[o])) << 24) | (unsigned(std::uint8_t(png[o + 1])) << 16) |
+           (unsigned(std::uint8_t(png[o + 2])) << 8) | unsigned(std::uint8_t(png[o + 3]));
+  };
+  EXPECT_EQ(be32(16), 640u);
+  EXPECT_EQ(be32(20), 360u);
+  EXPECT_FALSE(to_png(bars_spec(), 4, 4, png, err));
+  EXPECT_NE(err.find("16"), std::string::npos);
+
+  const std::string d = temp_dir();
+  ASSERT_TRUE(write_png(bars_spec(), d + "/c.png", 320, 200, err)) << err;
+  EXPECT_EQ(slurp(d + "/c.png").substr(1, 3), "PNG");
+  fs::remove_all(d);
+}

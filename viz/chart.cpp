@@ -1,0 +1,451 @@
+// Chart layout shared by every renderer: ticks, ranges, and paint_chart.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+
+#include "viz/chart.h"
+#include "viz/chart_paint.h"
+
+namespace ws::viz {
+
+std::string_view to_string(SeriesKind k) {
+  switch (k) {
+    case SeriesKind::Line: return "line";
+    case SeriesKind::Bars: return "bars";
+    case SeriesKind::Points: return "points";
+  }
+  return "unknown";
+}
+
+std::uint32_t palette(std::size_t i) {
+  static constexpr std::uint32_t p[] = {
+      rgba(0x00, 0x72, 0xB2), rgba(0xE6, 0x9F, 0x00), rgba(0x00, 0x9E, 0x73),
+      rgba(0xCC, 0x79, 0xA7), rgba(0x56, 0xB4, 0xE9), rgba(0xD5, 0x5E, 0x00),
+      rgba(0x7F, 0x7F, 0x7F), rgba(0xBC, 0xBD, 0x22)};
+  return p[i % (sizeof p / sizeof p[0])];
+}
+
+ChartTheme ChartTheme::dark() {
+  ChartTheme t;
+  t.background = rgba(30, 32, 36);
+  t.text = rgba(225, 225, 225);
+  t.axis = rgba(170, 170, 170);
+  t.grid = rgba(62, 64, 70);
+  t.ref = rgba(200, 200, 200);
+  return t;
+}
+
+ChartTheme ChartTheme::high_contrast() {
+  ChartTheme t;
+  t.background = rgba(0, 0, 0);
+  t.text = rgba(255, 255, 255);
+  t.axis = rgba(255, 255, 255);
+  t.grid = rgba(70, 70, 70);
+  t.ref = rgba(255, 255, 255);
+  return t;
+}
+
+namespace {
+
+// The 1/2/5 * 10^k step that gives closest to `target` intervals over `span`.
+double nice_step(double span, int target) {
+  if (target < 1) target = 1;
+  const double raw = span / target;
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double best = mag, best_err = std::numeric_limits<double>::max();
+  for (double m : {0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0}) {
+    const double step = m * mag;
+    const double err = std::fabs(span / step - target);
+    if (err < best_err) {
+      best_err = err;
+      best = step;
+    }
+  }
+  return best;
+}
+
+bool finite(double v) { return std::isfinite(v); }
+
+}  // namespace
+
+std::vector<double> nice_ticks(double lo, double hi, int target) {
+  std::vector<double> out;
+  if (!finite(lo) || !finite(hi)) return out;
+  if (hi < lo) std::swap(lo, hi);
+  if (hi == lo) return {lo};
+  const double step = nice_step(hi - lo, target);
+  const double k0 = std::ceil(lo / step - 1e-9), k1 = std::floor(hi / step + 1e-9);
+  for (double k = k0; k <= k1; k += 1) {
+    double v = k * step;
+    if (std::fabs(v) < step * 1e-9) v = 0;  // -0 and 1e-17 print badly
+    if (v < lo || v > hi) continue;        // rounding at the ends
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::string short_number(double v) {
+  char buf[32];
+  const double a = std::fabs(v);
+  if (v == 0) return "0";
+  if (a >= 1e9) std::snprintf(buf, sizeof buf, "%.3gG", v / 1e9);
+  else if (a >= 1e6) std::snprintf(buf, sizeof buf, "%.3gM", v / 1e6);
+  else if (a >= 1e4) std::snprintf(buf, sizeof buf, "%.3gk", v / 1e3);
+  else if (a >= 100) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else if (a >= 0.01) std::snprintf(buf, sizeof buf, "%.3g", v);
+  else std::snprintf(buf, sizeof buf, "%.2g", v);
+  return buf;
+}
+
+double ChartGeometry::map_y(double v) const {
+  double t;
+  if (log_y) {
+    if (v <= 0) return plot_y1;
+    t = (std::log10(v) - std::log10(y_lo)) / (std::log10(y_hi) - std::log10(y_lo));
+  } else {
+    t = (v - y_lo) / (y_hi - y_lo);
+  }
+  return plot_y1 - t * (plot_y1 - plot_y0);
+}
+
+namespace {
+
+std::uint32_t series_colour(const Series& s, std::size_t i) {
+  return s.rgba ? s.rgba : palette(i);
+}
+bool is_wrong(const Series& s, std::size_t i) { return i < s.wrong.size() && s.wrong[i]; }
+bool is_modelled(const Series& s, std::size_t i) {
+  return i < s.modelled.size() && s.modelled[i];
+}
+bool any_of(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
+
+std::string fit(Canvas& cv, const std::string& s, double size, double width) {
+  if (cv.text_width(s, size) <= width) return s;
+  std::string t = s;
+  while (!t.empty() && cv.text_width(t + "..", size) > width) t.pop_back();
+  return t.empty() ? std::string() : t + "..";
+}
+
+void wrong_cross(Canvas& cv, double cx, double cy, double r) {
+  cv.line(cx - r, cy - r, cx + r, cy + r, kWrongRed, 2.5);
+  cv.line(cx - r, cy + r, cx + r, cy - r, kWrongRed, 2.5);
+}
+
+struct LegendEntry {
+  std::string label;
+  std::uint32_t colour;
+  int style;  // 0 filled box, 1 hollow box, 2 dashed line, 3 red cross, 4 line + marker
+};
+
+}  // namespace
+
+ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, double w,
+                          double h, const PaintOptions& o) {
+  ChartGeometry g;
+  const double f = o.font;
+  const ChartTheme& th = o.theme;
+  if (o.background) cv.rect(x, y, x + w, y + h, th.background, 0, 0);
+
+  // --- data ranges ---
+  double vmin = std::numeric_limits<double>::max(), vmax = -vmin, vminpos = vmin;
+  double xmin = std::numeric_limits<double>::max(), xmax = -xmin;
+  bool categorical = !c.categories.empty();
+  bool all_int_x = true;
+  std::size_t ncat = c.categories.size();
+  int nbar_series = 0;
+  for (const Series& s : c.series) {
+    if (s.kind == SeriesKind::Bars) {
+      categorical = true;
+      ++nbar_series;
+    }
+    const std::size_t n = std::min(s.x.size(), s.y.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!finite(s.x[i])) continue;
+      xmin = std::min(xmin, s.x[i]);
+      xmax = std::max(xmax, s.x[i]);
+      if (s.x[i] != std::floor(s.x[i])) all_int_x = false;
+      if (s.x[i] >= 0) ncat = std::max(ncat, std::size_t(s.x[i]) + 1);
+      if (is_wrong(s, i) || !finite(s.y[i])) continue;
+      g.empty = false;
+      vmin = std::min(vmin, s.y[i]);
+      vmax = std::max(vmax, s.y[i]);
+      if (s.y[i] > 0) vminpos = std::min(vminpos, s.y[i]);
+    }
+  }
+  for (const RefLine& r : c.refs) {
+    if (!finite(r.y)) continue;
+    vmin = std::min(vmin, r.y);
+    vmax = std::max(vmax, r.y);
+    if (r.y > 0) vminpos = std::min(vminpos, r.y);
+  }
+  const bool have_values = vmax >= vmin;
+  g.log_y = c.log_y && have_values && vminpos < std::numeric_limits<double>::max();
+  if (!have_values) {
+    g.y_lo = 0;
+    g.y_hi = 1;
+  } else if (g.log_y) {
+    g.y_lo = std::pow(10.0, std::floor(std::log10(vminpos)));
+    g.y_hi = std::pow(10.0, std::ceil(std::log10(vmax * 1.15)));
+    if (g.y_hi <= g.y_lo) g.y_hi = g.y_lo * 10;
+    for (double t = g.y_lo; t <= g.y_hi * 1.0001; t *= 10) g.y_ticks.push_back(t);
+  } else {
+    double lo = std::min(0.0, vmin), hi = std::max(vmax, 0.0);
+    if (hi == lo) hi = lo + 1;
+    hi += (hi - lo) * 0.12;  // room for value labels over the tallest bar
+    const double step = nice_step(hi - lo, 5);
+    g.y_lo = std::floor(lo / step) * step;
+    g.y_hi = std::ceil(hi / step) * step;
+    g.y_ticks = nice_ticks(g.y_lo, g.y_hi, 5);
+  }
+  if (!have_values) g.y_ticks = nice_ticks(0, 1, 5);
+
+  g.categorical = categorical;
+  if (categorical) {
+    if (ncat == 0) ncat = 1;
+    g.x_lo = -0.5;
+    g.x_hi = double(ncat) - 0.5;
+  } else if (xmax >= xmin) {
+    double span = xmax - xmin;
+    if (span == 0) span = 2;
+    g.x_lo = xmin - span * 0.04 - (xmax == xmin ? 1 : 0);
+    g.x_hi = xmax + span * 0.04 + (xmax == xmin ? 1 : 0);
+    for (double t : nice_ticks(g.x_lo, g.x_hi, 6))
+      if (!all_int_x || t == std::floor(t)) g.x_ticks.push_back(t);
+  } else {
+    g.x_lo = 0;
+    g.x_hi = 1;
+  }
+
+  // --- legend entries (to know how much room they need) ---
+  std::vector<LegendEntry> legend;
+  bool any_wrong = false;
+  for (std::size_t si = 0; si < c.series.size(); ++si) {
+    const Series& s = c.series[si];
+    std::string label = s.name;
+    if (any_of(s.modelled)) label += " (modelled)";
+    int style = s.kind == SeriesKind::Bars ? (any_of(s.modelled) ? 1 : 0) : 4;
+    legend.push_back({label, series_colour(s, si), style});
+    any_wrong = any_wrong || any_of(s.wrong);
+  }
+  for (const RefLine& r : c.refs)
+    legend.push_back({r.name + " " + short_number(r.y) + (c.y_label.empty() ? "" : " ") +
+                          c.y_label,
+                      r.rgba ? r.rgba : th.ref, 2});
+  if (any_wrong) legend.push_back({"wrong result (not plotted)", kWrongRed, 3});
+  g.legend_entries = int(legend.size());
+
+  const double pad = f * 0.6;
+  const double lf = f * 0.9;  // legend font
+  std::vector<std::vector<std::size_t>> legend_rows(1);
+  {
+    double used = 0;
+    const double avail = w - 2 * pad;
+    for (std::size_t i = 0; i < legend.size(); ++i) {
+      const double ew = lf * 2.2 + cv.text_width(legend[i].label, lf) + lf * 1.2;
+      if (used > 0 && used + ew > avail) {
+        legend_rows.emplace_back();
+        used = 0;
+      }
+      legend_rows.back().push_back(i);
+      used += ew;
+    }
+    if (legend.empty()) legend_rows.clear();
+  }
+
+  std::string meta_line;
+  if (o.meta_footer)
+    for (const auto& [k, v] : c.meta)
+      meta_line += (meta_line.empty() ? "" : "   ") + k + ": " + v;
+
+  // --- boxes ---
+  double top = y + pad;
+  if (o.title && !c.title.empty()) {
+    cv.text(x + w / 2, top + f * 0.65, fit(cv, c.title, f * 1.2, w - 2 * pad), f * 1.2, th.text,
+            Anchor::Center, true);
+    top += f * 1.9;
+  }
+  double bottom = y + h - pad;
+  if (!meta_line.empty()) bottom -= f * 1.3;
+  const double legend_top = bottom - double(legend_rows.size()) * lf * 1.6;
+  bottom = legend_top - (legend_rows.empty() ? 0 : f * 0.3);
+  if (!c.x_label.empty()) bottom -= f * 1.5;
+  bottom -= f * 1.6;  // x tick labels
+
+  double ylab_w = 0;
+  for (double t : g.y_ticks) ylab_w = std::max(ylab_w, cv.text_width(short_number(t), f));
+  const double left = x + pad + (c.y_label.empty() ? 0 : f * 1.6) + ylab_w + f * 0.5;
+  g.plot_x0 = left;
+  g.plot_x1 = x + w - pad - f * 0.5;
+  g.plot_y0 = top + f * 0.3;
+  g.plot_y1 = std::max(bottom, g.plot_y0 + 10);
+  if (g.plot_x1 < g.plot_x0 + 10) g.plot_x1 = g.plot_x0 + 10;
+
+  auto map_x = [&](double v) {
+    return g.plot_x0 + (v - g.x_lo) / (g.x_hi - g.x_lo) * (g.plot_x1 - g.plot_x0);
+  };
+
+  // --- grid, axes, ticks ---
+  for (double t : g.y_ticks) {
+    const double py = g.map_y(t);
+    cv.line(g.plot_x0, py, g.plot_x1, py, th.grid, 1);
+    cv.text(g.plot_x0 - f * 0.4, py, short_number(t), f, th.text, Anchor::Right);
+  }
+  cv.line(g.plot_x0, g.plot_y0, g.plot_x0, g.plot_y1, th.axis, 1.2);
+  cv.line(g.plot_x0, g.plot_y1, g.plot_x1, g.plot_y1, th.axis, 1.2);
+  const double xt_y = g.plot_y1 + f * 0.85;
+  if (categorical) {
+    const double slot = (g.plot_x1 - g.plot_x0) / double(ncat);
+    for (std::size_t i = 0; i < ncat; ++i) {
+      const std::string name = i < c.categories.size() ? c.categories[i] : std::to_string(i);
+      cv.text(map_x(double(i)), xt_y, fit(cv, name, f, slot - 4), f, th.text, Anchor::Center);
+    }
+  } else {
+    for (double t : g.x_ticks) {
+      const double px = map_x(t);
+      cv.line(px, g.plot_y1, px, g.plot_y1 + f * 0.3, th.axis, 1);
+      cv.text(px, xt_y, short_number(t), f, th.text, Anchor::Center);
+    }
+  }
+  if (!c.x_label.empty())
+    cv.text((g.plot_x0 + g.plot_x1) / 2, xt_y + f * 1.4, c.x_label, f, th.text, Anchor::Center);
+  if (!c.y_label.empty())
+    cv.text(x + pad + f * 0.6, (g.plot_y0 + g.plot_y1) / 2, c.y_label, f, th.text,
+            Anchor::Center, false, true);
+
+  // --- reference lines (under the data so bars stay readable) ---
+  for (const RefLine& r : c.refs) {
+    if (!finite(r.y) || (g.log_y && r.y <= 0)) continue;
+    const double py = g.map_y(r.y);
+    const std::uint32_t col = r.rgba ? r.rgba : th.ref;
+    cv.line(g.plot_x0, py, g.plot_x1, py, col, 1.5, true);
+    cv.text(g.plot_x1 - f * 0.3, py - f * 0.65, r.name, f * 0.85, col, Anchor::Right);
+    ++g.refs;
+  }
+
+  // --- series ---
+  const double slot = categorical ? (g.plot_x1 - g.plot_x0) / double(ncat) : 0;
+  const double group = slot * 0.8;
+  int bar_index = 0;
+  for (std::size_t si = 0; si < c.series.size(); ++si) {
+    const Series& s = c.series[si];
+    const std::uint32_t col = series_colour(s, si);
+    const std::size_t n = std::min(s.x.size(), s.y.size());
+    if (s.kind == SeriesKind::Bars) {
+      const double bw = group / std::max(1, nbar_series);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!finite(s.x[i])) continue;
+        const double x0 = map_x(s.x[i]) - group / 2 + bw * bar_index + bw * 0.06;
+        const double x1 = x0 + bw * 0.88;
+        ChartMark m{int(si), int(i), (x0 + x1) / 2, 0, x0, 0, x1, 0, s.x[i], s.y[i], true,
+                    is_wrong(s, i), is_modelled(s, i)};
+        if (m.wrong) {
+          const double cy = g.plot_y1 - f * 0.9;
+          const double r = std::min(bw * 0.25, f * 0.55);
+          wrong_cross(cv, m.cx, cy, r);
+          cv.text(m.cx, cy - r - f * 0.6, "wrong", f * 0.85, kWrongRed, Anchor::Center, true);
+          m.cy = m.y0 = m.y1 = cy;
+          ++g.wrong;
+        } else if (finite(s.y[i])) {
+          const double top_y = g.map_y(s.y[i]);
+          const double base = g.map_y(g.log_y ? g.y_lo : 0.0);
+          m.cy = top_y;
+          m.y0 = std::min(top_y, base);
+          m.y1 = std::max(top_y, base);
+          if (m.modelled) {
+            cv.rect(x0, m.y0, x1, m.y1, th.background, col, 2);
+          } else {
+            cv.rect(x0, m.y0, x1, m.y1, col, 0, 0);
+          }
+          std::string label = short_number(s.y[i]);
+          cv.text(m.cx, m.y0 - f * 0.6, fit(cv, label, f * 0.85, bw + slot * 0.1), f * 0.85,
+                  th.text, Anchor::Center);
+          if (m.modelled && m.y1 - m.y0 > f * 1.4)
+            cv.text(m.cx, m.y0 + f * 0.8, fit(cv, "modelled", f * 0.75, bw - 2), f * 0.75, col,
+                    Anchor::Center);
+          ++g.bars;
+        } else {
+          continue;
+        }
+        g.marks.push_back(m);
+      }
+      ++bar_index;
+      continue;
+    }
+    // Lines and points. A wrong point breaks the line: no value may be drawn for it.
+    std::vector<std::pair<double, double>> run;
+    auto flush = [&] {
+      if (s.kind == SeriesKind::Line && run.size() > 1) cv.polyline(run, col, 2);
+      run.clear();
+    };
+    const double r = f * 0.3;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!finite(s.x[i])) continue;
+      const double px = map_x(s.x[i]);
+      ChartMark m{int(si), int(i), px, 0, px - r, 0, px + r, 0, s.x[i], s.y[i], false,
+                  is_wrong(s, i), is_modelled(s, i)};
+      if (m.wrong) {
+        flush();
+        const double cy = g.plot_y1 - f * 0.9;
+        wrong_cross(cv, px, cy, f * 0.4);
+        cv.text(px, cy - f * 1.0, "wrong", f * 0.8, kWrongRed, Anchor::Center, true);
+        m.cy = cy;
+        m.y0 = cy - r;
+        m.y1 = cy + r;
+        ++g.wrong;
+        g.marks.push_back(m);
+        continue;
+      }
+      if (!finite(s.y[i]) || (g.log_y && s.y[i] <= 0)) {
+        flush();
+        continue;
+      }
+      m.cy = g.map_y(s.y[i]);
+      m.y0 = m.cy - r;
+      m.y1 = m.cy + r;
+      run.emplace_back(px, m.cy);
+      g.marks.push_back(m);
+      ++g.points;
+    }
+    flush();
+    for (const ChartMark& m : g.marks) {
+      if (m.series != int(si) || m.wrong) continue;
+      if (m.modelled)
+        cv.circle(m.cx, m.cy, r + 0.5, th.background, col, 1.8);
+      else
+        cv.circle(m.cx, m.cy, r, col, 0, 0);
+    }
+  }
+
+  if (g.empty && c.refs.empty())
+    cv.text((g.plot_x0 + g.plot_x1) / 2, (g.plot_y0 + g.plot_y1) / 2, "no data yet", f,
+            th.axis, Anchor::Center);
+
+  // --- legend ---
+  double ly = legend_top + lf * 0.8;
+  for (const auto& row : legend_rows) {
+    double lx = x + pad;
+    for (std::size_t i : row) {
+      const LegendEntry& e = legend[i];
+      const double sx0 = lx, sx1 = lx + lf * 1.6;
+      switch (e.style) {
+        case 0: cv.rect(sx0, ly - lf * 0.4, sx1, ly + lf * 0.4, e.colour, 0, 0); break;
+        case 1: cv.rect(sx0, ly - lf * 0.4, sx1, ly + lf * 0.4, th.background, e.colour, 2); break;
+        case 2: cv.line(sx0, ly, sx1, ly, e.colour, 1.5, true); break;
+        case 3: wrong_cross(cv, (sx0 + sx1) / 2, ly, lf * 0.35); break;
+        default:
+          cv.line(sx0, ly, sx1, ly, e.colour, 2);
+          cv.circle((sx0 + sx1) / 2, ly, lf * 0.28, e.colour, 0, 0);
+      }
+      cv.text(sx1 + lf * 0.5, ly, e.label, lf, e.style == 3 ? kWrongRed : th.text, Anchor::Left);
+      lx = sx1 + lf * 0.5 + cv.text_width(e.label, lf) + lf * 1.2;
+    }
+    ly += lf * 1.6;
+  }
+  if (!meta_line.empty())
+    cv.text(x + pad, y + h - pad - f * 0.55, fit(cv, meta_line, f * 0.8, w - 2 * pad), f * 0.8,
+            th.axis, Anchor::Left);
+  return g;
+}
+
+}  // namespace ws::viz

@@ -1,0 +1,605 @@
+#pragma once
+// The kernel dialect on nvcc (see kernels/simt.h for the API every mode shares).
+//
+// This header has two parts:
+//  1. Always (no mode needed): ws::cuda, the plumbing between the catalogue translation
+//     units (catalogue_fast.cu, catalogue_traced.cu) and the backend (cuda_backend.cu):
+//     the trace control block the traced build reads, the records it writes beside the
+//     events, and the entry points each catalogue TU exports. cuda_backend.cu includes
+//     only this part, so it never needs a mode of its own.
+//  2. With WS_MODE_FAST or WS_MODE_TRACED (set by the including TU before kernels/simt.h):
+//     the handles, Thread, ws_entry and Launcher of that mode, in ws::fast or ws::traced.
+//
+// WS_MODE_FAST: a handle is a pointer and an access is a plain load or store; nothing
+// of the trace is compiled in (the transpose's SASS is in docs/HARDWARE.md).
+// WS_MODE_TRACED: every access, marked branch, barrier and collective of a block inside
+// the traced block range writes one ws::WarpEvent: the warp's first active lane reserves
+// a slot with one atomicAdd and writes the header, every active lane writes its own byte
+// offset; the access is then performed. Blocks outside the range run untraced, so
+// whole-grid totals are gathered a range of blocks at a time.
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "kernels/catalogue.h"
+#include "sim/trace.h"
+
+namespace ws::cuda {
+
+// A shared array as the traced build saw it allocated (first traced block, thread 0).
+struct SharedArrayRec {
+  std::uint32_t elem_bytes;
+  std::uint32_t count;
+  std::uint32_t offset;
+  std::uint8_t id;
+  char name[19];
+};
+constexpr int kMaxSharedArrays = 16;
+
+// What the traced build found wrong while it ran (the first fault of a launch wins).
+enum class FaultKind : std::uint32_t { None = 0, OutOfBounds = 1, SharedOverflow = 2 };
+struct DeviceFault {
+  std::uint32_t kind;    // FaultKind
+  std::uint32_t line;
+  std::uint32_t array;
+  std::uint32_t block;
+  std::uint32_t thread;
+  std::uint32_t shared;  // 1: shared array, 0: global
+  long long index;       // element index (OutOfBounds) or bytes wanted (SharedOverflow)
+  unsigned long long extent;  // elements of the array, or shared bytes of the launch
+};
+
+// The traced build's control block, one per launch, in __constant__ memory. Plain data:
+// __constant__ variables cannot have constructors.
+struct TraceCtl {
+  WarpEvent* events;             // capacity slots
+  unsigned long long* count;     // slots asked for; > capacity means the buffer overflowed
+  unsigned long long capacity;
+  std::uint32_t block_lo, block_hi;  // traced blocks: linear index in [lo, hi)
+  SharedArrayRec* arrays;        // kMaxSharedArrays records, written by block block_lo
+  DeviceFault* fault;
+};
+
+// Called by the traced Launcher around each launch of a variant's plan.
+class TraceHooks {
+ public:
+  virtual ~TraceHooks() = default;
+  // Before launch `index`: fill `ctl`. Returning false stops the plan here: neither this
+  // launch nor a later one runs. A non-empty `error` stops it too.
+  virtual bool before(int index, const LaunchCfg& cfg, TraceCtl& ctl, std::string& error) = 0;
+  // After launch `index` was queued on the stream.
+  virtual void after(int index, const LaunchCfg& cfg, std::string& error) = 0;
+};
+
+// The device arrays of a run, in plan order.
+struct DeviceArrays {
+  std::vector<void*> ptr;
+  std::vector<std::uint64_t> count;
+};
+
+// Exported by catalogue_fast.cu. The description of a variant ("" family or variant
+// unknown: nullptr), and every variant of the CUDA build in teaching order.
+const VariantInfo* fast_info(const std::string& family, const std::string& variant);
+std::vector<const VariantInfo*> fast_catalogue();
+// Queues the plan's launches of the fast build on `stream`.
+// @post returns "" when every launch was queued; else the failing CUDA call and its
+//       error string.
+std::string launch_fast(const std::string& family, const std::string& variant,
+                        const Params& p, const Plan& plan, const DeviceArrays& a,
+                        cudaStream_t stream);
+// Exported by catalogue_traced.cu: the same, traced, with `hooks` called around each
+// launch.
+std::string launch_traced(const std::string& family, const std::string& variant,
+                          const Params& p, const Plan& plan, const DeviceArrays& a,
+                          cudaStream_t stream, TraceHooks& hooks);
+
+// "cudaMalloc: out of memory" -- the call and the runtime's sentence, never a bare code.
+inline std::string cuda_error_text(const char* call, cudaError_t e) {
+  return std::string(call) + ": " + cudaGetErrorString(e) + " (" + cudaGetErrorName(e) + ")";
+}
+
+// "transpose_tiled (grid 32x32x1, block 32x8x1, 4096 B shared)"
+inline std::string describe(const LaunchCfg& c) {
+  auto d = [](const Dim3& v) {
+    return std::to_string(v.x) + "x" + std::to_string(v.y) + "x" + std::to_string(v.z);
+  };
+  return c.kernel + " (grid " + d(c.grid) + ", block " + d(c.block) + ", " +
+         std::to_string(c.shared_bytes) + " B shared)";
+}
+
+}  // namespace ws::cuda
+
+#if defined(WS_MODE_FAST) || defined(WS_MODE_TRACED)
+
+#if defined(WS_MODE_FAST) && defined(WS_MODE_TRACED)
+#error "define only one of WS_MODE_FAST, WS_MODE_TRACED"
+#endif
+
+namespace ws {
+#if defined(WS_MODE_FAST)
+inline namespace fast {
+#else
+inline namespace traced {
+#endif
+
+__device__ __forceinline__ unsigned ws_block_linear() {
+  return blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+}
+__device__ __forceinline__ unsigned ws_tid_linear() {
+  return threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+}
+__device__ __forceinline__ unsigned char* ws_dynamic_smem() {
+  extern __shared__ __align__(16) unsigned char ws_smem[];
+  return ws_smem;
+}
+__device__ __forceinline__ std::uint32_t ws_dynamic_smem_bytes() {
+  std::uint32_t s;
+  asm("mov.u32 %0, %%dynamic_smem_size;" : "=r"(s));
+  return s;
+}
+
+// atomicAdd for the element types the catalogue uses; long long goes through the
+// unsigned overload (two's complement addition is the same).
+__device__ __forceinline__ int ws_atomic_add(int* p, int v) { return atomicAdd(p, v); }
+__device__ __forceinline__ unsigned ws_atomic_add(unsigned* p, unsigned v) {
+  return atomicAdd(p, v);
+}
+__device__ __forceinline__ float ws_atomic_add(float* p, float v) { return atomicAdd(p, v); }
+__device__ __forceinline__ double ws_atomic_add(double* p, double v) { return atomicAdd(p, v); }
+__device__ __forceinline__ unsigned long long ws_atomic_add(unsigned long long* p,
+                                                            unsigned long long v) {
+  return atomicAdd(p, v);
+}
+__device__ __forceinline__ long long ws_atomic_add(long long* p, long long v) {
+  return (long long)atomicAdd(reinterpret_cast<unsigned long long*>(p),
+                              (unsigned long long)v);
+}
+
+#if defined(WS_MODE_TRACED)
+// One control block per TU (only catalogue_traced.cu compiles this mode); the Launcher
+// sets it before every launch.
+static __constant__ cuda::TraceCtl ws_trace;
+
+__device__ __forceinline__ bool ws_block_traced() {
+  const unsigned b = ws_block_linear();
+  return b >= ws_trace.block_lo && b < ws_trace.block_hi;
+}
+
+// Writes one event for the lanes in `mask` (all of which call this together).
+__device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
+                                     std::uint8_t bytes, std::uint16_t line,
+                                     std::uint32_t ballot, std::uint32_t offset) {
+  const unsigned tid = ws_tid_linear(), lane = tid & 31u;
+  const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
+  unsigned long long slot = 0;
+  if (lane == leader) slot = atomicAdd(ws_trace.count, 1ull);
+  slot = __shfl_sync(mask, slot, int(leader));
+  if (slot >= ws_trace.capacity) return;  // the host sees count > capacity
+  WarpEvent* e = ws_trace.events + slot;
+  if (lane == leader) {
+    e->block = ws_block_linear();
+    e->warp = std::uint16_t(tid >> 5);
+    e->line = line;
+    e->kind = kind;
+    e->array = array;
+    e->bytes = bytes;
+    e->reserved = 0;
+    e->mask = mask;
+    e->ballot = ballot;
+    for (unsigned l = 0; l < 32; ++l)
+      if (!((mask >> l) & 1u)) e->offset[l] = 0;
+  }
+  e->offset[lane] = offset;
+}
+
+// A collective or control event (no address): recorded by the lanes executing it.
+__device__ __forceinline__ void ws_control(EventKind kind, std::uint16_t line,
+                                           std::uint32_t ballot_pred_mask = 0,
+                                           bool has_ballot = false) {
+  if (!ws_block_traced()) return;
+  const unsigned m = __activemask();
+  ws_emit(m, kind, kNoArray, 0, line, has_ballot ? ballot_pred_mask : 0u, 0u);
+}
+
+__device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
+                                      std::uint8_t array, bool shared, long long index,
+                                      unsigned long long extent) {
+  cuda::DeviceFault* f = ws_trace.fault;
+  if (atomicCAS(&f->kind, 0u, std::uint32_t(kind)) != 0u) return;
+  f->line = line;
+  f->array = array;
+  f->block = ws_block_linear();
+  f->thread = ws_tid_linear();
+  f->shared = shared ? 1u : 0u;
+  f->index = index;
+  f->extent = extent;
+}
+
+// A reference to one element of a global or shared array, tagged with its site; each
+// use records one event and then performs the access (skipped when out of bounds,
+// which is reported through the fault record instead).
+template <class T>
+class Ref {
+ public:
+  using V = std::remove_const_t<T>;
+  __device__ __forceinline__ Ref(T* base, std::uint64_t count, std::int64_t i,
+                                 std::uint8_t array, std::uint32_t base_off, bool shared,
+                                 std::uint16_t line)
+      : base_(base), count_(count), i_(i), array_(array), base_off_(base_off),
+        shared_(shared), line_(line) {}
+
+  __device__ __forceinline__ operator V() const {
+    if (!touch(shared_ ? EventKind::SharedLoad : EventKind::GlobalLoad)) return V{};
+    return base_[i_];
+  }
+  __device__ __forceinline__ Ref& operator=(const V& v) requires(!std::is_const_v<T>) {
+    if (touch(shared_ ? EventKind::SharedStore : EventKind::GlobalStore)) base_[i_] = v;
+    return *this;
+  }
+  __device__ __forceinline__ Ref& operator=(const Ref& o) requires(!std::is_const_v<T>) {
+    return *this = V(o);
+  }
+  template <class U>
+  __device__ __forceinline__ Ref& operator=(const Ref<U>& o) requires(!std::is_const_v<T>) {
+    return *this = V(o);
+  }
+  __device__ __forceinline__ Ref& operator+=(const V& v) requires(!std::is_const_v<T>) {
+    return *this = V(*this) + v;
+  }
+  __device__ __forceinline__ Ref& operator-=(const V& v) requires(!std::is_const_v<T>) {
+    return *this = V(*this) - v;
+  }
+  __device__ __forceinline__ Ref& operator*=(const V& v) requires(!std::is_const_v<T>) {
+    return *this = V(*this) * v;
+  }
+  __device__ __forceinline__ V atomic_add(const V& v) const requires(!std::is_const_v<T>) {
+    if (!touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic)) return V{};
+    return ws_atomic_add(const_cast<V*>(base_ + i_), v);
+  }
+
+ private:
+  __device__ __forceinline__ bool touch(EventKind k) const {
+    const bool inside = i_ >= 0 && std::uint64_t(i_) < count_;
+    if (!inside)
+      ws_fault(cuda::FaultKind::OutOfBounds, line_, array_, shared_, i_,
+               (unsigned long long)count_);
+    if (ws_block_traced()) {
+      const unsigned m = __activemask();
+      ws_emit(m, k, array_, std::uint8_t(sizeof(T)), line_, 0u,
+              base_off_ + std::uint32_t(i_) * std::uint32_t(sizeof(T)));
+    }
+    return inside;
+  }
+  T* base_;
+  std::uint64_t count_;
+  std::int64_t i_;
+  std::uint8_t array_;
+  std::uint32_t base_off_;
+  bool shared_;
+  std::uint16_t line_;
+};
+#endif  // WS_MODE_TRACED
+
+// The handles. Aggregates with the emulator's members, so Args builds them the same way.
+#if defined(WS_MODE_FAST)
+template <class T>
+struct Global {
+  T* ptr = nullptr;
+  std::uint64_t n = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
+    return ptr[i];
+  }
+  __device__ __forceinline__ std::remove_const_t<T> atomic_add(
+      std::int64_t i, std::remove_const_t<T> v, int = __builtin_LINE()) const {
+    return ws_atomic_add(ptr + i, v);
+  }
+  __host__ __device__ std::uint64_t size() const { return n; }
+};
+
+template <class T>
+struct Shared {
+  T* ptr = nullptr;
+  std::uint32_t off = 0, n = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
+    return ptr[i];
+  }
+  __device__ __forceinline__ T atomic_add(std::int64_t i, T v, int = __builtin_LINE()) const {
+    return ws_atomic_add(ptr + i, v);
+  }
+};
+
+template <class T>
+struct Shared2D {
+  T* ptr = nullptr;
+  std::uint32_t off = 0;
+  int rows = 0, cols = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ T& operator()(int r, int c, int = __builtin_LINE()) const {
+    return ptr[r * cols + c];
+  }
+};
+#else
+template <class T>
+struct Global {
+  T* ptr = nullptr;
+  std::uint64_t n = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
+    return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
+  }
+  __device__ __forceinline__ std::remove_const_t<T> atomic_add(
+      std::int64_t i, std::remove_const_t<T> v, int line = __builtin_LINE()) const {
+    return (*this)(i, line).atomic_add(v);
+  }
+  __host__ __device__ std::uint64_t size() const { return n; }
+};
+
+template <class T>
+struct Shared {
+  T* ptr = nullptr;
+  std::uint32_t off = 0, n = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
+    return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
+  }
+  __device__ __forceinline__ T atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
+    return (*this)(i, line).atomic_add(v);
+  }
+};
+
+template <class T>
+struct Shared2D {
+  T* ptr = nullptr;
+  std::uint32_t off = 0;
+  int rows = 0, cols = 0;
+  std::uint8_t id = kNoArray;
+  __device__ __forceinline__ Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
+    // A column outside the row would alias the next row: the emulator rejects it, so do we.
+    const bool inside = r >= 0 && r < rows && c >= 0 && c < cols;
+    const std::int64_t i = std::int64_t(r) * cols + c;
+    if (!inside)
+      ws_fault(cuda::FaultKind::OutOfBounds, std::uint16_t(line), id, true, i,
+               (unsigned long long)rows * cols);
+    return Ref<T>(ptr, std::uint64_t(rows) * cols, inside ? i : -1, id, off, true,
+                  std::uint16_t(line));
+  }
+};
+#endif
+
+// The thread context a kernel body receives.
+class Thread {
+ public:
+  Dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+  __device__ __forceinline__ Thread()
+      : threadIdx{::threadIdx.x, ::threadIdx.y, ::threadIdx.z},
+        blockIdx{::blockIdx.x, ::blockIdx.y, ::blockIdx.z},
+        blockDim{::blockDim.x, ::blockDim.y, ::blockDim.z},
+        gridDim{::gridDim.x, ::gridDim.y, ::gridDim.z} {}
+
+  __device__ __forceinline__ unsigned tid() const { return ws_tid_linear(); }
+  __device__ __forceinline__ unsigned lane() const { return ws_tid_linear() & 31u; }
+  __device__ __forceinline__ unsigned warp() const { return ws_tid_linear() >> 5; }
+
+#if defined(WS_MODE_FAST)
+  __device__ __forceinline__ void syncthreads(int = __builtin_LINE()) { __syncthreads(); }
+  __device__ __forceinline__ void syncwarp(unsigned mask = WS_FULL_MASK, int = __builtin_LINE()) {
+    __syncwarp(mask);
+  }
+  __device__ __forceinline__ bool branch(bool cond, int = __builtin_LINE()) { return cond; }
+  __device__ __forceinline__ unsigned ballot_sync(unsigned mask, bool pred,
+                                                  int = __builtin_LINE()) {
+    return __ballot_sync(mask, pred);
+  }
+  __device__ __forceinline__ unsigned activemask(int = __builtin_LINE()) { return __activemask(); }
+  template <class V>
+  __device__ __forceinline__ V shfl_sync(unsigned mask, V v, int src, int width = 32,
+                                         int = __builtin_LINE()) {
+    return __shfl_sync(mask, v, src, width);
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_up_sync(unsigned mask, V v, int delta, int width = 32,
+                                            int = __builtin_LINE()) {
+    return __shfl_up_sync(mask, v, unsigned(delta), width);
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_down_sync(unsigned mask, V v, int delta, int width = 32,
+                                              int = __builtin_LINE()) {
+    return __shfl_down_sync(mask, v, unsigned(delta), width);
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_xor_sync(unsigned mask, V v, int lane_mask, int width = 32,
+                                             int = __builtin_LINE()) {
+    return __shfl_xor_sync(mask, v, lane_mask, width);
+  }
+#else
+  // Control events are recorded before the barrier and after a collective: after it,
+  // the lanes named by its mask are converged, so __activemask() names exactly them.
+  __device__ __forceinline__ void syncthreads(int line = __builtin_LINE()) {
+    ws_control(EventKind::Barrier, std::uint16_t(line));
+    __syncthreads();
+  }
+  __device__ __forceinline__ void syncwarp(unsigned mask = WS_FULL_MASK,
+                                           int line = __builtin_LINE()) {
+    __syncwarp(mask);
+    ws_control(EventKind::WarpSync, std::uint16_t(line));
+  }
+  __device__ __forceinline__ bool branch(bool cond, int line = __builtin_LINE()) {
+    if (ws_block_traced()) {
+      const unsigned m = __activemask();
+      const unsigned b = __ballot_sync(m, cond);
+      ws_emit(m, EventKind::Branch, kNoArray, 0, std::uint16_t(line), b, 0u);
+    }
+    return cond;
+  }
+  __device__ __forceinline__ unsigned ballot_sync(unsigned mask, bool pred,
+                                                  int line = __builtin_LINE()) {
+    const unsigned b = __ballot_sync(mask, pred);
+    ws_control(EventKind::Vote, std::uint16_t(line), b, true);
+    return b;
+  }
+  __device__ __forceinline__ unsigned activemask(int line = __builtin_LINE()) {
+    const unsigned m = __activemask();
+    ws_control(EventKind::Vote, std::uint16_t(line), m, true);
+    return m;
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_sync(unsigned mask, V v, int src, int width = 32,
+                                         int line = __builtin_LINE()) {
+    const V r = __shfl_sync(mask, v, src, width);
+    ws_control(EventKind::Shuffle, std::uint16_t(line));
+    return r;
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_up_sync(unsigned mask, V v, int delta, int width = 32,
+                                            int line = __builtin_LINE()) {
+    const V r = __shfl_up_sync(mask, v, unsigned(delta), width);
+    ws_control(EventKind::Shuffle, std::uint16_t(line));
+    return r;
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_down_sync(unsigned mask, V v, int delta, int width = 32,
+                                              int line = __builtin_LINE()) {
+    const V r = __shfl_down_sync(mask, v, unsigned(delta), width);
+    ws_control(EventKind::Shuffle, std::uint16_t(line));
+    return r;
+  }
+  template <class V>
+  __device__ __forceinline__ V shfl_xor_sync(unsigned mask, V v, int lane_mask, int width = 32,
+                                             int line = __builtin_LINE()) {
+    const V r = __shfl_xor_sync(mask, v, lane_mask, width);
+    ws_control(EventKind::Shuffle, std::uint16_t(line));
+    return r;
+  }
+#endif
+
+  // Shared arrays are carved with the emulator's rule: offset rounded up to
+  // max(16, alignof(T)), ids from kFirstSharedId in declaration order.
+  template <class T>
+  __device__ __forceinline__ Shared<T> shared(std::uint32_t count, const char* name = "shared",
+                                              int line = __builtin_LINE()) {
+    const std::uint32_t off = carve(std::uint64_t(count) * sizeof(T), alignment<T>(),
+                                    sizeof(T), count, name, line);
+    return Shared<T>{reinterpret_cast<T*>(ws_dynamic_smem() + off), off, count, next_id_++};
+  }
+  template <class T>
+  __device__ __forceinline__ Shared2D<T> shared2d(int rows, int cols, const char* name = "tile",
+                                                  int line = __builtin_LINE()) {
+    const std::uint32_t off =
+        carve(std::uint64_t(rows) * std::uint64_t(cols) * sizeof(T), alignment<T>(), sizeof(T),
+              std::uint32_t(rows) * std::uint32_t(cols), name, line);
+    return Shared2D<T>{reinterpret_cast<T*>(ws_dynamic_smem() + off), off, rows, cols,
+                       next_id_++};
+  }
+
+ private:
+  template <class T>
+  static constexpr std::uint32_t alignment() {
+    return alignof(T) < 16 ? 16 : std::uint32_t(alignof(T));
+  }
+  __device__ __forceinline__ std::uint32_t carve(std::uint64_t bytes, std::uint32_t align,
+                                                 std::uint32_t elem_bytes, std::uint32_t count,
+                                                 const char* name, int line) {
+    const std::uint32_t off = shared_carve(used_, align);
+    used_ = std::uint32_t(off + bytes);
+#if defined(WS_MODE_TRACED)
+    const std::uint32_t have = ws_dynamic_smem_bytes();
+    if (off + bytes > have)
+      ws_fault(cuda::FaultKind::SharedOverflow, std::uint16_t(line), next_id_, true,
+               (long long)(off + bytes), have);
+    const int k = next_id_ - kFirstSharedId;
+    if (ws_block_linear() == ws_trace.block_lo && ws_tid_linear() == 0 &&
+        k < cuda::kMaxSharedArrays) {
+      cuda::SharedArrayRec& r = ws_trace.arrays[k];
+      r.elem_bytes = elem_bytes;
+      r.count = count;
+      r.offset = off;
+      r.id = next_id_;
+      int c = 0;
+      for (; c < int(sizeof(r.name)) - 1 && name[c]; ++c) r.name[c] = name[c];
+      r.name[c] = 0;
+    }
+#else
+    (void)elem_bytes, (void)count, (void)name, (void)line;
+#endif
+    return off;
+  }
+  std::uint32_t used_ = 0;
+  std::uint8_t next_id_ = kFirstSharedId;
+};
+
+template <class K>
+__global__ void ws_entry(K k) {
+  Thread t;
+  k(t);
+}
+
+// Queues a variant's launches on one stream. The first failure is kept and later
+// launches are skipped: their inputs would be garbage.
+class Launcher {
+ public:
+#if defined(WS_MODE_FAST)
+  explicit Launcher(cudaStream_t s) : stream_(s) {}
+#else
+  Launcher(cudaStream_t s, cuda::TraceHooks& hooks) : stream_(s), hooks_(hooks) {}
+#endif
+
+  template <class K>
+  void launch(const LaunchCfg& cfg, const K& kernel) {
+    if (stopped_ || !error_.empty()) return;
+    const int index = index_++;
+#if defined(WS_MODE_TRACED)
+    cuda::TraceCtl ctl{};
+    if (!hooks_.before(index, cfg, ctl, error_) || !error_.empty()) {
+      stopped_ = true;
+      return;
+    }
+    if (!check(cudaMemcpyToSymbolAsync(ws_trace, &ctl, sizeof ctl, 0, cudaMemcpyHostToDevice,
+                                       stream_),
+               "cudaMemcpyToSymbolAsync(trace control)", cfg))
+      return;
+#endif
+    // Above 48 KB a kernel must opt in to its dynamic shared memory.
+    static std::uint32_t raised = 48 * 1024;
+    if (cfg.shared_bytes > raised) {
+      if (!check(cudaFuncSetAttribute(ws_entry<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                      int(cfg.shared_bytes)),
+                 "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", cfg))
+        return;
+      raised = cfg.shared_bytes;
+    }
+    ws_entry<K><<<dim3(cfg.grid.x, cfg.grid.y, cfg.grid.z),
+                  dim3(cfg.block.x, cfg.block.y, cfg.block.z), cfg.shared_bytes, stream_>>>(
+        kernel);
+    if (!check(cudaGetLastError(), "kernel launch", cfg)) return;
+#if defined(WS_MODE_TRACED)
+    hooks_.after(index, cfg, error_);
+#endif
+  }
+  const std::string& error() const { return error_; }
+  int launched() const { return index_; }
+
+ private:
+  bool check(cudaError_t e, const char* call, const LaunchCfg& cfg) {
+    if (e == cudaSuccess) return true;
+    error_ = cuda::cuda_error_text(call, e) + " for " + cuda::describe(cfg);
+    return false;
+  }
+  cudaStream_t stream_;
+#if defined(WS_MODE_TRACED)
+  cuda::TraceHooks& hooks_;
+#endif
+  std::string error_;
+  int index_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace (mode)
+}  // namespace ws
+
+#endif  // WS_MODE_FAST || WS_MODE_TRACED

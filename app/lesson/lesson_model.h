@@ -96,6 +96,7 @@ struct Lab {
   Params params;            // as written (defaults are filled in when it runs)
   std::string view;         // bank-map, sector-map, divergence, charts, metrics, stepper; "" none
   std::vector<std::uint32_t> keep_blocks = {0};  // blocks whose events the views show
+  std::map<std::string, int> key_lines;
 };
 
 // ```predict: a question whose answer the run gives.
@@ -106,9 +107,10 @@ struct Predict {
   double tolerance = 0;        // absolute, or relative when `relative`
   bool relative = false;       // `tolerance: 5%`
   std::string unit;            // shown beside the input box; "" none
+  double expect = 0;            // the author's answer: --check confirms the model gives it
   std::string explain;         // template: {answer}, {guess}, {NAME} for any fact
-  std::vector<std::string> choices;  // optional multiple choice: the answer is a number
-                                     // and each choice is "VALUE: label"
+  // Source lines of each key (for validation messages): "answer" -> 12.
+  std::map<std::string, int> key_lines;
 };
 
 // ```goal: a target the student reaches by changing parameters.
@@ -122,6 +124,8 @@ struct Goal {
   bool gpu_only = false;       // `needs: gpu`: on the emulator it is checked against
                                // modelled values, and labelled so
   std::string needs;           // why a GPU is needed, as written
+  std::string reach_variant;   // `reach: variant=tiled ...`: the variant to switch to
+  std::map<std::string, int> key_lines;
 };
 
 struct Step {
@@ -140,6 +144,7 @@ struct Lesson {
   std::string level;           // "beginner", "intermediate", "advanced"
   int minutes = 0;
   std::vector<std::string> prerequisites;  // ids of other lessons
+  std::map<std::string, int> key_lines;    // front matter key -> line
   std::vector<Block> intro;    // text before the first step
   std::vector<Step> steps;
   // The lab in force at step i: its own, or the last one before it (nullptr: none yet).

@@ -3,6 +3,7 @@
 // the student's parameter changes, answers to predicts, goal status, progress saved
 // after every change. The GUI (app/gui/lesson_player.cpp) draws it and runs the labs on
 // its worker; the tests drive it directly.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,11 +45,13 @@ class Player {
   // The quantities the open step needs from a run (pass to run_lab).
   std::vector<Quantity> wanted() const { return wanted_quantities(step()); }
 
-  // The result of running lab() with params(): goals are judged on it, and predicts
-  // that were answered show their explanation from it.
+  // The result of running lab() with variant() and params(): goals are judged on it. A
+  // run with no changes is also the step's base run, which predicts are checked against
+  // (a predict asks about the lab as the step sets it up).
   void set_facts(Facts f);
   const Facts& facts() const { return facts_; }
   bool has_facts() const { return has_facts_; }
+  bool has_base_facts() const { return has_base_; }
 
   // Records the student's guess for predict `i` of the open step and checks it against
   // the facts. @post answered(i); the step's progress holds the guess and verdict.
@@ -82,8 +85,9 @@ class Player {
   std::size_t step_ = 0;
   Params changes_;
   std::string variant_;
-  Facts facts_;
-  bool has_facts_ = false;
+  Facts facts_, base_;
+  bool has_facts_ = false, has_base_ = false;
+  std::vector<double> guesses_;  // NaN: not answered
   std::vector<std::optional<PredictResult>> results_;
   std::string notice_;
 };

@@ -1,0 +1,370 @@
+// The numbers a lesson can ask about: Nsight Compute metrics from the model's totals,
+// plain quantities derived from them and from the launch shape, and throughput ratios
+// that need reference runs. Answers and goals are judged against these.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <limits>
+
+#include "app/lesson/lesson_internal.h"
+#include "app/lesson/lesson_model.h"
+
+namespace ws::lesson {
+
+namespace {
+
+// Per-SM residency limits of Hopper (sm_90), for the occupancy quantities. Registers are
+// not modelled: the occupancy here is the limit from threads, blocks and shared memory.
+constexpr int kMaxWarpsPerSm = 64;
+constexpr int kMaxBlocksPerSm = 32;
+constexpr double kSharedPerSm = 228.0 * 1024;
+constexpr double kSharedReservedPerBlock = 1024;
+
+double ratio(double a, double b) { return b == 0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
+
+struct PlainDef {
+  PlainQuantity q;
+  std::function<double(const RunResult&, const DeviceInfo&)> f;
+};
+
+const LaunchCfg* first_launch(const RunResult& r) {
+  if (!r.plan.launches.empty()) return &r.plan.launches[0];
+  if (!r.launches.empty()) return &r.launches[0].cfg;
+  return nullptr;
+}
+
+double threads_per_block(const RunResult& r) {
+  const LaunchCfg* c = first_launch(r);
+  return c ? double(c->block.count()) : std::nan("");
+}
+double warps_per_block(const RunResult& r) {
+  const LaunchCfg* c = first_launch(r);
+  return c ? double((c->block.count() + 31) / 32) : std::nan("");
+}
+double blocks_per_sm(const RunResult& r) {
+  const LaunchCfg* c = first_launch(r);
+  if (!c) return std::nan("");
+  double w = warps_per_block(r);
+  double by_warps = std::floor(kMaxWarpsPerSm / w);
+  double by_smem = std::floor(kSharedPerSm / (double(c->shared_bytes) + kSharedReservedPerBlock));
+  return std::min({by_warps, double(kMaxBlocksPerSm), by_smem});
+}
+
+// Throughput of a run: the backend's when it gave one, else the model's estimate.
+double throughput_of(const RunResult& r) {
+  if (r.timing.throughput > 0) return r.timing.throughput;
+  double us = sim::modelled_time_us(r.totals, r.plan.flops);
+  if (!(us > 0)) return std::nan("");
+  return (r.plan.gflops() ? r.plan.flops : r.plan.logical_bytes) / (us * 1e3);
+}
+double time_us_of(const RunResult& r) {
+  if (r.timing.median_ms > 0) return r.timing.median_ms * 1e3;
+  return sim::modelled_time_us(r.totals, r.plan.flops);
+}
+
+const std::vector<PlainDef>& plain_defs() {
+  using R = const RunResult&;
+  using D = const DeviceInfo&;
+  static const std::vector<PlainDef> defs = {
+      {{"sectors_per_request", "global sectors per request, loads and stores together"},
+       [](R r, D) {
+         const auto& t = r.totals;
+         return ratio(double(t.global_ld_sectors + t.global_st_sectors),
+                      double(t.global_ld_requests + t.global_st_requests));
+       }},
+      {{"ld_sectors_per_request", "global sectors per load request"},
+       [](R r, D) { return ratio(double(r.totals.global_ld_sectors), double(r.totals.global_ld_requests)); }},
+      {{"st_sectors_per_request", "global sectors per store request"},
+       [](R r, D) { return ratio(double(r.totals.global_st_sectors), double(r.totals.global_st_requests)); }},
+      {{"ideal_sectors_per_request", "sectors per request if every access were perfectly coalesced"},
+       [](R r, D) {
+         const auto& t = r.totals;
+         return ratio(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors),
+                      double(t.global_ld_requests + t.global_st_requests));
+       }},
+      {{"global_efficiency", "bytes the warps asked for / bytes the sectors moved (1 = no waste)"},
+       [](R r, D) { return ratio(double(r.totals.global_bytes_requested), double(r.totals.global_bytes_moved)); }},
+      {{"bytes_moved", "global bytes moved in whole sectors"},
+       [](R r, D) { return double(r.totals.global_bytes_moved); }},
+      {{"bytes_requested", "global bytes the active lanes asked for"},
+       [](R r, D) { return double(r.totals.global_bytes_requested); }},
+      {{"global_requests", "global load and store requests (warp instructions)"},
+       [](R r, D) { return double(r.totals.global_ld_requests + r.totals.global_st_requests); }},
+      {{"wavefronts_per_request", "shared-memory wavefronts per request, loads and stores"},
+       [](R r, D) {
+         const auto& t = r.totals;
+         return ratio(double(t.shared_ld_wavefronts + t.shared_st_wavefronts),
+                      double(t.shared_ld_requests + t.shared_st_requests));
+       }},
+      {{"ld_wavefronts_per_request", "shared-memory wavefronts per load request"},
+       [](R r, D) { return ratio(double(r.totals.shared_ld_wavefronts), double(r.totals.shared_ld_requests)); }},
+      {{"st_wavefronts_per_request", "shared-memory wavefronts per store request"},
+       [](R r, D) { return ratio(double(r.totals.shared_st_wavefronts), double(r.totals.shared_st_requests)); }},
+      {{"bank_conflicts", "shared wavefronts beyond the ideal, loads and stores"},
+       [](R r, D) { return double(r.totals.shared_ld_conflicts() + r.totals.shared_st_conflicts()); }},
+      {{"ld_bank_conflicts", "shared load wavefronts beyond the ideal"},
+       [](R r, D) { return double(r.totals.shared_ld_conflicts()); }},
+      {{"st_bank_conflicts", "shared store wavefronts beyond the ideal"},
+       [](R r, D) { return double(r.totals.shared_st_conflicts()); }},
+      {{"shared_requests", "shared load and store requests (warp instructions)"},
+       [](R r, D) { return double(r.totals.shared_ld_requests + r.totals.shared_st_requests); }},
+      {{"simd_efficiency", "mean fraction of a warp's 32 lanes active per instruction"},
+       [](R r, D) { return r.totals.simd_efficiency(); }},
+      {{"active_lanes", "mean active lanes per warp instruction"},
+       [](R r, D) { return ratio(double(r.totals.active_lane_sum), double(r.totals.events)); }},
+      {{"warp_instructions", "warp-level events in the trace (accesses, branches, barriers, ...)"},
+       [](R r, D) { return double(r.totals.events); }},
+      {{"branches", "marked branches executed, counted per warp"},
+       [](R r, D) { return double(r.totals.branches); }},
+      {{"divergent_branches", "marked branches where a warp's lanes went both ways"},
+       [](R r, D) { return double(r.totals.divergent_branches); }},
+      {{"divergent_fraction", "divergent branches / branches"},
+       [](R r, D) { return ratio(double(r.totals.divergent_branches), double(r.totals.branches)); }},
+      {{"barriers", "__syncthreads executed, counted per warp"},
+       [](R r, D) { return double(r.totals.barriers); }},
+      {{"launches", "kernel launches"}, [](R r, D) { return double(r.plan.launches.size()); }},
+      {{"blocks", "blocks in the (first) launch's grid"},
+       [](R r, D) {
+         const LaunchCfg* c = first_launch(r);
+         return c ? double(c->grid.count()) : std::nan("");
+       }},
+      {{"threads_per_block", "threads per block"}, [](R r, D) { return threads_per_block(r); }},
+      {{"warps_per_block", "warps per block: threads rounded up to whole warps"},
+       [](R r, D) { return warps_per_block(r); }},
+      {{"warps", "warps in the (first) launch: blocks x warps per block"},
+       [](R r, D) {
+         const LaunchCfg* c = first_launch(r);
+         return c ? double(c->grid.count()) * warps_per_block(r) : std::nan("");
+       }},
+      {{"idle_lanes_per_block", "lanes of a block's last warp that no thread fills"},
+       [](R r, D) { return warps_per_block(r) * 32 - threads_per_block(r); }},
+      {{"shared_bytes", "shared memory per block in bytes"},
+       [](R r, D) {
+         const LaunchCfg* c = first_launch(r);
+         return c ? double(c->shared_bytes) : std::nan("");
+       }},
+      {{"blocks_per_sm", "blocks resident per SM, limited by warps, blocks and shared memory "
+                         "(Hopper limits; registers not modelled)"},
+       [](R r, D) { return blocks_per_sm(r); }},
+      {{"occupancy", "resident warps per SM / 64 (Hopper; registers not modelled)"},
+       [](R r, D) { return blocks_per_sm(r) * warps_per_block(r) / kMaxWarpsPerSm; }},
+      {{"waves", "blocks / (blocks per SM x SMs): how many rounds the grid takes"},
+       [](R r, D d) {
+         const LaunchCfg* c = first_launch(r);
+         double slots = blocks_per_sm(r) * (d.sm_count > 0 ? d.sm_count : d.limits.sm_count);
+         return c ? ratio(double(c->grid.count()), slots) : std::nan("");
+       }},
+      {{"logical_bytes", "bytes a perfect kernel must read and write"},
+       [](R r, D) { return r.plan.logical_bytes; }},
+      {{"verified", "1 when the output equals the CPU reference"},
+       [](R r, D) { return r.verified ? 1.0 : 0.0; }},
+      {{"throughput", "GB/s of logical bytes (GFLOP/s for matmul): measured on a GPU, "
+                      "modelled on the emulator", true},
+       [](R r, D) { return throughput_of(r); }},
+      {{"time_us", "kernel time in microseconds: measured on a GPU, modelled on the emulator", true},
+       [](R r, D) { return time_us_of(r); }},
+  };
+  return defs;
+}
+
+}  // namespace
+
+const std::vector<PlainQuantity>& plain_quantities() {
+  static const std::vector<PlainQuantity> v = [] {
+    std::vector<PlainQuantity> out;
+    for (const auto& d : plain_defs()) out.push_back(d.q);
+    return out;
+  }();
+  return v;
+}
+
+double Facts::get(const std::string& key) const {
+  auto it = values.find(key);
+  return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+}
+
+Facts facts_from_run(const RunResult& r, const DeviceInfo& dev) {
+  Facts f;
+  f.measured = r.timing.measured;
+  f.error = r.error;
+  for (const auto& [k, v] : r.totals.ncu()) f.values[k] = v;
+  for (const auto& d : plain_defs()) {
+    double v = d.f(r, dev);
+    if (std::isfinite(v)) f.values[d.q.name] = v;
+  }
+  return f;
+}
+
+std::vector<Quantity> wanted_quantities(const Step& s) {
+  std::vector<Quantity> out;
+  auto add = [&](const Quantity& q) {
+    for (const auto& o : out)
+      if (o.key() == q.key()) return;
+    out.push_back(q);
+  };
+  for (const auto& p : s.predicts) {
+    add(p.answer);
+    for (const auto& n : detail::placeholders(p.explain)) {
+      Quantity q;
+      if (detail::quantity_from_key(n, q)) add(q);
+    }
+  }
+  for (const auto& g : s.goals) add(g.quantity);
+  return out;
+}
+
+Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
+              const std::vector<Quantity>& wanted) {
+  Params p = lab.params;
+  for (const auto& [k, v] : overrides) p[k] = v;
+  RunOptions opt;
+  opt.keep_blocks = lab.keep_blocks;
+  opt.timing = std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+  const DeviceInfo dev = backend.device();
+  RunResult r = backend.run(lab.family, lab.variant, p, opt);
+  Facts f = facts_from_run(r, dev);
+  f.backend = std::string(to_string(backend.kind()));
+  if (!r.error.empty()) return f;
+  if (!r.verified && f.error.empty())
+    f.error = "the output is wrong: " + r.verify_message;
+
+  const double mine = throughput_of(r);
+  for (const auto& q : wanted) {
+    if (q.kind != QuantityKind::Ratio) continue;
+    double v = std::nan("");
+    if (q.name == "copy_bandwidth") {
+      if (r.plan.gflops()) continue;  // a copy has no FLOPs to compare with
+      PeerResult pr = backend.run_peer(Peer::MemcpyD2D, r.params, opt);
+      double copy = pr.error.empty() ? pr.timing.throughput : 0;
+      if (!(copy > 0)) {
+        // No measured copy (the emulator): the model's time for moving the same logical
+        // bytes with no waste, the same estimate the kernel's own time comes from.
+        sim::Totals ideal;
+        ideal.global_bytes_moved = std::uint64_t(r.plan.logical_bytes);
+        double us = sim::modelled_time_us(ideal, 0);
+        copy = us > 0 ? r.plan.logical_bytes / (us * 1e3) : 0;
+      }
+      v = ratio(mine, copy);
+    } else if (q.name == "peak") {
+      sim::DeviceModel m;
+      double peak = r.plan.gflops() ? m.fp32_gflops
+                                    : (r.timing.measured && dev.peak_gbps > 0 ? dev.peak_gbps
+                                                                              : m.dram_gbps);
+      v = ratio(mine, peak);
+    } else if (q.name.rfind("over:", 0) == 0) {
+      const std::string other = q.name.substr(5);
+      const VariantInfo* vi = find_variant(lab.family, other);
+      if (!vi) continue;
+      Params op;
+      for (const auto& ps : vi->params)
+        if (r.params.count(ps.name)) op[ps.name] = r.params.at(ps.name);
+      RunOptions o2 = opt;
+      o2.keep_blocks.clear();
+      RunResult rr = backend.run(lab.family, other, op, o2);
+      if (rr.error.empty()) v = ratio(mine, throughput_of(rr));
+    }
+    if (std::isfinite(v)) f.values[q.key()] = v;
+  }
+  return f;
+}
+
+std::string format_number(double v) {
+  if (std::isnan(v)) return "n/a";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  char buf[64];
+  if (std::fabs(v - std::round(v)) < 1e-9 && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", std::round(v) == 0 ? 0.0 : std::round(v));
+    return buf;
+  }
+  double a = std::fabs(v);
+  int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  if (a < 0.01) {
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  std::string s = buf;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+std::string fill_template(const std::string& tmpl, const Facts& f,
+                          const std::map<std::string, double>& extra) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < tmpl.size()) {
+    std::size_t a = tmpl.find('{', i);
+    std::size_t b = a == std::string::npos ? a : tmpl.find('}', a);
+    if (b == std::string::npos) {
+      out += tmpl.substr(i);
+      break;
+    }
+    out += tmpl.substr(i, a - i);
+    std::string name = detail::trim(std::string_view(tmpl).substr(a + 1, b - a - 1));
+    auto e = extra.find(name);
+    out += format_number(e != extra.end() ? e->second : f.get(name));
+    i = b + 1;
+  }
+  return out;
+}
+
+PredictResult check_predict(const Predict& p, double guess, const Facts& f) {
+  PredictResult r;
+  r.answer = f.get(p.answer.key());
+  const std::string unit = p.unit.empty() ? "" : " " + p.unit;
+  if (std::isnan(r.answer)) {
+    r.correct = false;
+    r.explanation = "The run gave no value for " + p.answer.key() +
+                    (f.error.empty() ? "" : " (" + f.error + ")") + ".";
+    return r;
+  }
+  const double tol = p.relative ? p.tolerance * std::fabs(r.answer) : p.tolerance;
+  r.correct = std::fabs(guess - r.answer) <= tol + 1e-9 * std::max(1.0, std::fabs(r.answer));
+  std::string verdict =
+      r.correct ? "Right: " + format_number(r.answer) + unit + "."
+                : "Not quite: you said " + format_number(guess) + unit + ", the " +
+                      (p.answer.timed() && !f.measured ? "model" : "trace") + " gives " +
+                      format_number(r.answer) + unit + ".";
+  if (p.answer.timed())
+    verdict += f.measured ? " (measured on the GPU)" : " (modelled: the emulator does not time)";
+  r.explanation = verdict + " " + fill_template(p.explain, f, {{"answer", r.answer}, {"guess", guess}});
+  return r;
+}
+
+namespace {
+bool compare(double v, Op op, double target) {
+  const double eps = 1e-9 * std::max(1.0, std::fabs(target));
+  switch (op) {
+    case Op::Eq: return std::fabs(v - target) <= eps;
+    case Op::Ne: return std::fabs(v - target) > eps;
+    case Op::Lt: return v < target - eps;
+    case Op::Le: return v <= target + eps;
+    case Op::Gt: return v > target + eps;
+    case Op::Ge: return v >= target - eps;
+  }
+  return false;
+}
+}  // namespace
+
+GoalStatus goal_reached(const Goal& g, const Facts& f) {
+  GoalStatus s;
+  s.value = f.get(g.quantity.key());
+  s.known = !std::isnan(s.value) && f.error.empty();
+  s.modelled = (g.gpu_only || g.quantity.timed()) && !f.measured;
+  const std::string target = std::string(to_string(g.op)) + " " + format_number(g.value);
+  if (!s.known) {
+    s.label = f.error.empty() ? "not measured yet" : "the run failed: " + f.error;
+  } else {
+    s.reached = compare(s.value, g.op, g.value);
+    s.label = s.reached ? "reached: " + format_number(s.value)
+                        : "not yet: " + format_number(s.value) + " (needs " + target + ")";
+  }
+  if (s.modelled) s.label += " (modelled; needs a GPU to measure: " + g.needs + ")";
+  return s;
+}
+
+}  // namespace ws::lesson

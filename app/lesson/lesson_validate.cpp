@@ -1,0 +1,265 @@
+// `warpscope lesson --validate` and `--check`: a lesson against the catalogue, then run.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <ostream>
+#include <set>
+
+#include "app/lesson/lesson.h"
+#include "app/lesson/lesson_internal.h"
+#include "app/lesson/lesson_model.h"
+
+namespace ws::lesson {
+
+namespace {
+
+int line_of(const std::map<std::string, int>& lines, const std::string& key, int fallback) {
+  auto it = lines.find(key);
+  return it == lines.end() ? fallback : it->second;
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+const std::set<std::string>& metric_names() {
+  static const std::set<std::string> names = [] {
+    std::set<std::string> s;
+    for (const auto& [k, v] : sim::Totals{}.ncu()) s.insert(k);
+    return s;
+  }();
+  return names;
+}
+
+// The family and variant exist; "" when they do, else the message.
+std::string kernel_error(const std::string& family, const std::string& variant, bool& family_ok) {
+  std::vector<std::string> families, variants;
+  for (const auto& v : catalogue()) {
+    if (std::find(families.begin(), families.end(), v.family) == families.end())
+      families.push_back(v.family);
+    if (v.family == family) variants.push_back(v.name);
+  }
+  family_ok = !variants.empty();
+  if (!family_ok)
+    return "unknown kernel family '" + family + "' (families: " + join(families) + ")";
+  if (!find_variant(family, variant))
+    return "unknown variant '" + variant + "' of " + family + " (variants: " + join(variants) + ")";
+  return "";
+}
+
+void check_quantity(const Quantity& q, const std::string& family, const Params& params,
+                    int line, const std::string& what, const std::string& file,
+                    std::vector<Diagnostic>& out) {
+  if (q.kind == QuantityKind::Metric && !metric_names().count(q.name)) {
+    std::string known;
+    for (const auto& n : metric_names()) known += (known.empty() ? "" : ", ") + n;
+    out.push_back({file, line, what + ": unknown metric '" + q.name +
+                                   "' (the model gives: " + known + ")"});
+  }
+  if (q.kind == QuantityKind::Ratio && q.name.rfind("over:", 0) == 0) {
+    const std::string other = q.name.substr(5);
+    if (!find_variant(family, other))
+      out.push_back({file, line, what + ": ratio over '" + other + "': " + family +
+                                     " has no variant '" + other + "'"});
+  }
+  if (q.kind == QuantityKind::Ratio && q.name == "copy_bandwidth") {
+    for (const auto& v : catalogue())
+      if (v.family == family && v.plan) {
+        Params done;
+        if (!validate(v, params, DeviceLimits{}, done).empty()) break;
+        if (v.plan(done).gflops())
+          out.push_back({file, line, what + ": copy_bandwidth compares bytes, but " + family +
+                                         " counts FLOPs: use 'ratio peak' or 'ratio over:VARIANT'"});
+        break;
+      }
+  }
+}
+
+// The parameters a goal's reach runs with are valid for the variant it runs.
+void check_run(const std::string& family, const std::string& variant, const Params& p,
+               int line, const std::string& what, const std::string& file,
+               std::vector<Diagnostic>& out) {
+  bool family_ok = false;
+  std::string e = kernel_error(family, variant, family_ok);
+  if (!e.empty()) {
+    out.push_back({file, line, what + ": " + e});
+    return;
+  }
+  Params done;
+  std::string why = validate(*find_variant(family, variant), p, DeviceLimits{}, done);
+  if (!why.empty()) out.push_back({file, line, what + ": " + family + "/" + variant + " " +
+                                                    ws::to_string(p) + ": " + why});
+}
+
+std::string describe(const Lab& lab, const Params& extra = {}, const std::string& variant = "") {
+  Params p = lab.params;
+  for (const auto& [k, v] : extra) p[k] = v;
+  std::string s = lab.family + "/" + (variant.empty() ? lab.variant : variant);
+  std::string ps = ws::to_string(p);
+  return ps.empty() ? s : s + " " + ps;
+}
+
+}  // namespace
+
+std::vector<Diagnostic> validate_lesson(const Lesson& l) {
+  std::vector<Diagnostic> out;
+  const std::string& file = l.path;
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(l.path).parent_path();
+  for (const auto& p : l.prerequisites)
+    if (!fs::exists(dir / (p + ".md")))
+      out.push_back({file, line_of(l.key_lines, "prerequisites", 1),
+                     "front matter: prerequisite '" + p + "' has no lesson file " +
+                         (dir / (p + ".md")).string()});
+
+  for (std::size_t s = 0; s < l.steps.size(); ++s) {
+    const Step& st = l.steps[s];
+    if (st.lab) {
+      const Lab& lab = *st.lab;
+      bool family_ok = false;
+      std::string e = kernel_error(lab.family, lab.variant, family_ok);
+      if (!e.empty()) {
+        out.push_back({file, line_of(lab.key_lines, family_ok ? "variant" : "family", lab.line),
+                       "lab block: " + e});
+      } else {
+        Params done;
+        std::string why = validate(*find_variant(lab.family, lab.variant), lab.params,
+                                   DeviceLimits{}, done);
+        if (!why.empty())
+          out.push_back({file, line_of(lab.key_lines, "params", lab.line), "lab block: " + why});
+      }
+    }
+    const Lab* lab = l.lab_at(s);
+    if (!lab) continue;  // the parser already reported predicts/goals without a lab
+    for (const auto& p : st.predicts) {
+      check_quantity(p.answer, lab->family, lab->params, line_of(p.key_lines, "answer", p.line),
+                     "predict block: answer", file, out);
+      for (const auto& n : detail::placeholders(p.explain)) {
+        Quantity q;
+        if (detail::quantity_from_key(n, q))
+          check_quantity(q, lab->family, lab->params, line_of(p.key_lines, "explain", p.line),
+                         "predict block: explain", file, out);
+      }
+    }
+    for (const auto& g : st.goals) {
+      check_quantity(g.quantity, lab->family, lab->params, line_of(g.key_lines, "target", g.line),
+                     "goal block: target", file, out);
+      Params p = lab->params;
+      for (const auto& [k, v] : g.reach) p[k] = v;
+      check_run(lab->family, g.reach_variant.empty() ? lab->variant : g.reach_variant, p,
+                line_of(g.key_lines, "reach", g.line), "goal block: reach", file, out);
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const Diagnostic& a, const Diagnostic& b) { return a.line < b.line; });
+  return out;
+}
+
+int validate_files(const std::vector<std::string>& files, std::ostream& out) {
+  int bad_files = 0, errors = 0, blocks = 0;
+  if (files.empty()) {
+    out << "lesson --validate: no lesson files given\n";
+    return 1;
+  }
+  for (const auto& f : files) {
+    ParseResult r = parse_lesson(f);
+    std::vector<Diagnostic> d = r.errors;
+    if (r.lesson) {
+      auto v = validate_lesson(*r.lesson);
+      d.insert(d.end(), v.begin(), v.end());
+    }
+    if (!d.empty()) {
+      for (const auto& e : d) out << e.str() << "\n";
+      errors += int(d.size());
+      ++bad_files;
+      continue;
+    }
+    const Lesson& l = *r.lesson;
+    for (const auto& st : l.steps) {
+      if (st.lab) {
+        out << f << ":" << st.lab->line << ": ok lab " << describe(*st.lab) << "\n";
+        ++blocks;
+      }
+      for (const auto& p : st.predicts) {
+        out << f << ":" << p.line << ": ok predict " << p.answer.key() << "\n";
+        ++blocks;
+      }
+      for (const auto& g : st.goals) {
+        out << f << ":" << g.line << ": ok goal " << g.quantity.key() << " "
+            << to_string(g.op) << " " << format_number(g.value) << "\n";
+        ++blocks;
+      }
+    }
+  }
+  out << "validate: " << files.size() << " file(s), " << blocks << " block(s) ok, " << errors
+      << " error(s) in " << bad_files << " file(s)\n";
+  return bad_files == 0 ? 0 : 1;
+}
+
+int check_file(const std::string& file, Backend& backend, std::ostream& out) {
+  ParseResult r = parse_lesson(file);
+  std::vector<Diagnostic> d = r.errors;
+  if (r.lesson) {
+    auto v = validate_lesson(*r.lesson);
+    d.insert(d.end(), v.begin(), v.end());
+  }
+  if (!d.empty()) {
+    for (const auto& e : d) out << e.str() << "\n";
+    out << "check: " << file << ": not checked, " << d.size() << " validation error(s)\n";
+    return 1;
+  }
+  const Lesson& l = *r.lesson;
+  const bool emu = backend.kind() == BackendKind::Emu;
+  int ok = 0, failed = 0;
+  auto line = [&](int no, bool good, const std::string& what) {
+    out << file << ":" << no << ": " << (good ? "ok " : "FAILED ") << what << "\n";
+    (good ? ok : failed)++;
+  };
+  for (std::size_t s = 0; s < l.steps.size(); ++s) {
+    const Step& st = l.steps[s];
+    const Lab* lab = l.lab_at(s);
+    if (!lab) continue;
+    if (!st.lab && st.predicts.empty() && st.goals.empty()) continue;
+    Facts f = run_lab(*lab, {}, backend, wanted_quantities(st));
+    const int lab_line = st.lab ? st.lab->line : st.line;
+    if (!f.error.empty()) {
+      line(lab_line, false, "lab " + describe(*lab) + ": " + f.error);
+      continue;
+    }
+    if (st.lab) line(lab_line, true, "lab " + describe(*lab) + " runs and verifies");
+    for (const auto& p : st.predicts) {
+      double v = f.get(p.answer.key());
+      double tol = p.relative ? p.tolerance * std::fabs(v) : p.tolerance;
+      bool good = std::isfinite(v) &&
+                  std::fabs(v - p.expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
+      std::string what = "predict " + p.answer.key() + ": " +
+                         (emu && p.answer.timed() ? "model" : "run") + " gives " +
+                         format_number(v) + ", lesson expects " + format_number(p.expect);
+      if (p.tolerance > 0)
+        what += " +/- " + (p.relative ? format_number(p.tolerance * 100) + "%"
+                                       : format_number(p.tolerance));
+      line(p.line, good, what);
+    }
+    for (const auto& g : st.goals) {
+      GoalStatus before = goal_reached(g, f);
+      Lab reach = *lab;
+      if (!g.reach_variant.empty()) reach.variant = g.reach_variant;
+      Facts after = run_lab(reach, g.reach, backend, {g.quantity});
+      GoalStatus st2 = goal_reached(g, after);
+      std::string what = "goal " + g.quantity.key() + " " + std::string(to_string(g.op)) + " " +
+                         format_number(g.value) + ": with " +
+                         describe(*lab, g.reach, g.reach_variant) + ": " +
+                         (after.error.empty() ? st2.label : "run failed: " + after.error);
+      if (before.known && before.reached)
+        what += "; note: already reached before the change (" + format_number(before.value) + ")";
+      line(g.line, st2.reached, what);
+    }
+  }
+  out << "check: " << file << ": " << ok << " ok, " << failed << " failed on "
+      << to_string(backend.kind()) << (emu ? " (timed values are modelled)" : "") << "\n";
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace ws::lesson

@@ -1,0 +1,680 @@
+#include "app/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+
+#include "app/cli/demo.h"
+#include "app/cli/report.h"
+#include "app/cli/util.h"
+#include "sim/model.h"
+
+namespace ws::cli {
+
+namespace {
+
+// Bad input: thrown by the commands, printed by run() as one line.
+[[noreturn]] void usage(const std::string& msg) { throw UsageError(msg); }
+
+std::unique_ptr<Backend> backend_or_usage(const std::string& name, std::ostream& err) {
+  std::string notice, why;
+  auto b = open_backend(name, notice, why);
+  if (!b) usage(why);
+  if (!notice.empty()) err << "warpscope: " << notice << "\n";
+  return b;
+}
+
+const VariantInfo& variant_or_usage(const std::string& family, const std::string& variant) {
+  std::string why;
+  const VariantInfo* v = lookup(family, variant, why);
+  if (!v) usage(why);
+  return *v;
+}
+
+Params sets_or_usage(const std::vector<std::string>& sets) {
+  Params p;
+  std::string why;
+  if (!parse_sets(sets, p, why)) usage(why);
+  return p;
+}
+
+std::vector<Sweep> sweeps_or_usage(const std::vector<std::string>& items) {
+  std::vector<Sweep> out;
+  for (const auto& s : items) {
+    Sweep sw;
+    std::string why;
+    if (!parse_sweep(s, sw, why)) usage(why);
+    out.push_back(std::move(sw));
+  }
+  return out;
+}
+
+// One variant at one parameter set, validated against the backend's device.
+Config single_config(const VariantInfo& v, const Params& given, const Backend& b) {
+  std::vector<Config> cs;
+  std::string why;
+  if (!make_configs({&v}, given, {}, b.device().limits, cs, why)) usage(why);
+  return cs.at(0);
+}
+
+std::string dims(const Dim3& d) {
+  return std::to_string(d.x) + "x" + std::to_string(d.y) + "x" + std::to_string(d.z);
+}
+
+std::string hex32(std::uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// ---------------------------------------------------------------- info
+
+struct InfoArgs {
+  std::string backend = "auto";
+  bool json = false;
+};
+
+int cmd_info(const InfoArgs& a, std::ostream& out, std::ostream& err) {
+  std::string why_no_cuda;
+  std::unique_ptr<Backend> b;
+  if (a.backend == "auto" || a.backend == "cuda") {
+    b = make_cuda_backend(why_no_cuda);
+    if (!b && a.backend == "cuda")
+      usage("the cuda backend is not available: " + why_no_cuda +
+            " (use --backend emu for the emulator)");
+  }
+  if (!b) b = backend_or_usage(a.backend == "auto" ? "emu" : a.backend, err);
+  const DeviceInfo d = b->device();
+  if (a.json) {
+    Json j;
+    j["backend"] = std::string(to_string(b->kind()));
+    j["measured"] = b->kind() == BackendKind::Cuda;
+    j["device"] = device_json(d);
+    j["cuda_unavailable"] = why_no_cuda.empty() ? Json(nullptr) : Json(why_no_cuda);
+    out << pretty(j);
+    return kExitOk;
+  }
+  std::vector<std::vector<std::string>> rows;
+  rows.push_back({"backend", std::string(to_string(b->kind())) +
+                                 (b->kind() == BackendKind::Cuda
+                                      ? " (times measured on the GPU)"
+                                      : " (SIMT emulator: counts from the model, times modelled)")});
+  rows.push_back({"device", d.name});
+  if (!d.driver.empty()) rows.push_back({"driver", d.driver});
+  if (!d.runtime.empty()) rows.push_back({"runtime", d.runtime});
+  if (d.cc_major)
+    rows.push_back(
+        {"compute capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)});
+  if (d.sm_count) rows.push_back({"SMs", std::to_string(d.sm_count)});
+  if (d.l2_bytes) rows.push_back({"L2", fmt(double(d.l2_bytes) / (1024.0 * 1024.0)) + " MiB"});
+  if (d.mem_clock_mhz > 0) rows.push_back({"memory clock", fmt(d.mem_clock_mhz) + " MHz"});
+  if (d.bus_width_bits > 0) rows.push_back({"bus width", fmt(d.bus_width_bits) + " bit"});
+  if (d.peak_gbps > 0)
+    rows.push_back({"peak bandwidth",
+                    fmt(d.peak_gbps) + " GB/s (theoretical: 2 x memory clock x bus width / 8)"});
+  rows.push_back({"block limits", std::to_string(d.limits.max_threads_per_block) +
+                                      " threads, " +
+                                      std::to_string(d.limits.max_shared_per_block / 1024) +
+                                      " KiB shared (" +
+                                      std::to_string(d.limits.max_shared_per_block_optin / 1024) +
+                                      " KiB with opt-in)"});
+  if (!why_no_cuda.empty()) rows.push_back({"CUDA", "unavailable: " + why_no_cuda});
+  for (const auto& r : rows) {
+    std::string k = r[0] + ":";
+    k.resize(std::max<std::size_t>(k.size(), 20), ' ');
+    out << k << r[1] << "\n";
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- list
+
+int cmd_list(bool json, std::ostream& out) {
+  if (json) {
+    Json fams = Json::array();
+    for (const auto& f : family_names()) {
+      Json vs = Json::array();
+      for (const auto* v : family_variants(f)) {
+        Json jv;
+        jv["name"] = v->name;
+        jv["title"] = v->title;
+        jv["why"] = v->why;
+        jv["source_file"] = v->source_file;
+        jv["entry"] = v->entry;
+        Json ps = Json::array();
+        for (const auto& p : v->params) {
+          Json jp;
+          jp["name"] = p.name;
+          jp["default"] = p.def;
+          if (p.choices.empty()) {
+            jp["min"] = p.min;
+            jp["max"] = p.max;
+          } else {
+            jp["choices"] = p.choices;
+          }
+          jp["help"] = p.help;
+          ps.push_back(jp);
+        }
+        jv["params"] = ps;
+        vs.push_back(jv);
+      }
+      Json jf;
+      jf["family"] = f;
+      jf["variants"] = vs;
+      fams.push_back(jf);
+    }
+    Json j;
+    j["families"] = fams;
+    out << pretty(j, 5);
+    return kExitOk;
+  }
+  for (const auto& f : family_names()) {
+    out << f << "\n";
+    for (const auto* v : family_variants(f)) {
+      out << "  " << v->name << " - " << v->title << "\n";
+      if (!v->why.empty()) out << "      " << v->why << "\n";
+      for (const auto& p : v->params) {
+        std::string range;
+        if (p.choices.empty()) {
+          range = "[" + std::to_string(p.min) + ".." + std::to_string(p.max) + "]";
+        } else {
+          for (long long c : p.choices) range += (range.empty() ? "{" : ",") + std::to_string(c);
+          range += "}";
+        }
+        out << "      --set " << p.name << "=" << p.def << "  " << range;
+        if (!p.help.empty()) out << "  " << p.help;
+        out << "\n";
+      }
+    }
+  }
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- metrics
+
+struct MetricsArgs {
+  std::string kernel, variant, backend = "auto";
+  std::vector<std::string> sets;
+  bool json = false, fast_only = false;
+};
+
+int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
+  const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
+  const Params given = sets_or_usage(a.sets);
+  auto b = backend_or_usage(a.backend, err);
+  if (a.fast_only && b->kind() != BackendKind::Cuda)
+    usage("--fast-only needs the cuda backend: the emulator has no untraced build");
+  const Config c = single_config(v, given, *b);
+
+  RunOptions ro;
+  ro.totals = !a.fast_only;
+  ro.keep_blocks = {};
+  ro.timing = false;
+  const RunResult r = b->run(v.family, v.name, c.completed, ro);
+  if (!r.error.empty()) {
+    err << "warpscope: " << v.family << "/" << v.name << " failed: " << r.error << "\n";
+    return kExitFailed;
+  }
+  const Plan& plan = r.plan.launches.empty() ? c.plan : r.plan;
+  const Params& params = r.params.empty() ? c.completed : r.params;
+
+  if (a.json) {
+    Json j;
+    j["kernel"] = v.family;
+    j["variant"] = v.name;
+    j["params"] = params_json(params);
+    j["backend"] = std::string(to_string(b->kind()));
+    Json ls = Json::array();
+    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+      const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
+      Json l;
+      l["name"] = cfg.kernel;
+      l["grid"] = dim_json(cfg.grid);
+      l["block"] = dim_json(cfg.block);
+      Json m = Json::object();
+      if (i < r.launches.size() && !a.fast_only)
+        for (const auto& [k, val] : r.launches[i].totals.ncu()) m[k] = number(val);
+      l["metrics"] = m;
+      ls.push_back(l);
+    }
+    j["launches"] = ls;
+    Json t = Json::object();
+    if (!a.fast_only)
+      for (const auto& [k, val] : r.totals.ncu()) t[k] = number(val);
+    j["totals"] = t;
+    j["verified"] = r.verified;
+    j["device"] = device_json(b->device());
+    out << pretty(j, 3);
+  } else {
+    const DeviceInfo d = b->device();
+    out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
+    out << "backend " << to_string(b->kind()) << " on " << d.name
+        << (b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
+                                          : "")
+        << "\n";
+    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+      const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
+      out << "\nlaunch " << cfg.kernel << "  grid " << dims(cfg.grid) << "  block "
+          << dims(cfg.block) << "  shared " << cfg.shared_bytes << " B\n";
+      if (i < r.launches.size() && !a.fast_only) {
+        std::vector<std::vector<std::string>> rows;
+        for (const auto& [k, val] : r.launches[i].totals.ncu()) rows.push_back({k, fmt(val, 6)});
+        out << format_table({"metric (Nsight Compute name)", "value"}, rows, {false, true});
+      }
+    }
+    if (!a.fast_only) {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [k, val] : r.totals.plain()) rows.push_back({k, fmt(val, 4)});
+      out << "\ntotals over " << plan.launches.size() << " launch"
+          << (plan.launches.size() == 1 ? "" : "es") << "\n"
+          << format_table({"measure", "value"}, rows, {false, true});
+    } else {
+      out << "\n--fast-only: the untraced build ran once; no model totals\n";
+    }
+    out << "\nresult: "
+        << (r.verified ? "verified against the CPU reference"
+                       : "WRONG: " + (r.verify_message.empty() ? std::string("output differs")
+                                                               : r.verify_message))
+        << "\n";
+  }
+  for (const auto& p : r.problems)
+    err << "warpscope: " << to_string(p.kind) << " at line " << p.line << ": " << p.message
+        << "\n";
+  if (!r.verified)
+    err << "warpscope: " << v.family << "/" << v.name << " gave a WRONG result"
+        << (r.verify_message.empty() ? "" : ": " + r.verify_message) << "\n";
+  return r.ok() ? kExitOk : kExitFailed;
+}
+
+// ---------------------------------------------------------------- bench / export
+
+struct BenchArgs {
+  std::string kernel, variant, backend = "auto";
+  bool all = false, peers = false, force = false;
+  std::vector<std::string> sets, sweeps;
+  int repeats = 10;
+  std::string csv, json;
+  std::string out, format;  // export
+};
+
+// The configurations of a bench/export command line.
+std::vector<Config> bench_configs(const BenchArgs& a, const Backend& b, Params& sets,
+                                  std::vector<Sweep>& sweeps) {
+  std::vector<const VariantInfo*> vs;
+  if (!a.variant.empty()) {
+    vs = {&variant_or_usage(a.kernel, a.variant)};
+  } else {
+    vs = family_variants(a.kernel);
+    if (vs.empty()) {
+      std::string why;
+      lookup(a.kernel, "", why);
+      usage(why);
+    }
+  }
+  sets = sets_or_usage(a.sets);
+  sweeps = sweeps_or_usage(a.sweeps);
+  std::vector<Config> cs;
+  std::string why;
+  if (!make_configs(vs, sets, sweeps, b.device().limits, cs, why)) usage(why);
+  return cs;
+}
+
+int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+  auto b = backend_or_usage(a.backend, err);
+  Params sets;
+  std::vector<Sweep> sweeps;
+  auto cs = bench_configs(a, *b, sets, sweeps);
+  BenchOptions bo;
+  bo.repeats = a.repeats;
+  bo.peers = a.peers;
+  bo.progress = &err;
+  BenchReport r = run_bench(*b, a.kernel, std::move(cs), bo);
+  r.sets = sets;
+  r.sweeps = sweeps;
+  out << bench_text(r);
+  std::string why;
+  if (!a.csv.empty() && !write_text(a.csv, bench_csv(r), out, why)) usage(why);
+  if (!a.json.empty() && !write_text(a.json, pretty(bench_json(r), 4), out, why)) usage(why);
+  if (!a.csv.empty() && a.csv != "-") err << "wrote " << a.csv << "\n";
+  if (!a.json.empty() && a.json != "-") err << "wrote " << a.json << "\n";
+  return r.any_bad() ? kExitFailed : kExitOk;
+}
+
+int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+  const bool explicit_format = !a.format.empty();
+  const auto formats = split(explicit_format ? a.format : "svg,png,csv", ',');
+  for (const auto& f : formats)
+    if (f != "svg" && f != "png" && f != "csv")
+      usage("unknown --format '" + f + "' (choose from svg, png, csv)");
+  if (formats.empty()) usage("--format is empty (choose from svg, png, csv)");
+  std::vector<std::string> paths;
+  for (const auto& f : formats) paths.push_back(a.out + "." + f);
+  // Refuse before running anything: a long sweep should not end in "file exists".
+  if (!a.force)
+    for (const auto& p : paths)
+      if (std::filesystem::exists(p))
+        usage(p + " already exists; pass --force to overwrite it");
+  const auto parent = std::filesystem::path(a.out).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent))
+    usage("directory " + parent.string() + " does not exist");
+
+  auto b = backend_or_usage(a.backend, err);
+  Params sets;
+  std::vector<Sweep> sweeps;
+  auto cs = bench_configs(a, *b, sets, sweeps);
+  BenchOptions bo;
+  bo.repeats = a.repeats;
+  bo.peers = a.peers;
+  bo.progress = &err;
+  BenchReport r = run_bench(*b, a.kernel, std::move(cs), bo);
+  r.sets = sets;
+  r.sweeps = sweeps;
+  out << bench_text(r);
+  const viz::ChartSpec chart = bench_chart(r);
+  std::string why;
+  std::vector<std::string> written;
+  if (!write_chart(chart, a.out, formats, a.force, !explicit_format, written, why, err)) {
+    err << "warpscope: " << why << "\n";
+    return kExitFailed;
+  }
+  for (const auto& p : written) out << "wrote " << p << "\n";
+  return r.any_bad() ? kExitFailed : kExitOk;
+}
+
+// ---------------------------------------------------------------- trace
+
+struct TraceArgs {
+  std::string kernel, variant, backend = "auto";
+  std::vector<std::string> sets;
+  std::uint32_t block = 0;
+};
+
+int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
+  const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
+  const Params given = sets_or_usage(a.sets);
+  auto b = backend_or_usage(a.backend, err);
+  const Config c = single_config(v, given, *b);
+  unsigned long long most = 0;
+  for (const auto& l : c.plan.launches) most = std::max(most, l.grid.count());
+  if (a.block >= most)
+    usage("--block " + std::to_string(a.block) + " is outside the grid (" + std::to_string(most) +
+          " block" + (most == 1 ? "" : "s") + ", numbered from 0)");
+
+  RunOptions ro;
+  ro.totals = false;
+  ro.keep_blocks = {a.block};
+  const RunResult r = b->run(v.family, v.name, c.completed, ro);
+  if (!r.error.empty()) {
+    err << "warpscope: " << v.family << "/" << v.name << " failed: " << r.error << "\n";
+    return kExitFailed;
+  }
+  Json j;
+  j["kernel"] = v.family;
+  j["variant"] = v.name;
+  j["params"] = params_json(r.params.empty() ? c.completed : r.params);
+  j["backend"] = std::string(to_string(b->kind()));
+  j["block"] = a.block;
+  j["verified"] = r.verified;
+  Json ls = Json::array();
+  for (const auto& k : r.kept) {
+    Json l;
+    l["name"] = k.info.kernel;
+    l["source_file"] = k.info.source_file;
+    l["grid"] = dim_json(k.info.grid);
+    l["block"] = dim_json(k.info.block);
+    l["shared_bytes"] = k.info.shared_bytes;
+    Json arrays = Json::array();
+    for (const auto& ad : k.info.arrays) {
+      Json ja;
+      ja["id"] = ad.id;
+      ja["space"] = std::string(to_string(ad.space));
+      ja["name"] = ad.name;
+      ja["elem_bytes"] = ad.elem_bytes;
+      ja["count"] = ad.count;
+      if (ad.space == Space::Shared) ja["base_offset"] = ad.base_offset;
+      arrays.push_back(ja);
+    }
+    l["arrays"] = arrays;
+    Json evs = Json::array();
+    for (const auto& e : k.events) {
+      Json je;
+      je["block"] = e.block;
+      je["warp"] = e.warp;
+      je["kind"] = std::string(to_string(e.kind));
+      je["line"] = e.line;
+      je["array"] = e.array == kNoArray ? Json(nullptr) : Json(e.array);
+      je["mask"] = hex32(e.mask);
+      je["active"] = e.active_lanes();
+      if (e.kind == EventKind::Branch || e.kind == EventKind::Vote) je["ballot"] = hex32(e.ballot);
+      if (is_memory(e.kind)) {
+        je["bytes"] = e.bytes;
+        Json offs = Json::array();
+        for (int lane = 0; lane < 32; ++lane)
+          offs.push_back((e.mask >> lane) & 1u ? Json(e.offset[lane]) : Json(nullptr));
+        je["offsets"] = offs;
+      }
+      evs.push_back(je);
+    }
+    l["events"] = evs;
+    ls.push_back(l);
+  }
+  j["launches"] = ls;
+  out << pretty(j, 4);
+  for (const auto& p : r.problems)
+    err << "warpscope: " << to_string(p.kind) << " at line " << p.line << ": " << p.message
+        << "\n";
+  return kExitOk;
+}
+
+// ---------------------------------------------------------------- lesson, gui
+
+struct LessonArgs {
+  std::vector<std::string> validate;
+  std::string check, backend = "auto";
+};
+
+int cmd_lesson(const LessonArgs& a, std::ostream& out, std::ostream& err, const Hooks& h) {
+  if (a.validate.empty() == a.check.empty())
+    usage("lesson needs either --validate FILE... or --check FILE");
+  if (!h.lesson_validate || !h.lesson_check)
+    usage("this warpscope was built without lessons (they need libmd4c-dev: run scripts/setup "
+          "and rebuild)");
+  for (const auto& f : a.validate.empty() ? std::vector<std::string>{a.check} : a.validate)
+    if (!std::filesystem::is_regular_file(f)) usage("lesson file " + f + " does not exist");
+  if (!a.validate.empty()) return h.lesson_validate(a.validate, out);
+  auto b = backend_or_usage(a.backend, err);
+  return h.lesson_check(a.check, *b, out);
+}
+
+struct GuiArgs {
+  std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
+                                  size;
+  std::vector<std::string> sets;
+  bool presenter = false;
+};
+
+int cmd_gui(const GuiArgs& a, const Hooks& h) {
+  if (!h.gui_run)
+    usage("this warpscope was built without the GUI (it needs libimgui-dev, libglfw3-dev, "
+          "libgl-dev and libmd4c-dev: run scripts/setup and rebuild)");
+  gui::GuiOptions o;
+  if (a.backend != "auto" && a.backend != "emu" && a.backend != "cuda")
+    usage("unknown backend '" + a.backend + "' (choose auto, emu or cuda)");
+  o.backend = a.backend;
+  if (!a.variant.empty() && a.kernel.empty()) usage("--variant needs --kernel");
+  if (!a.kernel.empty()) {
+    if (a.variant.empty()) {
+      if (family_variants(a.kernel).empty()) {
+        std::string why;
+        lookup(a.kernel, "", why);
+        usage(why);
+      }
+    } else {
+      const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
+      Params done;
+      const std::string why = validate(v, sets_or_usage(a.sets), DeviceLimits{}, done);
+      if (!why.empty()) usage(v.family + "/" + v.name + ": " + why);
+    }
+  }
+  o.family = a.kernel;
+  o.variant = a.variant;
+  o.params = sets_or_usage(a.sets);
+  o.presenter = a.presenter;
+  if (!a.lesson.empty() && !std::filesystem::is_regular_file(a.lesson))
+    usage("lesson file " + a.lesson + " does not exist");
+  o.lesson = a.lesson;
+  if (!a.screenshot.empty()) {
+    const auto parent = std::filesystem::path(a.screenshot).parent_path();
+    if (!parent.empty() && !std::filesystem::is_directory(parent))
+      usage("directory " + parent.string() + " does not exist");
+  }
+  o.screenshot = a.screenshot;
+  o.view = a.view;
+  o.font = a.font;
+  if (!a.size.empty()) {
+    std::string why;
+    if (!parse_size(a.size, o.width, o.height, why)) usage(why);
+  }
+  return h.gui_run(o);
+}
+
+// ---------------------------------------------------------------- dispatch
+
+void add_backend(CLI::App* s, std::string& target) {
+  s->add_option("--backend", target, "auto (CUDA when usable, else the emulator), emu or cuda")
+      ->capture_default_str();
+}
+
+int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+             const Hooks& hooks) {
+  CLI::App app{"warpscope: GPU performance, warp by warp. Without arguments: the desktop app "
+               "when a display is available, else a headless demo.",
+               "warpscope"};
+  app.set_version_flag("--version", "warpscope 0.1");
+  app.require_subcommand(0, 1);
+
+  InfoArgs ia;
+  auto* info = app.add_subcommand("info", "Backend, device and why CUDA is unavailable if it is");
+  add_backend(info, ia.backend);
+  info->add_flag("--json", ia.json, "JSON output");
+
+  bool list_json = false;
+  auto* list = app.add_subcommand("list", "Kernel families, variants and their parameters");
+  list->add_flag("--json", list_json, "JSON output");
+
+  MetricsArgs ma;
+  auto* metrics =
+      app.add_subcommand("metrics", "Run one launch and print the model's totals (ncu names)");
+  metrics->add_option("--kernel", ma.kernel, "kernel family (see list)")->required();
+  metrics->add_option("--variant", ma.variant, "variant of the family")->required();
+  metrics->add_option("--set", ma.sets, "parameter key=value (repeatable)");
+  add_backend(metrics, ma.backend);
+  metrics->add_flag("--json", ma.json, "JSON output");
+  metrics->add_flag("--fast-only", ma.fast_only,
+                    "cuda: run only the untraced build (for profiling with ncu); no totals");
+
+  BenchArgs ba;
+  auto* bench = app.add_subcommand("bench", "Time variants and sweeps, with peers and speedups");
+  BenchArgs ea;
+  auto* exp = app.add_subcommand("export", "Run like bench and write the chart (SVG, PNG, CSV)");
+  for (auto [s, a] : {std::pair{bench, &ba}, std::pair{exp, &ea}}) {
+    s->add_option("--kernel", a->kernel, "kernel family (see list)")->required();
+    auto* v = s->add_option("--variant", a->variant, "one variant (default: all)");
+    auto* all = s->add_flag("--all", a->all, "every variant of the family (the default)");
+    v->excludes(all);
+    s->add_option("--set", a->sets, "parameter key=value (repeatable)");
+    s->add_option("--sweep", a->sweeps,
+                  "key=v1,v2,... (repeatable: the cartesian product is run)");
+    add_backend(s, a->backend);
+    s->add_option("--repeats", a->repeats, "timed runs per point (median, min, max)")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    s->add_flag("--peers", a->peers,
+                "also time the library peers that fit (cuBLAS SGEMM, CUB reduce)");
+  }
+  bench->add_option("--csv", ba.csv, "write the rows as CSV to FILE ('-': stdout)");
+  bench->add_option("--json", ba.json, "write the rows as JSON to FILE ('-': stdout)");
+  exp->add_option("--out", ea.out, "output prefix: PREFIX.svg, PREFIX.png, PREFIX.csv")
+      ->required();
+  exp->add_option("--format", ea.format, "comma-separated: svg,png,csv (default: all three)");
+  exp->add_flag("--force", ea.force, "overwrite existing files");
+
+  TraceArgs ta;
+  auto* trace = app.add_subcommand("trace", "The recorded warp events of one block, as JSON");
+  trace->add_option("--kernel", ta.kernel, "kernel family (see list)")->required();
+  trace->add_option("--variant", ta.variant, "variant of the family")->required();
+  trace->add_option("--set", ta.sets, "parameter key=value (repeatable)");
+  trace->add_option("--block", ta.block, "linear block index")->capture_default_str();
+  add_backend(trace, ta.backend);
+
+  LessonArgs la;
+  auto* lesson = app.add_subcommand("lesson", "Validate lesson files or check their labs");
+  lesson->add_option("--validate", la.validate, "lesson files to validate against the catalogue");
+  lesson->add_option("--check", la.check, "run every lab of one lesson file");
+  add_backend(lesson, la.backend);
+
+  GuiArgs ga;
+  auto* guic = app.add_subcommand("gui", "The desktop app (or a screenshot of one view)");
+  guic->add_option("--screenshot", ga.screenshot, "render one view to FILE.png and quit");
+  guic->add_option("--view", ga.view, "view for --screenshot")->capture_default_str();
+  guic->add_option("--kernel", ga.kernel, "initial kernel family");
+  guic->add_option("--variant", ga.variant, "initial variant");
+  guic->add_option("--set", ga.sets, "parameter key=value (repeatable)");
+  add_backend(guic, ga.backend);
+  guic->add_flag("--presenter", ga.presenter, "projector mode: large fonts, high contrast");
+  guic->add_option("--lesson", ga.lesson, "open a lesson file in the player");
+  guic->add_option("--font", ga.font, "TTF font file");
+  guic->add_option("--size", ga.size, "window size WxH (default 1600x1000)");
+
+  try {
+    std::vector<std::string> rev(args.rbegin(), args.rend());
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      app.exit(e, out, err);
+      return kExitOk;
+    }
+    std::string where = "warpscope";
+    for (const auto* s : app.get_subcommands()) where += " " + s->get_name();
+    err << where << ": " << e.what() << " (see " << where << " --help)\n";
+    return kExitUsage;
+  }
+
+  if (info->parsed()) return cmd_info(ia, out, err);
+  if (list->parsed()) return cmd_list(list_json, out);
+  if (metrics->parsed()) return cmd_metrics(ma, out, err);
+  if (bench->parsed()) return cmd_bench(ba, out, err);
+  if (exp->parsed()) return cmd_export(ea, out, err);
+  if (trace->parsed()) return cmd_trace(ta, out, err);
+  if (lesson->parsed()) return cmd_lesson(la, out, err, hooks);
+  if (guic->parsed()) return cmd_gui(ga, hooks);
+
+  if (hooks.gui_run && hooks.gui_display_available && hooks.gui_display_available())
+    return hooks.gui_run(gui::GuiOptions{});
+  return run_demo(DemoOptions{}, out, err);
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
+        const Hooks& hooks) {
+  try {
+    return dispatch(args, out, err, hooks);
+  } catch (const UsageError& e) {
+    err << "warpscope: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    err << "warpscope: internal error: " << e.what() << "\n";
+    return kExitFailed;
+  }
+}
+
+int main(int argc, char** argv, const Hooks& hooks) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  return run(args, std::cout, std::cerr, hooks);
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,164 @@
+#include "app/cli/demo.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <ostream>
+
+#include "app/cli/cli.h"
+#include "app/cli/report.h"
+
+namespace ws::cli {
+
+bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
+                 const std::vector<std::string>& formats, bool overwrite, bool png_optional,
+                 std::vector<std::string>& written, std::string& err, std::ostream& notes) {
+#if defined(WS_CLI_HAVE_CHART)
+  for (const auto& f : formats) {
+    const std::string path = prefix + "." + f;
+    if (!overwrite && std::filesystem::exists(path)) {
+      err = path + " already exists; pass --force to overwrite it";
+      return false;
+    }
+    if (f == "svg" || f == "csv") {
+      const std::string data = f == "svg" ? viz::to_svg(chart) : viz::to_csv(chart);
+      if (!viz::write_file_atomic(path, data, overwrite, err)) return false;
+    } else if (f == "png") {
+      // Drawn beside the target and renamed, so a failed draw leaves no half file.
+      const std::string tmp = prefix + ".tmp.png";
+      std::string why;
+      if (!viz::write_png(chart, tmp, 1280, 720, why)) {
+        std::remove(tmp.c_str());
+        if (png_optional) {
+          notes << "PNG skipped: " << why << "\n";
+          continue;
+        }
+        err = "cannot write " + path + ": " + why;
+        return false;
+      }
+      if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+        std::remove(tmp.c_str());
+        err = "cannot write " + path + ": rename failed";
+        return false;
+      }
+    } else {
+      err = "unknown chart format '" + f + "' (choose from svg, png, csv)";
+      return false;
+    }
+    written.push_back(path);
+  }
+  return true;
+#else
+  (void)chart, (void)prefix, (void)formats, (void)overwrite, (void)png_optional, (void)written,
+      (void)notes;
+  err = "this warpscope was built without chart export (target warpscope_chart)";
+  return false;
+#endif
+}
+
+namespace {
+
+double per(std::uint64_t a, std::uint64_t b) { return b ? double(a) / double(b) : kNaN; }
+
+std::string cell(double v, int digits = 3) { return std::isnan(v) ? "-" : fmt(v, digits); }
+
+}  // namespace
+
+int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
+  const std::string family = "transpose";
+  std::string notice, why;
+  auto b = open_backend(opt.backend, notice, why);
+  if (!b) {
+    err << "warpscope: " << why << "\n";
+    return kExitUsage;
+  }
+  const auto variants = family_variants(family);
+  if (variants.empty()) {
+    err << "warpscope: the catalogue has no " << family << " family to demonstrate\n";
+    return kExitFailed;
+  }
+  const bool emu = b->kind() == BackendKind::Emu;
+  out << "warpscope demo: no display, so here is what the app would show.\n";
+  if (emu) {
+    out << "Backend: the SIMT emulator" << (notice.empty() ? "" : " (" + notice + ")")
+        << ".\nCounts come from the emulated trace; times are MODELLED from them, not measured.\n";
+  } else {
+    out << "Backend: cuda on " << b->device().name << ": times are measured.\n";
+  }
+
+  // Every variant at its defaults, and each padded variant also with one float of padding:
+  // the bank conflict and its cure side by side.
+  Params sets;
+  if (emu) sets["n"] = opt.emu_n;
+  std::vector<Config> cs;
+  for (const auto* v : variants) {
+    bool has_pad = false;
+    long long pad_def = 0;
+    for (const auto& p : v->params)
+      if (p.name == "pad") has_pad = true, pad_def = p.def;
+    std::vector<Sweep> sw;
+    if (has_pad && pad_def == 0) sw.push_back({"pad", {0, 1}});
+    std::vector<Config> mine;
+    if (!make_configs({v}, sets, sw, b->device().limits, mine, why)) {
+      err << "warpscope: " << why << "\n";
+      return kExitFailed;
+    }
+    for (auto& c : mine) cs.push_back(std::move(c));
+  }
+  out << "Kernel: " << family << ", " << params_text(cs.front().completed) << "\n\n";
+
+  BenchOptions bo;
+  bo.totals = true;
+  bo.repeats = 10;
+  bo.progress = &err;
+  BenchReport r = run_bench(*b, family, std::move(cs), bo);
+
+  const std::string unit = r.unit();
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : r.rows) {
+    const auto& t = row.result.totals;
+    std::string label = row.cfg.variant->name;
+    if (auto it = row.cfg.completed.find("pad"); it != row.cfg.completed.end())
+      label += " pad=" + std::to_string(it->second);
+    if (row.failed()) {
+      rows.push_back({label, "", "", "", "", "", "", "FAILED"});
+      continue;
+    }
+    rows.push_back({label, cell(per(t.global_ld_sectors, t.global_ld_requests)),
+                    cell(per(t.global_st_sectors, t.global_st_requests)),
+                    cell(per(t.shared_ld_wavefronts, t.shared_ld_requests)),
+                    std::to_string(t.shared_ld_conflicts() + t.shared_st_conflicts()),
+                    cell(row.result.timing.median_ms, 4) +
+                        (row.result.timing.measured ? "" : " modelled"),
+                    row.wrong() ? "WRONG" : cell(row.result.timing.throughput, 4),
+                    row.status() == "ok" ? "verified" : row.status()});
+  }
+  out << format_table({"variant", "ld sectors/req", "st sectors/req", "smem wavefronts/ld",
+                       "bank conflicts", emu ? "time ms (modelled)" : "time ms",
+                       unit + (emu ? " (modelled)" : ""), "result"},
+                      rows, {false, true, true, true, true, true, true, false});
+  out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
+         "conflicts)\n";
+  for (const auto& row : r.rows)
+    if (row.status() != "ok")
+      out << row.status() << " " << row.cfg.variant->name << ": " << row.message() << "\n";
+
+  std::error_code ec;
+  std::filesystem::create_directories(opt.dir, ec);
+  if (ec) {
+    err << "warpscope: cannot create " << opt.dir << ": " << ec.message() << "\n";
+    return kExitFailed;
+  }
+  std::vector<std::string> written;
+  if (!write_chart(bench_chart(r), opt.dir + "/" + family, {"svg", "png", "csv"}, true, true,
+                   written, why, out)) {
+    err << "warpscope: " << why << "\n";
+    return kExitFailed;
+  }
+  out << "\nCharts written to " << std::filesystem::absolute(opt.dir).string() << "/:";
+  for (const auto& w : written) out << " " << std::filesystem::path(w).filename().string();
+  out << "\nNext: warpscope list, warpscope metrics --kernel transpose --variant tiled --set "
+         "pad=1, warpscope bench --kernel transpose --all\n";
+  return r.any_bad() ? kExitFailed : kExitOk;
+}
+
+}  // namespace ws::cli

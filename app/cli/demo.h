@@ -1,0 +1,33 @@
+#pragma once
+// The headless demo (warpscope with no arguments and no display), and chart files.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "viz/chart.h"
+
+namespace ws::cli {
+
+// Writes PREFIX.<format> for each of svg, png, csv. Refuses to replace a file unless
+// `overwrite`. A PNG that cannot be drawn (no cairo) is skipped with a note on `notes`
+// when `png_optional`, else it is an error.
+// @post on true, `written` lists every file written; on false, `err` says why.
+bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
+                 const std::vector<std::string>& formats, bool overwrite, bool png_optional,
+                 std::vector<std::string>& written, std::string& err, std::ostream& notes);
+
+struct DemoOptions {
+  std::string dir = "warpscope-demo";  // charts go here (created if missing)
+  std::string backend = "auto";
+  // Matrix side on the emulator, where every thread is a fiber: large enough for whole
+  // tiles and many warps, small enough to finish in seconds. The GPU uses the default.
+  long long emu_n = 512;
+};
+
+// Runs the transpose family on the best backend, prints per variant the metrics that
+// matter (sectors per request, bank conflicts, time, throughput, verification) and writes
+// the charts into `dir`.
+// @post returns 0 when every variant ran and verified and the charts were written.
+int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace ws::cli

@@ -1,0 +1,712 @@
+#include "app/cli/report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <sstream>
+#include <unistd.h>
+
+namespace ws::cli {
+
+// ---------------------------------------------------------------- backends, catalogue
+
+std::unique_ptr<Backend> open_backend(const std::string& name, std::string& notice,
+                                      std::string& err) {
+  notice.clear();
+  err.clear();
+  if (name == "auto") {
+    auto b = make_best_backend(notice);
+    if (!b) err = "no backend could be opened" + (notice.empty() ? "" : ": " + notice);
+    return b;
+  }
+  if (name == "emu") return make_emu_backend();
+  if (name == "cuda") {
+    std::string why;
+    auto b = make_cuda_backend(why);
+    if (!b)
+      err = "the cuda backend is not available: " +
+            (why.empty() ? std::string("no usable CUDA device") : why) +
+            " (use --backend emu for the emulator)";
+    return b;
+  }
+  err = "unknown backend '" + name + "' (choose auto, emu or cuda)";
+  return nullptr;
+}
+
+std::vector<std::string> family_names() {
+  std::vector<std::string> out;
+  for (const auto& v : catalogue())
+    if (std::find(out.begin(), out.end(), v.family) == out.end()) out.push_back(v.family);
+  return out;
+}
+
+std::vector<const VariantInfo*> family_variants(const std::string& family) {
+  std::vector<const VariantInfo*> out;
+  for (const auto& v : catalogue())
+    if (v.family == family) out.push_back(&v);
+  return out;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? sep : "") + v[i];
+  return s;
+}
+
+}  // namespace
+
+const VariantInfo* lookup(const std::string& family, const std::string& variant,
+                          std::string& err) {
+  const auto vs = family_variants(family);
+  if (vs.empty()) {
+    err = "unknown kernel '" + family + "' (kernels: " + join(family_names()) + ")";
+    return nullptr;
+  }
+  for (const auto* v : vs)
+    if (v->name == variant) return v;
+  std::vector<std::string> names;
+  for (const auto* v : vs) names.push_back(v->name);
+  err = "kernel " + family + " has no variant '" + variant + "' (variants: " + join(names) + ")";
+  return nullptr;
+}
+
+bool parse_sets(const std::vector<std::string>& sets, Params& out, std::string& err) {
+  for (const auto& s : sets) {
+    const std::string why = parse_param(s, out);
+    if (!why.empty()) {
+      err = "bad --set '" + s + "': " + why;
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string params_text(const Params& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+namespace {
+
+bool declares(const VariantInfo& v, const std::string& key) {
+  for (const auto& ps : v.params)
+    if (ps.name == key) return true;
+  return false;
+}
+
+}  // namespace
+
+bool make_configs(const std::vector<const VariantInfo*>& variants, const Params& sets,
+                  const std::vector<Sweep>& sweeps, const DeviceLimits& limits,
+                  std::vector<Config>& out, std::string& err) {
+  out.clear();
+  if (variants.empty()) {
+    err = "no variant to run";
+    return false;
+  }
+  std::set<std::string> seen;
+  for (const auto& sw : sweeps) {
+    if (!seen.insert(sw.key).second) {
+      err = "--sweep " + sw.key + " is given twice (list all its values in one --sweep)";
+      return false;
+    }
+  }
+  if (variants.size() > 1) {
+    // A key nobody declares is a typo, not a parameter of some other variant.
+    std::vector<std::string> keys;
+    for (const auto& [k, v] : sets) keys.push_back(k);
+    for (const auto& sw : sweeps) keys.push_back(sw.key);
+    for (const auto& k : keys) {
+      bool any = false;
+      for (const auto* v : variants) any = any || declares(*v, k);
+      if (!any) {
+        err = "no variant of " + variants[0]->family + " has a parameter '" + k + "'";
+        return false;
+      }
+    }
+  }
+  for (const auto* v : variants) {
+    std::vector<Sweep> mine;
+    Params base;
+    for (const auto& [k, val] : sets)
+      if (variants.size() == 1 || declares(*v, k)) base[k] = val;
+    for (const auto& sw : sweeps)
+      if (variants.size() == 1 || declares(*v, sw.key)) mine.push_back(sw);
+    std::set<Params> done;
+    for (const auto& given : expand_sweeps(base, mine)) {
+      Config c;
+      c.variant = v;
+      c.given = given;
+      const std::string why = validate(*v, given, limits, c.completed);
+      if (!why.empty()) {
+        err = v->family + "/" + v->name + (given.empty() ? "" : " " + params_text(given)) +
+              ": " + why;
+        return false;
+      }
+      if (!done.insert(c.completed).second) continue;
+      c.plan = v->plan(c.completed);
+      out.push_back(std::move(c));
+    }
+  }
+  return true;
+}
+
+// ---------------------------------------------------------------- running
+
+std::string BenchRow::status() const {
+  if (failed()) return "FAILED";
+  if (!result.verified) return "WRONG";
+  if (!result.problems.empty()) return "PROBLEM";
+  return "ok";
+}
+
+std::string BenchRow::message() const {
+  if (failed()) return result.error;
+  if (!result.verified)
+    return result.verify_message.empty() ? "output differs from the CPU reference"
+                                         : result.verify_message;
+  if (!result.problems.empty()) return result.problems.front().message;
+  return "";
+}
+
+bool BenchReport::any_bad() const {
+  for (const auto& r : rows)
+    if (r.failed() || r.wrong()) return true;
+  return false;
+}
+
+bool BenchReport::modelled() const {
+  for (const auto& r : rows)
+    if (!r.failed() && !r.result.timing.measured) return true;
+  return false;
+}
+
+std::string BenchReport::unit() const {
+  for (const auto& r : rows)
+    if (!r.result.timing.unit.empty()) return r.result.timing.unit;
+  for (const auto& r : rows) return r.cfg.plan.gflops() ? "GFLOP/s" : "GB/s";
+  return "GB/s";
+}
+
+std::vector<Peer> peers_for(const std::string& family, bool gflops) {
+  if (gflops) return {Peer::CublasSgemm};
+  std::vector<Peer> out = {Peer::MemcpyD2D};
+  if (family.find("reduc") != std::string::npos) out.push_back(Peer::CubReduceSum);
+  return out;
+}
+
+namespace {
+
+std::string progress_label(const Config& c) {
+  return c.variant->family + "/" + c.variant->name + " " + params_text(c.completed);
+}
+
+}  // namespace
+
+BenchReport run_bench(Backend& backend, const std::string& family, std::vector<Config> configs,
+                      const BenchOptions& opt) {
+  BenchReport r;
+  r.family = family;
+  r.date = iso8601_utc(std::time(nullptr));
+  r.kind = backend.kind();
+  r.device = backend.device();
+  r.repeats = opt.repeats;
+  r.show_peers = opt.peers;
+
+  RunOptions ro;
+  ro.timing = true;
+  ro.repeats = opt.repeats;
+  ro.totals = opt.totals || backend.kind() == BackendKind::Emu;
+  ro.keep_blocks = {};
+
+  const std::size_t total = configs.size();
+  for (std::size_t i = 0; i < total; ++i) {
+    BenchRow row;
+    row.cfg = std::move(configs[i]);
+    if (opt.progress)
+      *opt.progress << "[" << i + 1 << "/" << total << "] " << progress_label(row.cfg) << " ..."
+                    << std::flush;
+    row.result = backend.run(row.cfg.variant->family, row.cfg.variant->name, row.cfg.completed,
+                             ro);
+    if (opt.progress) {
+      if (row.failed() || row.wrong())
+        *opt.progress << " " << row.status() << "\n";
+      else
+        *opt.progress << " " << fmt(row.result.timing.median_ms) << " ms"
+                      << (row.result.timing.measured ? "" : " (modelled)") << "\n";
+    }
+    r.rows.push_back(std::move(row));
+  }
+
+  // Peers at each distinct size, after the kernels so they see the same warm device.
+  std::map<std::pair<int, double>, bool> timed;
+  for (const auto& row : r.rows) {
+    const bool gf = row.cfg.plan.gflops();
+    const double size = gf ? row.cfg.plan.flops : row.cfg.plan.logical_bytes;
+    for (Peer p : peers_for(family, gf)) {
+      if (!opt.peers && p != Peer::MemcpyD2D) continue;
+      if (timed.count({int(p), size})) continue;
+      timed[{int(p), size}] = true;
+      if (opt.progress)
+        *opt.progress << "[peer] " << to_string(p) << " " << params_text(row.cfg.completed)
+                      << " ..." << std::flush;
+      PeerRow pr;
+      pr.peer = p;
+      pr.params = row.cfg.completed;
+      pr.size = size;
+      pr.result = backend.run_peer(p, row.cfg.completed, ro);
+      if (opt.progress) {
+        if (!pr.result.error.empty())
+          *opt.progress << " unavailable: " << pr.result.error << "\n";
+        else
+          *opt.progress << " " << fmt(pr.result.timing.median_ms) << " ms\n";
+      }
+      r.peers.push_back(std::move(pr));
+    }
+  }
+  derive(r);
+  return r;
+}
+
+void derive(BenchReport& r) {
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    auto& row = r.rows[i];
+    const auto& t = row.result.timing;
+    const bool good = !row.failed() && row.result.verified;
+    const bool gf = row.cfg.plan.gflops();
+    row.copy_gbps = row.frac_copy = row.frac_peak = row.speedup = kNaN;
+    if (!gf) {
+      for (const auto& p : r.peers)
+        if (p.peer == Peer::MemcpyD2D && p.size == row.cfg.plan.logical_bytes &&
+            p.result.error.empty() && p.result.timing.throughput > 0)
+          row.copy_gbps = p.result.timing.throughput;
+    }
+    if (good && t.throughput > 0) {
+      if (!gf && row.copy_gbps > 0) row.frac_copy = t.throughput / row.copy_gbps;
+      if (!gf && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
+      if (gf) {
+        for (const auto& p : r.peers)
+          if (p.peer == Peer::CublasSgemm && p.size == row.cfg.plan.flops &&
+              p.result.error.empty() && p.result.timing.throughput > 0)
+            row.frac_copy = t.throughput / p.result.timing.throughput;
+      }
+    }
+    if (i > 0 && good && t.median_ms > 0) {
+      const auto& prev = r.rows[i - 1];
+      if (!prev.failed() && prev.result.verified && prev.result.timing.median_ms > 0)
+        row.speedup = prev.result.timing.median_ms / t.median_ms;
+    }
+  }
+}
+
+// ---------------------------------------------------------------- outputs
+
+Json number(double v) {
+  if (std::isnan(v) || std::isinf(v)) return nullptr;
+  if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
+    if (v >= 0) return std::uint64_t(v);
+    return std::int64_t(v);
+  }
+  return v;
+}
+
+Json params_json(const Params& p) {
+  Json j = Json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+
+Json dim_json(const Dim3& d) { return Json::array({d.x, d.y, d.z}); }
+
+Json device_json(const DeviceInfo& d) {
+  Json j;
+  j["name"] = d.name;
+  j["driver"] = d.driver;
+  j["runtime"] = d.runtime;
+  j["compute_capability"] =
+      d.cc_major ? std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) : "";
+  j["sm_count"] = d.sm_count;
+  j["l2_bytes"] = d.l2_bytes;
+  j["mem_clock_mhz"] = number(d.mem_clock_mhz);
+  j["bus_width_bits"] = number(d.bus_width_bits);
+  j["peak_gbps"] = number(d.peak_gbps);
+  return j;
+}
+
+namespace {
+
+std::string pct(double f) { return std::isnan(f) ? "" : fmt(100.0 * f, 3) + "%"; }
+
+Json timing_json(const Timing& t) {
+  Json j;
+  j["measured"] = t.measured;
+  j["median_ms"] = number(t.median_ms);
+  j["min_ms"] = number(t.min_ms);
+  j["max_ms"] = number(t.max_ms);
+  Json s = Json::array();
+  for (double v : t.samples_ms) s.push_back(number(v));
+  j["samples_ms"] = s;
+  return j;
+}
+
+// Keys whose values differ between rows: what labels a bar.
+std::set<std::string> varying_keys(const BenchReport& r) {
+  std::map<std::string, std::set<long long>> vals;
+  for (const auto& row : r.rows)
+    for (const auto& [k, v] : row.cfg.completed) vals[k].insert(v);
+  std::set<std::string> out;
+  for (const auto& [k, s] : vals)
+    if (s.size() > 1) out.insert(k);
+  return out;
+}
+
+std::string row_label(const BenchRow& row, const std::set<std::string>& keys) {
+  std::string s = row.cfg.variant->name;
+  for (const auto& [k, v] : row.cfg.completed)
+    if (keys.count(k)) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
+std::string backend_words(const BenchReport& r) {
+  return std::string(to_string(r.kind)) +
+         (r.kind == BackendKind::Emu ? " (emulated: times are modelled, not measured)"
+                                     : " (measured with CUDA events)");
+}
+
+}  // namespace
+
+std::string bench_text(const BenchReport& r) {
+  std::ostringstream o;
+  const std::string unit = r.unit();
+  o << r.family << " on " << r.device.name << ", backend " << backend_words(r) << "\n";
+  o << "date " << r.date << ", median of " << r.repeats << " runs";
+  if (r.device.peak_gbps > 0) o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s";
+  o << "\n\n";
+  const std::string tcol = r.modelled() ? "time ms (modelled)" : "median ms";
+  std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
+                                     unit == "GFLOP/s" ? "of cuBLAS" : "of memcpy",
+                                     "of peak", "speedup", "result"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : r.rows) {
+    const auto& t = row.result.timing;
+    std::vector<std::string> cells = {row.cfg.variant->name, params_text(row.cfg.completed)};
+    if (row.failed()) {
+      cells.insert(cells.end(), {"", "", "", "", "", "", "FAILED"});
+    } else {
+      cells.push_back(fmt(t.median_ms));
+      cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
+      // A wrong result never shows a throughput.
+      cells.push_back(row.wrong() ? "WRONG" : fmt(t.throughput));
+      cells.push_back(pct(row.frac_copy));
+      cells.push_back(pct(row.frac_peak));
+      cells.push_back(std::isnan(row.speedup) ? "" : fmt(row.speedup, 3) + "x");
+      cells.push_back(row.status());
+    }
+    rows.push_back(std::move(cells));
+  }
+  if (r.show_peers) {
+    for (const auto& p : r.peers) {
+      std::vector<std::string> cells = {"peer: " + std::string(to_string(p.peer)),
+                                        params_text(p.params)};
+      if (!p.result.error.empty()) {
+        cells.insert(cells.end(), {"", "", "", "", "", "", "n/a"});
+      } else {
+        const auto& t = p.result.timing;
+        cells.push_back(fmt(t.median_ms));
+        cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
+        cells.push_back(fmt(t.throughput) + (t.unit != unit && !t.unit.empty() ? " " + t.unit : ""));
+        cells.insert(cells.end(), {"", "", "", "peer"});
+      }
+      rows.push_back(std::move(cells));
+    }
+  }
+  o << format_table(header, rows, {false, false, true, true, true, true, true, true, false});
+  for (const auto& row : r.rows)
+    if (row.status() != "ok")
+      o << row.status() << " " << row.cfg.variant->name << " " << params_text(row.cfg.completed)
+        << ": " << row.message() << "\n";
+  if (r.show_peers)
+    for (const auto& p : r.peers)
+      if (!p.result.error.empty())
+        o << "peer " << to_string(p.peer) << " unavailable: " << p.result.error << "\n";
+  return o.str();
+}
+
+std::string bench_csv(const BenchReport& r) {
+  std::set<std::string> keys;
+  for (const auto& row : r.rows)
+    for (const auto& [k, v] : row.cfg.completed) keys.insert(k);
+  std::vector<std::string> head = {"date", "device", "driver", "runtime", "mem_clock_mhz",
+                                   "bus_width_bits", "peak_gbps", "backend", "timing",
+                                   "kernel", "variant"};
+  for (const auto& k : keys) head.push_back(k);
+  for (const char* h : {"params", "repeats", "median_ms", "min_ms", "max_ms", "throughput",
+                        "unit", "frac_copy", "frac_peak", "speedup", "status", "message"})
+    head.push_back(h);
+  std::string out;
+  for (std::size_t i = 0; i < head.size(); ++i) out += (i ? "," : "") + head[i];
+  out += "\n";
+  auto num = [](double v) { return std::isnan(v) ? std::string() : fmt(v, 6); };
+  auto line = [&](const std::string& variant, const Params& params, const Timing& t,
+                  bool failed, const std::string& throughput, double fc, double fp, double sp,
+                  const std::string& status, const std::string& msg) {
+    std::vector<std::string> c = {r.date, r.device.name, r.device.driver, r.device.runtime,
+                                  num(r.device.mem_clock_mhz), num(r.device.bus_width_bits),
+                                  num(r.device.peak_gbps), std::string(to_string(r.kind)),
+                                  failed ? "" : (t.measured ? "measured" : "modelled"),
+                                  r.family, variant};
+    for (const auto& k : keys) {
+      auto it = params.find(k);
+      c.push_back(it == params.end() ? "" : std::to_string(it->second));
+    }
+    c.push_back(params_text(params));
+    c.push_back(std::to_string(r.repeats));
+    c.push_back(failed ? "" : num(t.median_ms));
+    c.push_back(failed ? "" : num(t.min_ms));
+    c.push_back(failed ? "" : num(t.max_ms));
+    c.push_back(throughput);
+    c.push_back(t.unit);
+    c.push_back(num(fc));
+    c.push_back(num(fp));
+    c.push_back(num(sp));
+    c.push_back(status);
+    c.push_back(msg);
+    for (std::size_t i = 0; i < c.size(); ++i) out += (i ? "," : "") + csv_field(c[i]);
+    out += "\n";
+  };
+  for (const auto& row : r.rows) {
+    const bool bad = row.failed() || row.wrong();
+    line(row.cfg.variant->name, row.cfg.completed, row.result.timing, row.failed(),
+         bad ? "" : num(row.result.timing.throughput), row.frac_copy, row.frac_peak,
+         row.speedup, row.status(), row.message());
+  }
+  for (const auto& p : r.peers) {
+    const bool failed = !p.result.error.empty();
+    line("peer:" + std::string(to_string(p.peer)), p.params, p.result.timing, failed,
+         failed ? "" : num(p.result.timing.throughput), kNaN, kNaN, kNaN,
+         failed ? "n/a" : "peer", p.result.error);
+  }
+  return out;
+}
+
+Json bench_json(const BenchReport& r) {
+  Json j;
+  j["date"] = r.date;
+  j["kernel"] = r.family;
+  j["backend"] = std::string(to_string(r.kind));
+  j["device"] = device_json(r.device);
+  j["repeats"] = r.repeats;
+  j["set"] = params_json(r.sets);
+  Json sw = Json::object();
+  for (const auto& s : r.sweeps) sw[s.key] = s.values;
+  j["sweep"] = sw;
+  j["unit"] = r.unit();
+  Json rows = Json::array();
+  for (const auto& row : r.rows) {
+    Json o;
+    o["variant"] = row.cfg.variant->name;
+    o["params"] = params_json(row.cfg.completed);
+    o["status"] = row.status();
+    o["verified"] = row.result.verified;
+    if (!row.message().empty()) o["message"] = row.message();
+    if (!row.failed()) {
+      o["timing"] = timing_json(row.result.timing);
+      o["throughput"] = row.wrong() ? Json(nullptr) : number(row.result.timing.throughput);
+    }
+    o["unit"] = row.result.timing.unit;
+    o["frac_copy"] = number(row.frac_copy);
+    o["frac_peak"] = number(row.frac_peak);
+    o["speedup"] = number(row.speedup);
+    rows.push_back(o);
+  }
+  j["rows"] = rows;
+  Json peers = Json::array();
+  for (const auto& p : r.peers) {
+    Json o;
+    o["peer"] = std::string(to_string(p.peer));
+    o["params"] = params_json(p.params);
+    if (!p.result.error.empty()) {
+      o["error"] = p.result.error;
+    } else {
+      o["timing"] = timing_json(p.result.timing);
+      o["throughput"] = number(p.result.timing.throughput);
+      o["unit"] = p.result.timing.unit;
+    }
+    peers.push_back(o);
+  }
+  j["peers"] = peers;
+  return j;
+}
+
+viz::ChartSpec bench_chart(const BenchReport& r) {
+  viz::ChartSpec c;
+  const std::string unit = r.unit();
+  const bool modelled = r.modelled();
+  c.y_label = unit + (modelled ? " (modelled)" : "");
+  const std::string where = r.device.name + (modelled ? ", emulated" : "");
+  const bool lines = r.sweeps.size() == 1 && r.sweeps[0].values.size() >= 2;
+
+  std::map<double, double> copy_at;  // x -> memcpy throughput (line charts)
+  std::set<double> copies;
+  for (const auto& row : r.rows)
+    if (row.copy_gbps > 0) copies.insert(row.copy_gbps);
+
+  if (lines) {
+    const std::string key = r.sweeps[0].key;
+    c.title = r.family + ": throughput against " + key + " (" + where + ")";
+    c.x_label = key;
+    std::vector<std::string> order;
+    std::map<std::string, viz::Series> by_variant;
+    for (const auto& row : r.rows) {
+      auto it = row.cfg.completed.find(key);
+      if (it == row.cfg.completed.end()) continue;
+      const std::string& name = row.cfg.variant->name;
+      if (!by_variant.count(name)) {
+        order.push_back(name);
+        by_variant[name].name = name;
+        by_variant[name].kind = viz::SeriesKind::Line;
+      }
+      auto& s = by_variant[name];
+      const bool bad = row.failed() || row.wrong();
+      s.x.push_back(double(it->second));
+      s.y.push_back(bad ? 0.0 : row.result.timing.throughput);
+      s.wrong.push_back(bad);
+      s.modelled.push_back(!row.failed() && !row.result.timing.measured);
+      if (row.copy_gbps > 0) copy_at[double(it->second)] = row.copy_gbps;
+    }
+    for (const auto& n : order) c.series.push_back(by_variant[n]);
+    if (copies.size() > 1 && !copy_at.empty()) {
+      viz::Series s;
+      s.name = "cudaMemcpy D2D (same run)";
+      s.kind = viz::SeriesKind::Line;
+      for (const auto& [x, y] : copy_at) {
+        s.x.push_back(x);
+        s.y.push_back(y);
+        s.wrong.push_back(false);
+        s.modelled.push_back(modelled);
+      }
+      c.series.push_back(s);
+    }
+  } else {
+    c.title = r.family + ": throughput by variant (" + where + ")";
+    c.x_label = "variant";
+    const auto keys = varying_keys(r);
+    viz::Series s;
+    s.name = "throughput";
+    s.kind = viz::SeriesKind::Bars;
+    for (std::size_t i = 0; i < r.rows.size(); ++i) {
+      const auto& row = r.rows[i];
+      const bool bad = row.failed() || row.wrong();
+      c.categories.push_back(row_label(row, keys));
+      s.x.push_back(double(i));
+      s.y.push_back(bad ? 0.0 : row.result.timing.throughput);
+      s.wrong.push_back(bad);
+      s.modelled.push_back(!row.failed() && !row.result.timing.measured);
+    }
+    c.series.push_back(s);
+  }
+  if (unit == "GB/s" && r.device.peak_gbps > 0)
+    c.refs.push_back({"theoretical peak", r.device.peak_gbps, 0});
+  if (copies.size() == 1) c.refs.push_back({"cudaMemcpy D2D (same run)", *copies.begin(), 0});
+  for (const auto& p : r.peers)
+    if (p.peer == Peer::CublasSgemm && p.result.error.empty() && p.result.timing.throughput > 0)
+      c.refs.push_back({"cuBLAS SGEMM (same run)", p.result.timing.throughput, 0});
+
+  c.meta["kernel"] = r.family;
+  c.meta["device"] = r.device.name;
+  c.meta["driver"] = r.device.driver;
+  c.meta["runtime"] = r.device.runtime;
+  if (r.device.mem_clock_mhz > 0) c.meta["memory clock MHz"] = fmt(r.device.mem_clock_mhz);
+  if (r.device.bus_width_bits > 0) c.meta["bus width bits"] = fmt(r.device.bus_width_bits);
+  c.meta["backend"] = std::string(to_string(r.kind));
+  c.meta["timing"] = modelled ? "modelled by the emulator, not measured"
+                              : "measured, median of " + std::to_string(r.repeats) + " runs";
+  c.meta["date"] = r.date;
+  std::string params = params_text(r.sets);
+  for (const auto& sw : r.sweeps) {
+    std::string vals;
+    for (long long v : sw.values) vals += (vals.empty() ? "" : ",") + std::to_string(v);
+    params += (params.empty() ? "" : " ") + sw.key + "=" + vals;
+  }
+  if (r.rows.size() == 1) params = params_text(r.rows[0].cfg.completed);
+  c.meta["params"] = params.empty() ? "defaults" : params;
+  return c;
+}
+
+namespace {
+
+void pretty_into(const Json& j, int depth, int max_depth, std::string& out) {
+  const bool compound = j.is_object() || j.is_array();
+  bool scalars_only = j.is_array();
+  if (j.is_array())
+    for (const auto& e : j)
+      if (e.is_object() || e.is_array()) scalars_only = false;
+  if (!compound || j.empty() || depth >= max_depth || scalars_only) {
+    out += j.dump();
+    return;
+  }
+  const std::string ind(2 * (depth + 1), ' ');
+  out += j.is_object() ? "{\n" : "[\n";
+  bool first = true;
+  if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out += ",\n";
+      first = false;
+      out += ind + Json(it.key()).dump() + ": ";
+      pretty_into(it.value(), depth + 1, max_depth, out);
+    }
+  } else {
+    for (const auto& e : j) {
+      if (!first) out += ",\n";
+      first = false;
+      out += ind;
+      pretty_into(e, depth + 1, max_depth, out);
+    }
+  }
+  out += "\n" + std::string(2 * depth, ' ') + (j.is_object() ? "}" : "]");
+}
+
+}  // namespace
+
+std::string pretty(const Json& j, int depth) {
+  std::string out;
+  pretty_into(j, 0, depth, out);
+  return out + "\n";
+}
+
+bool write_text(const std::string& path, const std::string& data, std::ostream& stdout_stream,
+                std::string& err) {
+  if (path == "-") {
+    stdout_stream << data;
+    return true;
+  }
+  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    if (!f) {
+      err = "cannot write " + path + ": cannot create " + tmp;
+      return false;
+    }
+    f << data;
+    f.flush();
+    if (!f) {
+      err = "cannot write " + path + " (disk full?)";
+      std::remove(tmp.c_str());
+      return false;
+    }
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    err = "cannot write " + path + ": rename failed";
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,540 @@
+// The command line end to end: in process through ws::cli::run (output captured), and the
+// built binary for what only a process shows (exit status, one line on stderr, the demo
+// without a display). Everything runs on the emulator, so no GPU is needed.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "app/cli/cli.h"
+#include "app/cli/demo.h"
+#include "app/cli/report.h"
+#include "kernels/backend.h"
+
+namespace ws::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Out {
+  int code = -1;
+  std::string out, err;
+};
+
+Out cli(const std::vector<std::string>& args, const Hooks& h = {}) {
+  std::ostringstream o, e;
+  Out r;
+  r.code = run(args, o, e, h);
+  r.out = o.str();
+  r.err = e.str();
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+// A fresh, empty directory per test.
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ws_cli_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs the built binary in `cwd` with `env` prefixed (e.g. "env -u DISPLAY").
+Out binary(const std::string& args, const fs::path& cwd, const std::string& env = "") {
+  const fs::path o = cwd / "stdout.txt", e = cwd / "stderr.txt";
+  const std::string cmd = "cd '" + cwd.string() + "' && " + env + " '" WS_BINARY_DIR "/warpscope' " +
+                          args + " > '" + o.string() + "' 2> '" + e.string() + "'";
+  const int st = std::system(cmd.c_str());
+  Out r;
+  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  r.out = slurp(o);
+  r.err = slurp(e);
+  return r;
+}
+
+std::size_t lines(const std::string& s) { return std::count(s.begin(), s.end(), '\n'); }
+
+// ------------------------------------------------------------------------------- list
+
+TEST(CliList, JsonDescribesEveryVariantOfTheCatalogue) {
+  const Out r = cli({"list", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  ASSERT_TRUE(j["families"].is_array());
+  std::size_t variants = 0;
+  for (const auto& f : j["families"]) {
+    ASSERT_TRUE(f["family"].is_string());
+    for (const auto& v : f["variants"]) {
+      ++variants;
+      for (const char* k : {"name", "title", "why", "source_file", "entry", "params"})
+        EXPECT_TRUE(v.contains(k)) << k;
+      const VariantInfo* info = find_variant(f["family"], v["name"]);
+      ASSERT_NE(info, nullptr) << f["family"] << "/" << v["name"];
+      ASSERT_EQ(v["params"].size(), info->params.size());
+      for (std::size_t i = 0; i < info->params.size(); ++i) {
+        const auto& p = v["params"][i];
+        EXPECT_EQ(p["name"], info->params[i].name);
+        EXPECT_EQ(p["default"].get<long long>(), info->params[i].def);
+        if (info->params[i].choices.empty()) {
+          EXPECT_EQ(p["min"].get<long long>(), info->params[i].min);
+          EXPECT_EQ(p["max"].get<long long>(), info->params[i].max);
+        } else {
+          EXPECT_EQ(p["choices"].get<std::vector<long long>>(), info->params[i].choices);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(variants, catalogue().size());
+}
+
+TEST(CliList, TextNamesFamiliesVariantsAndParameters) {
+  const Out r = cli({"list"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& v : catalogue()) {
+    EXPECT_NE(r.out.find(v.family), std::string::npos);
+    EXPECT_NE(r.out.find(v.name + " - " + v.title), std::string::npos);
+  }
+  EXPECT_NE(r.out.find("--set tile="), std::string::npos);
+}
+
+// ---------------------------------------------------------------------------- metrics
+
+TEST(CliMetrics, JsonHasExactlyTheContractKeys) {
+  const Out r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set", "n=64",
+                     "--backend", "emu", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  EXPECT_EQ(keys, (std::vector<std::string>{"kernel", "variant", "params", "backend", "launches",
+                                            "totals", "verified", "device"}));
+  EXPECT_EQ(j["kernel"], "transpose");
+  EXPECT_EQ(j["variant"], "tiled");
+  EXPECT_EQ(j["backend"], "emu");
+  EXPECT_EQ(j["params"]["n"], 64);
+  EXPECT_TRUE(j["params"].contains("pad"));  // defaults filled in
+  EXPECT_EQ(j["verified"], true);
+  ASSERT_EQ(j["launches"].size(), 1u);
+  const auto& l = j["launches"][0];
+  std::vector<std::string> lkeys;
+  for (auto it = l.begin(); it != l.end(); ++it) lkeys.push_back(it.key());
+  EXPECT_EQ(lkeys, (std::vector<std::string>{"name", "grid", "block", "metrics"}));
+  EXPECT_EQ(l["grid"], Json::array({2, 2, 1}));
+  EXPECT_EQ(l["block"], Json::array({32, 8, 1}));
+  EXPECT_FALSE(l["metrics"].empty());
+  EXPECT_EQ(l["metrics"], j["totals"]);  // one launch: its metrics are the totals
+  EXPECT_TRUE(j["device"]["name"].is_string());
+}
+
+// Nsight Compute on an H100 (shared/reference/h100-anchors.md), 1024 x 1024 floats.
+struct Anchor {
+  const char* variant;
+  std::vector<std::string> sets;
+  std::map<std::string, double> expect;
+};
+
+const char* kLdReq = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+const char* kLdSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+const char* kStReq = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
+const char* kStSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+const char* kShLdWf = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+const char* kShLdBc = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+const char* kShStWf = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+const char* kShStBc = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+
+TEST(CliMetrics, TransposeTotalsEqualTheH100Anchors) {
+  const std::vector<Anchor> anchors = {
+      {"naive",
+       {"n=1024", "tile=32", "block_rows=32"},
+       {{kLdReq, 32768}, {kLdSec, 131072}, {kStReq, 32768}, {kStSec, 1048576}}},
+      {"tiled",
+       {"n=1024", "tile=32", "block_rows=8", "pad=0"},
+       {{kLdReq, 32768}, {kLdSec, 131072}, {kStReq, 32768}, {kStSec, 131072},
+        {kShLdWf, 1048576}, {kShLdBc, 1015808}, {kShStWf, 32768}, {kShStBc, 0}}},
+      {"tiled",
+       {"n=1024", "tile=32", "block_rows=8", "pad=1"},
+       {{kLdReq, 32768}, {kLdSec, 131072}, {kStReq, 32768}, {kStSec, 131072},
+        {kShLdWf, 32768}, {kShLdBc, 0}, {kShStWf, 32768}, {kShStBc, 0}}},
+  };
+  for (const auto& a : anchors) {
+    std::vector<std::string> args = {"metrics", "--kernel", "transpose", "--variant", a.variant,
+                                     "--backend", "emu", "--json"};
+    for (const auto& s : a.sets) args.insert(args.end(), {"--set", s});
+    const Out r = cli(args);
+    ASSERT_EQ(r.code, 0) << a.variant << ": " << r.err;
+    const Json j = Json::parse(r.out);
+    EXPECT_EQ(j["verified"], true);
+    for (const auto& [metric, value] : a.expect) {
+      ASSERT_TRUE(j["totals"].contains(metric)) << metric;
+      EXPECT_TRUE(j["totals"][metric].is_number_integer()) << metric;
+      EXPECT_EQ(j["totals"][metric].get<double>(), value) << a.variant << " " << metric;
+    }
+  }
+}
+
+TEST(CliMetrics, TextShowsMetricNamesAndVerification) {
+  const Out r = cli({"metrics", "--kernel", "transpose", "--variant", "naive", "--set", "n=64",
+                     "--backend", "emu"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(kStSec), std::string::npos);
+  EXPECT_NE(r.out.find("verified"), std::string::npos);
+}
+
+TEST(CliMetrics, FastOnlyNeedsTheCudaBackend) {
+  const Out r = cli({"metrics", "--kernel", "transpose", "--variant", "naive", "--backend", "emu",
+                     "--fast-only"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("--fast-only needs the cuda backend"), std::string::npos) << r.err;
+}
+
+// ------------------------------------------------------------------------- bad input
+
+struct Bad {
+  std::vector<std::string> args;
+  std::string message;  // a piece of the one line on stderr
+};
+
+TEST(CliBadInput, EveryMistakeGetsOneSpecificLineAndExitCode2) {
+  const std::vector<std::string> m = {"metrics", "--backend", "emu"};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> a = m;
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  };
+  const std::vector<Bad> cases = {
+      {with({"--kernel", "nope", "--variant", "naive"}), "unknown kernel 'nope'"},
+      {with({"--kernel", "transpose", "--variant", "nope"}), "has no variant 'nope'"},
+      {with({"--kernel", "transpose", "--variant", "naive", "--set", "n1024"}),
+       "bad --set 'n1024'"},
+      {with({"--kernel", "transpose", "--variant", "naive", "--set", "n=abc"}), "not an integer"},
+      {with({"--kernel", "transpose", "--variant", "naive", "--set", "colour=1"}),
+       "unknown parameter 'colour'"},
+      {with({"--kernel", "transpose", "--variant", "tiled", "--set", "tile=48"}), "tile=48"},
+      {with({"--kernel", "transpose", "--variant", "tiled", "--set", "n=1000"}), "must divide"},
+      {with({"--kernel", "transpose", "--variant", "tiled", "--set", "block_rows=64"}),
+       "block_rows=64"},
+      {with({"--variant", "naive"}), "--kernel"},
+      {{"metrics", "--kernel", "transpose", "--variant", "naive", "--backend", "gpu"},
+       "unknown backend 'gpu'"},
+      {{"bench", "--kernel", "transpose", "--backend", "emu", "--sweep", "tile"}, "--sweep"},
+      {{"bench", "--kernel", "transpose", "--backend", "emu", "--sweep", "colour=1,2"},
+       "no variant of transpose has a parameter 'colour'"},
+      {{"bench", "--kernel", "transpose", "--backend", "emu", "--sweep", "pad=0,1", "--sweep",
+        "pad=2"},
+       "given twice"},
+      {{"bench", "--kernel", "transpose", "--variant", "naive", "--all"}, "excludes"},
+      {{"bench", "--kernel", "transpose", "--repeats", "0"}, "--repeats"},
+      {{"trace", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--backend",
+        "emu", "--block", "4"},
+       "outside the grid (4 blocks"},
+      {{"export", "--kernel", "transpose", "--out", "x", "--format", "gif"},
+       "unknown --format 'gif'"},
+      {{"lesson", "--validate", "a.md"}, "built without lessons"},
+      {{"gui"}, "built without the GUI"},
+      {{"frobnicate"}, "frobnicate"},
+  };
+  for (const auto& c : cases) {
+    const Out r = cli(c.args);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    EXPECT_EQ(r.code, kExitUsage) << cmd << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << cmd << "\nstderr: " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << cmd << "\nstderr: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << cmd;
+  }
+}
+
+// Some variant of the catalogue asks for more shared memory than a block may have when its
+// parameters go to their largest allowed values: the CLI must refuse it before running.
+TEST(CliBadInput, TooMuchSharedMemoryIsRefusedByName) {
+  const DeviceLimits lim = make_emu_backend()->device().limits;
+  std::vector<std::string> found;
+  for (const auto& v : catalogue()) {
+    Params big;
+    for (const auto& p : v.params) {
+      if (p.name == "n") continue;  // the problem size changes no block's shared memory
+      big[p.name] = p.choices.empty() ? p.max : *std::max_element(p.choices.begin(), p.choices.end());
+    }
+    Params full = big;
+    for (const auto& p : v.params)
+      if (!full.count(p.name)) full[p.name] = p.def;
+    if (v.check && !v.check(full).empty()) continue;
+    const Plan plan = v.plan(full);
+    bool over = false;
+    for (const auto& l : plan.launches) over = over || l.shared_bytes > lim.max_shared_per_block;
+    if (!over) continue;
+    std::vector<std::string> args = {"metrics", "--kernel", v.family, "--variant", v.name,
+                                     "--backend", "emu"};
+    for (const auto& [k, val] : big) args.insert(args.end(), {"--set", k + "=" + std::to_string(val)});
+    const Out r = cli(args);
+    EXPECT_EQ(r.code, kExitUsage) << v.family << "/" << v.name;
+    EXPECT_NE(r.err.find("shared memory"), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    found.push_back(v.family + "/" + v.name);
+  }
+  EXPECT_FALSE(found.empty()) << "no catalogue variant can ask for too much shared memory";
+}
+
+TEST(CliBadInput, CudaRequestedWithoutAGpuSaysWhy) {
+  std::string why;
+  if (make_cuda_backend(why)) GTEST_SKIP() << "a CUDA device is present";
+  for (const std::string cmd : {"metrics", "info"}) {
+    std::vector<std::string> args = {cmd, "--backend", "cuda"};
+    if (cmd == "metrics") args.insert(args.end(), {"--kernel", "transpose", "--variant", "naive"});
+    const Out r = cli(args);
+    EXPECT_EQ(r.code, kExitUsage) << cmd;
+    EXPECT_NE(r.err.find("cuda backend is not available"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+  }
+}
+
+TEST(CliBadInput, TheBinaryExitsNonZeroWithOneLine) {
+  const fs::path d = scratch("bin_bad");
+  const Out r = binary("metrics --kernel nope --variant naive --backend emu", d);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+  EXPECT_NE(r.err.find("unknown kernel 'nope'"), std::string::npos) << r.err;
+  const Out u = binary("--no-such-flag", d);
+  EXPECT_EQ(u.code, kExitUsage);
+  EXPECT_EQ(lines(u.err), 1u) << u.err;
+  fs::remove_all(d);
+}
+
+// ------------------------------------------------------------------------------- info
+
+TEST(CliInfo, EmulatorJson) {
+  const Out r = cli({"info", "--backend", "emu", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["backend"], "emu");
+  EXPECT_EQ(j["measured"], false);
+  EXPECT_FALSE(j["device"]["name"].get<std::string>().empty());
+}
+
+TEST(CliInfo, AutoSaysWhyCudaIsUnavailable) {
+  std::string why;
+  if (make_cuda_backend(why)) GTEST_SKIP() << "a CUDA device is present";
+  const Out r = cli({"info"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("backend:"), std::string::npos);
+  EXPECT_NE(r.out.find("unavailable: " + why), std::string::npos) << r.out;
+}
+
+// ------------------------------------------------------------------------------ trace
+
+TEST(CliTrace, EventsOfTheChosenBlockAsJson) {
+  const Out r = cli({"trace", "--kernel", "transpose", "--variant", "tiled", "--set", "n=64",
+                     "--block", "3", "--backend", "emu"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["block"], 3);
+  ASSERT_EQ(j["launches"].size(), 1u);
+  const auto& evs = j["launches"][0]["events"];
+  ASSERT_FALSE(evs.empty());
+  const std::regex hex("0x[0-9a-f]{8}");
+  std::set<std::string> kinds;
+  for (const auto& e : evs) {
+    EXPECT_EQ(e["block"], 3);
+    EXPECT_TRUE(std::regex_match(e["mask"].get<std::string>(), hex)) << e.dump();
+    EventKind k;
+    ASSERT_TRUE(event_kind_from_string(e["kind"].get<std::string>(), k)) << e.dump();
+    kinds.insert(e["kind"]);
+    EXPECT_TRUE(e.contains("line"));
+    if (is_memory(k)) {
+      EXPECT_EQ(e["bytes"], 4);
+      ASSERT_EQ(e["offsets"].size(), 32u);
+      const auto mask = std::stoul(e["mask"].get<std::string>(), nullptr, 16);
+      for (int lane = 0; lane < 32; ++lane)
+        EXPECT_EQ(e["offsets"][lane].is_null(), ((mask >> lane) & 1u) == 0) << e.dump();
+    }
+  }
+  EXPECT_TRUE(kinds.count(std::string(to_string(EventKind::SharedLoad))));
+  EXPECT_TRUE(kinds.count(std::string(to_string(EventKind::Barrier))));
+}
+
+// -------------------------------------------------------------------- bench, export
+
+TEST(CliBench, AllVariantsWithFilesThatCarryDeviceDateAndParams) {
+  const fs::path d = scratch("bench");
+  const std::string csv = (d / "b.csv").string(), json = (d / "b.json").string();
+  const Out r = cli({"bench", "--kernel", "transpose", "--all", "--set", "n=64", "--backend",
+                     "emu", "--repeats", "3", "--csv", csv, "--json", json});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("modelled"), std::string::npos);
+  EXPECT_NE(r.err.find("[1/"), std::string::npos);  // progress on stderr
+  const Json j = Json::parse(slurp(json));
+  EXPECT_EQ(j["rows"].size(), family_variants("transpose").size());
+  EXPECT_TRUE(std::regex_match(j["date"].get<std::string>(),
+                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")));
+  EXPECT_TRUE(j["device"].contains("name"));
+  EXPECT_TRUE(j["device"].contains("driver"));
+  EXPECT_TRUE(j["device"].contains("mem_clock_mhz"));
+  for (const auto& row : j["rows"]) {
+    EXPECT_EQ(row["params"]["n"], 64);
+    EXPECT_EQ(row["status"], "ok");
+    EXPECT_GT(row["throughput"].get<double>(), 0);
+  }
+  const std::string c = slurp(csv);
+  EXPECT_EQ(c.rfind("date,device,driver,runtime,mem_clock_mhz", 0), 0u) << c;
+  EXPECT_EQ(lines(c), 1 + j["rows"].size() + j["peers"].size());
+  fs::remove_all(d);
+}
+
+TEST(CliBench, SweepsRunTheCartesianProduct) {
+  const Out r = cli({"bench", "--kernel", "transpose", "--variant", "tiled", "--set", "n=64",
+                     "--sweep", "pad=0,1", "--sweep", "block_rows=8,32", "--backend", "emu",
+                     "--repeats", "2", "--json", "-"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto start = r.out.find("{\n");
+  ASSERT_NE(start, std::string::npos);
+  const Json j = Json::parse(r.out.substr(start));
+  ASSERT_EQ(j["rows"].size(), 4u);
+  std::set<std::pair<long long, long long>> seen;
+  for (const auto& row : j["rows"])
+    seen.insert({row["params"]["pad"].get<long long>(), row["params"]["block_rows"].get<long long>()});
+  EXPECT_EQ(seen.size(), 4u);
+  // Every row verified, so each after the first has a speedup over the one before.
+  for (std::size_t i = 1; i < j["rows"].size(); ++i) EXPECT_FALSE(j["rows"][i]["speedup"].is_null());
+}
+
+TEST(CliExport, WritesChartsAndRefusesToOverwrite) {
+  const fs::path d = scratch("export");
+  const std::string prefix = (d / "chart").string();
+  const std::vector<std::string> args = {"export", "--kernel", "transpose", "--all", "--set",
+                                         "n=64", "--backend", "emu", "--repeats", "2", "--out",
+                                         prefix, "--format", "svg,csv"};
+  const Out r = cli(args);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_TRUE(fs::exists(prefix + ".svg"));
+  ASSERT_TRUE(fs::exists(prefix + ".csv"));
+  EXPECT_FALSE(fs::exists(prefix + ".png"));
+  const std::string device = make_emu_backend()->device().name;
+  EXPECT_NE(slurp(prefix + ".svg").find(device), std::string::npos);
+  EXPECT_NE(slurp(prefix + ".csv").find(device), std::string::npos);
+
+  std::ofstream(prefix + ".csv") << "mine";
+  const Out again = cli(args);
+  EXPECT_EQ(again.code, kExitUsage);
+  EXPECT_NE(again.err.find("already exists; pass --force"), std::string::npos) << again.err;
+  EXPECT_EQ(slurp(prefix + ".csv"), "mine");
+
+  std::vector<std::string> forced = args;
+  forced.push_back("--force");
+  const Out f = cli(forced);
+  ASSERT_EQ(f.code, 0) << f.err;
+  EXPECT_NE(slurp(prefix + ".csv"), "mine");
+  fs::remove_all(d);
+}
+
+// ------------------------------------------------------------------------ lesson, gui
+
+TEST(CliHooks, LessonCommandsCallTheLinkedEntryPoints) {
+  const fs::path d = scratch("lesson");
+  const std::string file = (d / "l.md").string();
+  std::ofstream(file) << "# lesson\n";
+  std::vector<std::string> validated;
+  std::string checked;
+  BackendKind kind = BackendKind::Cuda;
+  Hooks h;
+  h.lesson_validate = [&](const std::vector<std::string>& f, std::ostream& out) {
+    validated = f;
+    out << "ok\n";
+    return 0;
+  };
+  h.lesson_check = [&](const std::string& f, Backend& b, std::ostream&) {
+    checked = f;
+    kind = b.kind();
+    return 1;
+  };
+  EXPECT_EQ(cli({"lesson", "--validate", file, file}, h).code, 0);
+  EXPECT_EQ(validated, (std::vector<std::string>{file, file}));
+  EXPECT_EQ(cli({"lesson", "--check", file, "--backend", "emu"}, h).code, 1);
+  EXPECT_EQ(checked, file);
+  EXPECT_EQ(kind, BackendKind::Emu);
+  const Out missing = cli({"lesson", "--validate", (d / "none.md").string()}, h);
+  EXPECT_EQ(missing.code, kExitUsage);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos);
+  const Out neither = cli({"lesson"}, h);
+  EXPECT_EQ(neither.code, kExitUsage);
+  fs::remove_all(d);
+}
+
+TEST(CliHooks, GuiReceivesTheParsedOptions) {
+  gui::GuiOptions got;
+  int calls = 0;
+  Hooks h;
+  h.gui_run = [&](const gui::GuiOptions& o) {
+    got = o;
+    ++calls;
+    return 0;
+  };
+  h.gui_display_available = [] { return true; };
+  const Out r = cli({"gui", "--kernel", "transpose", "--variant", "tiled", "--set", "pad=1",
+                     "--backend", "emu", "--presenter", "--size", "800x600", "--screenshot",
+                     "x.png", "--view", "bank-map"},
+                    h);
+  ASSERT_EQ(r.code, 0) << r.err;
+  ASSERT_EQ(calls, 1);
+  EXPECT_EQ(got.family, "transpose");
+  EXPECT_EQ(got.variant, "tiled");
+  EXPECT_EQ(got.params, (Params{{"pad", 1}}));
+  EXPECT_EQ(got.backend, "emu");
+  EXPECT_TRUE(got.presenter);
+  EXPECT_EQ(got.width, 800);
+  EXPECT_EQ(got.height, 600);
+  EXPECT_EQ(got.screenshot, "x.png");
+  EXPECT_EQ(got.view, "bank-map");
+
+  const Out bad = cli({"gui", "--kernel", "transpose", "--variant", "tiled", "--set", "pad=9"}, h);
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_NE(bad.err.find("pad=9"), std::string::npos) << bad.err;
+  EXPECT_EQ(calls, 1);
+
+  // No arguments and a display: the desktop app.
+  EXPECT_EQ(cli({}, h).code, 0);
+  EXPECT_EQ(calls, 2);
+}
+
+// ------------------------------------------------------------------------------- demo
+
+TEST(CliDemo, WritesItsChartsAndLabelsModelledTimes) {
+  const fs::path d = scratch("demo");
+  DemoOptions o;
+  o.dir = (d / "out").string();
+  o.backend = "emu";
+  o.emu_n = 64;
+  std::ostringstream out, err;
+  ASSERT_EQ(run_demo(o, out, err), 0) << out.str() << err.str();
+  EXPECT_TRUE(fs::exists(d / "out" / "transpose.svg"));
+  EXPECT_TRUE(fs::exists(d / "out" / "transpose.csv"));
+  EXPECT_NE(out.str().find("modelled"), std::string::npos);
+  EXPECT_NE(out.str().find("bank conflicts"), std::string::npos);
+  for (const auto* v : family_variants("transpose"))
+    EXPECT_NE(out.str().find(v->name), std::string::npos) << v->name;
+  fs::remove_all(d);
+}
+
+TEST(CliDemo, TheBinaryWithoutADisplayRunsTheHeadlessDemo) {
+  const fs::path d = scratch("demo_bin");
+  const Out r = binary("", d, "env -u DISPLAY -u WAYLAND_DISPLAY");
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_TRUE(fs::exists(d / "warpscope-demo" / "transpose.svg"));
+  EXPECT_TRUE(fs::exists(d / "warpscope-demo" / "transpose.csv"));
+  EXPECT_NE(r.out.find("warpscope-demo"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace ws::cli

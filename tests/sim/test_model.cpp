@@ -1,0 +1,714 @@
+// Tests of the memory and SIMT model (sim/model.h). Expected counts come either from
+// first principles in the test (brute-force sets over bytes and words), from the
+// textbook cases, or from the H100 hardware counters in reference/h100-anchors.md.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <map>
+#include <new>
+#include <numeric>
+#include <random>
+#include <algorithm>
+#include <set>
+
+#include "sim/model.h"
+
+// Counts heap allocations so a test can check that Totals::add allocates nothing.
+// GCC cannot see that the replaced operator new uses malloc, and warns on the free().
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
+namespace {
+std::atomic<long> g_allocations{0};
+}
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using ws::EventKind;
+using ws::WarpEvent;
+namespace sim = ws::sim;
+
+constexpr std::uint32_t kAll = 0xFFFFFFFFu;
+
+// A warp event whose lane l accesses byte offset off(l).
+template <class F>
+WarpEvent access(EventKind kind, std::uint8_t bytes, F off, std::uint32_t mask = kAll) {
+  WarpEvent e;
+  e.kind = kind;
+  e.bytes = bytes;
+  e.mask = mask;
+  e.array = 0;
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1u) e.offset[l] = std::uint32_t(off(l));
+  return e;
+}
+
+std::uint32_t mask_of(bool (*pred)(int)) {
+  std::uint32_t m = 0;
+  for (int l = 0; l < 32; ++l)
+    if (pred(l)) m |= 1u << l;
+  return m;
+}
+
+// ---- Independent brute-force versions of the rules, byte by byte and word by word ----
+
+struct BruteGlobal {
+  std::set<std::uint64_t> sectors, lines;
+  unsigned ideal = 0;
+};
+BruteGlobal brute_global(const WarpEvent& e, std::uint64_t sector = 32, std::uint64_t line = 128) {
+  BruteGlobal b;
+  unsigned active = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(e.mask >> l & 1u)) continue;
+    ++active;
+    for (std::uint64_t byte = e.offset[l]; byte < std::uint64_t(e.offset[l]) + e.bytes; ++byte) {
+      b.sectors.insert(byte / sector);
+      b.lines.insert(byte / line);
+    }
+  }
+  b.ideal = unsigned((active * e.bytes + sector - 1) / sector);
+  return b;
+}
+
+struct BruteShared {
+  unsigned wavefronts = 0, ideal = 0, max_degree = 0;
+  bool broadcast = false;
+};
+BruteShared brute_shared(const WarpEvent& e, unsigned banks = 32, unsigned bank_bytes = 4) {
+  BruteShared b;
+  const int per_pass = e.bytes <= 4 ? 32 : e.bytes == 8 ? 16 : 8;
+  for (int first = 0; first < 32; first += per_pass) {
+    std::map<unsigned, std::set<std::uint64_t>> bank_words;
+    std::map<std::uint64_t, std::set<int>> word_lanes;
+    bool any = false;
+    for (int l = first; l < first + per_pass; ++l) {
+      if (!(e.mask >> l & 1u)) continue;
+      any = true;
+      for (std::uint64_t byte = e.offset[l]; byte < std::uint64_t(e.offset[l]) + e.bytes; ++byte) {
+        bank_words[unsigned(byte / bank_bytes % banks)].insert(byte / bank_bytes);
+        word_lanes[byte / bank_bytes].insert(l);
+      }
+    }
+    if (!any) continue;
+    unsigned degree = 0;
+    for (auto& [bank, words] : bank_words) degree = std::max(degree, unsigned(words.size()));
+    for (auto& [word, lanes] : word_lanes) b.broadcast |= lanes.size() > 1;
+    b.max_degree = std::max(b.max_degree, degree);
+    b.wavefronts += std::max(1u, degree);
+    b.ideal += 1;
+  }
+  return b;
+}
+
+// ---- Global sectors ----
+
+TEST(Global, AlignedWarpOfFloats) {
+  const auto g = sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; }));
+  EXPECT_EQ(g.requests, 1u);
+  EXPECT_EQ(g.sectors, 4u);
+  EXPECT_EQ(g.ideal_sectors, 4u);
+  EXPECT_EQ(g.lines, 1u);
+  EXPECT_EQ(g.bytes_requested, 128u);
+  EXPECT_EQ(g.bytes_moved, 128u);
+  EXPECT_EQ(g.sector_ids, (std::vector<std::uint64_t>{0, 1, 2, 3}));
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(g.lane_sector[l], l / 8) << "lane " << l;
+}
+
+TEST(Global, OffsetByOneElement) {
+  const auto g =
+      sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * (l + 1); }));
+  EXPECT_EQ(g.sectors, 5u);
+  EXPECT_EQ(g.ideal_sectors, 4u);
+  EXPECT_EQ(g.lines, 2u);
+  EXPECT_EQ(g.bytes_moved, 160u);
+  EXPECT_EQ(g.lane_sector[31], 4);
+}
+
+TEST(Global, Strided) {
+  const auto s2 = sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int l) { return 8 * l; }));
+  EXPECT_EQ(s2.sectors, 8u);
+  EXPECT_EQ(s2.ideal_sectors, 4u);
+  const auto s32 =
+      sim::analyze_global(access(EventKind::GlobalStore, 4, [](int l) { return 128 * l; }));
+  EXPECT_EQ(s32.sectors, 32u);
+  EXPECT_EQ(s32.lines, 32u);
+  EXPECT_EQ(s32.ideal_sectors, 4u);
+  EXPECT_EQ(s32.bytes_moved, 32u * 32u);
+}
+
+TEST(Global, WideLanes) {
+  const auto g8 = sim::analyze_global(access(EventKind::GlobalLoad, 8, [](int l) { return 8 * l; }));
+  EXPECT_EQ(g8.sectors, 8u);
+  EXPECT_EQ(g8.ideal_sectors, 8u);
+  EXPECT_EQ(g8.lines, 2u);
+  const auto g16 =
+      sim::analyze_global(access(EventKind::GlobalLoad, 16, [](int l) { return 16 * l; }));
+  EXPECT_EQ(g16.sectors, 16u);
+  EXPECT_EQ(g16.ideal_sectors, 16u);
+  EXPECT_EQ(g16.lines, 4u);
+  // A 16-byte access that straddles a sector boundary touches both sectors.
+  const auto straddle =
+      sim::analyze_global(access(EventKind::GlobalLoad, 16, [](int) { return 24; }, 1u));
+  EXPECT_EQ(straddle.sectors, 2u);
+  EXPECT_EQ(straddle.lane_sector[0], 0);
+  EXPECT_EQ(straddle.sector_ids, (std::vector<std::uint64_t>{0, 1}));
+}
+
+TEST(Global, PartialMasks) {
+  const auto half = sim::analyze_global(
+      access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; }, 0x0000FFFFu));
+  EXPECT_EQ(half.sectors, 2u);
+  EXPECT_EQ(half.ideal_sectors, 2u);
+  EXPECT_EQ(half.bytes_requested, 64u);
+  EXPECT_EQ(half.lane_sector[16], -1);
+  const std::uint32_t even = mask_of([](int l) { return l % 2 == 0; });
+  const auto sparse =
+      sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; }, even));
+  EXPECT_EQ(sparse.sectors, 4u);
+  EXPECT_EQ(sparse.ideal_sectors, 2u);
+  EXPECT_EQ(sparse.lane_sector[1], -1);
+  EXPECT_EQ(sparse.lane_sector[2], 0);
+  const auto none =
+      sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; }, 0u));
+  EXPECT_EQ(none.requests, 0u);
+  EXPECT_EQ(none.sectors, 0u);
+  EXPECT_EQ(none.bytes_moved, 0u);
+  EXPECT_TRUE(none.sector_ids.empty());
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(none.lane_sector[l], -1);
+}
+
+TEST(Global, BroadcastLoadMovesOneSector) {
+  const auto g = sim::analyze_global(access(EventKind::GlobalLoad, 4, [](int) { return 64; }));
+  EXPECT_EQ(g.sectors, 1u);
+  EXPECT_EQ(g.bytes_requested, 128u) << "every lane asked for its 4 bytes";
+}
+
+// @post sectors == sector_ids.size(); ideal_sectors <= sectors (lanes at distinct
+//       addresses); bytes_moved == 32 * sectors; requests == (mask != 0).
+TEST(Global, ContractOnRandomAccesses) {
+  std::mt19937 rng(2024);
+  const std::uint8_t widths[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::uint8_t bytes = widths[rng() % 5];
+    const std::uint32_t mask = iter % 7 == 0 ? 0u : std::uint32_t(rng()) | (iter % 3 == 0 ? kAll : 0u);
+    // Distinct lanes take distinct element slots (shifted by a common misalignment), so
+    // no byte is shared; the others pick any byte offset, sharing allowed.
+    const bool distinct = iter % 5 != 0;
+    const std::uint32_t shift = iter % 2 == 0 ? 0u : std::uint32_t(rng() % 32);
+    std::vector<std::uint32_t> slots(32u << (rng() % 8));
+    std::iota(slots.begin(), slots.end(), 0u);
+    std::shuffle(slots.begin(), slots.end(), rng);
+    const auto e = access(
+        EventKind::GlobalLoad, bytes,
+        [&](int l) {
+          return distinct ? slots[l] * bytes + shift : std::uint32_t(rng() % (64u * 1024u));
+        },
+        mask);
+    const auto g = sim::analyze_global(e);
+    const auto b = brute_global(e);
+    ASSERT_EQ(g.requests, mask != 0 ? 1u : 0u);
+    ASSERT_EQ(g.sectors, b.sectors.size()) << "iter " << iter;
+    ASSERT_EQ(g.sectors, g.sector_ids.size());
+    ASSERT_EQ(g.sector_ids, std::vector<std::uint64_t>(b.sectors.begin(), b.sectors.end()));
+    ASSERT_EQ(g.lines, b.lines.size()) << "iter " << iter;
+    ASSERT_EQ(g.ideal_sectors, b.ideal);
+    if (distinct) {
+      ASSERT_LE(g.ideal_sectors, g.sectors) << "iter " << iter;
+    }
+    ASSERT_EQ(g.bytes_moved, 32u * g.sectors);
+    ASSERT_EQ(g.bytes_requested, std::uint64_t(__builtin_popcount(mask)) * bytes);
+    for (int l = 0; l < 32; ++l) {
+      if (mask >> l & 1u) {
+        ASSERT_GE(g.lane_sector[l], 0);
+        ASSERT_EQ(g.sector_ids[g.lane_sector[l]], e.offset[l] / 32);
+      } else {
+        ASSERT_EQ(g.lane_sector[l], -1);
+      }
+    }
+  }
+}
+
+// Other GPUs override the unit sizes; the model must follow them, powers of two or not.
+TEST(Global, OtherDeviceModels) {
+  struct Units {
+    unsigned sector, line;
+  };
+  std::mt19937 rng(3);
+  for (Units u : {Units{16, 64}, Units{32, 48}, Units{24, 96}, Units{64, 64}}) {
+    sim::DeviceModel m;
+    m.sector_bytes = u.sector;
+    m.line_bytes = u.line;
+    for (int iter = 0; iter < 300; ++iter) {
+      const std::uint8_t bytes = std::uint8_t(1u << (rng() % 5));
+      const auto e = access(EventKind::GlobalStore, bytes, [&](int) { return rng() % 3000; },
+                            std::uint32_t(rng()));
+      const auto g = sim::analyze_global(e, m);
+      const auto b = brute_global(e, u.sector, u.line);
+      ASSERT_EQ(g.sectors, b.sectors.size()) << u.sector << "/" << u.line << " iter " << iter;
+      ASSERT_EQ(g.lines, b.lines.size()) << u.sector << "/" << u.line << " iter " << iter;
+      ASSERT_EQ(g.ideal_sectors, b.ideal);
+      ASSERT_EQ(g.bytes_moved, std::uint64_t(u.sector) * g.sectors);
+      sim::Totals t;
+      t.add(e, m);
+      ASSERT_EQ(t.global_st_sectors, g.sectors);
+    }
+  }
+}
+
+// ---- Shared banks ----
+
+TEST(Shared, WordStrides) {
+  const std::map<unsigned, unsigned> expected = {{1, 1}, {2, 2}, {3, 1}, {8, 8}, {32, 32}};
+  for (auto [stride, waves] : expected) {
+    const auto s = sim::analyze_shared(
+        access(EventKind::SharedLoad, 4, [&](int l) { return 4 * stride * l; }));
+    EXPECT_EQ(s.wavefronts, waves) << "stride " << stride;
+    EXPECT_EQ(s.wavefronts, std::gcd(stride, 32u)) << "stride " << stride;
+    EXPECT_EQ(s.ideal_wavefronts, 1u);
+    EXPECT_EQ(s.conflicts, waves - 1);
+    EXPECT_EQ(s.max_degree, waves);
+    EXPECT_FALSE(s.broadcast);
+    for (int l = 0; l < 32; ++l) EXPECT_EQ(s.lane_bank[l], int(stride * l % 32));
+  }
+}
+
+TEST(Shared, BankWordsForStrideTwo) {
+  const auto s =
+      sim::analyze_shared(access(EventKind::SharedStore, 4, [](int l) { return 8 * l; }));
+  for (int b = 0; b < 32; ++b) EXPECT_EQ(s.bank_words[b], b % 2 == 0 ? 2u : 0u) << "bank " << b;
+}
+
+TEST(Shared, Broadcast) {
+  const auto one = sim::analyze_shared(access(EventKind::SharedLoad, 4, [](int) { return 20; }));
+  EXPECT_EQ(one.wavefronts, 1u);
+  EXPECT_EQ(one.conflicts, 0u);
+  EXPECT_TRUE(one.broadcast);
+  EXPECT_EQ(one.bank_words[5], 1u);
+  // Two words in one bank, each read by half the warp: 2 wavefronts, still a broadcast.
+  const auto two =
+      sim::analyze_shared(access(EventKind::SharedLoad, 4, [](int l) { return l < 16 ? 0 : 128; }));
+  EXPECT_EQ(two.wavefronts, 2u);
+  EXPECT_TRUE(two.broadcast);
+}
+
+TEST(Shared, WideAccessesAreServedInPasses) {
+  const auto s8 =
+      sim::analyze_shared(access(EventKind::SharedLoad, 8, [](int l) { return 8 * l; }));
+  EXPECT_EQ(s8.ideal_wavefronts, 2u);
+  EXPECT_EQ(s8.wavefronts, 2u);
+  EXPECT_EQ(s8.conflicts, 0u);
+  const auto s16 =
+      sim::analyze_shared(access(EventKind::SharedLoad, 16, [](int l) { return 16 * l; }));
+  EXPECT_EQ(s16.ideal_wavefronts, 4u);
+  EXPECT_EQ(s16.wavefronts, 4u);
+  EXPECT_EQ(s16.conflicts, 0u);
+  EXPECT_EQ(s16.lane_bank[1], 4);
+  // Half a warp of 8-byte accesses uses only the first pass.
+  const auto half = sim::analyze_shared(
+      access(EventKind::SharedLoad, 8, [](int l) { return 8 * l; }, 0x0000FFFFu));
+  EXPECT_EQ(half.ideal_wavefronts, 1u);
+  EXPECT_EQ(half.wavefronts, 1u);
+  EXPECT_EQ(half.lane_bank[16], -1);
+  // 8-byte accesses at a 16-byte stride: two words per bank in each pass.
+  const auto strided =
+      sim::analyze_shared(access(EventKind::SharedLoad, 8, [](int l) { return 16 * l; }));
+  EXPECT_EQ(strided.ideal_wavefronts, 2u);
+  EXPECT_EQ(strided.wavefronts, 4u);
+  EXPECT_EQ(strided.conflicts, 2u);
+}
+
+TEST(Shared, TileColumnPitch32Versus33) {
+  for (unsigned pitch : {32u, 33u}) {
+    const auto s = sim::analyze_shared(
+        access(EventKind::SharedLoad, 4, [&](int l) { return 4 * (l * pitch + 7); }));
+    EXPECT_EQ(s.wavefronts, pitch == 32 ? 32u : 1u) << "pitch " << pitch;
+    EXPECT_EQ(s.conflicts, pitch == 32 ? 31u : 0u) << "pitch " << pitch;
+  }
+}
+
+TEST(Shared, EmptyMask) {
+  const auto s =
+      sim::analyze_shared(access(EventKind::SharedLoad, 4, [](int l) { return 4 * l; }, 0u));
+  EXPECT_EQ(s.wavefronts, 0u);
+  EXPECT_EQ(s.ideal_wavefronts, 0u);
+  for (int l = 0; l < 32; ++l) EXPECT_EQ(s.lane_bank[l], -1);
+}
+
+// @post wavefronts = sum over passes of max(1, max distinct words in any bank) for
+//       passes with an active lane; conflicts = wavefronts - ideal_wavefronts.
+TEST(Shared, ContractOnRandomAccesses) {
+  std::mt19937 rng(99);
+  const std::uint8_t widths[] = {1, 2, 4, 8, 16};
+  for (int iter = 0; iter < 3000; ++iter) {
+    const std::uint8_t bytes = widths[rng() % 5];
+    const std::uint32_t mask = iter % 11 == 0 ? 0u : std::uint32_t(rng()) | (iter % 2 ? kAll : 0u);
+    const std::uint32_t words = 1u << (rng() % 11);
+    const bool aligned = iter % 4 != 0;
+    const auto e = access(
+        EventKind::SharedLoad, bytes,
+        [&](int) { return aligned ? (rng() % words) * bytes : rng() % (4 * words); }, mask);
+    const auto s = sim::analyze_shared(e);
+    const auto b = brute_shared(e);
+    ASSERT_EQ(s.wavefronts, b.wavefronts) << "iter " << iter;
+    ASSERT_EQ(s.ideal_wavefronts, b.ideal) << "iter " << iter;
+    ASSERT_EQ(s.conflicts, s.wavefronts - s.ideal_wavefronts);
+    ASSERT_EQ(s.max_degree, b.max_degree) << "iter " << iter;
+    ASSERT_EQ(s.broadcast, b.broadcast) << "iter " << iter;
+    unsigned most = 0;
+    for (unsigned w : s.bank_words) most = std::max(most, w);
+    ASSERT_EQ(most, s.max_degree);
+  }
+}
+
+TEST(Shared, OtherDeviceModels) {
+  sim::DeviceModel m;
+  m.shared_banks = 16;
+  m.bank_bytes = 8;
+  std::mt19937 rng(4);
+  for (int iter = 0; iter < 500; ++iter) {
+    const std::uint8_t bytes = std::uint8_t(1u << (rng() % 5));
+    const auto e = access(EventKind::SharedStore, bytes,
+                          [&](int) { return (rng() % 512) * bytes; }, std::uint32_t(rng()));
+    const auto s = sim::analyze_shared(e, m);
+    const auto b = brute_shared(e, 16, 8);
+    ASSERT_EQ(s.wavefronts, b.wavefronts) << "iter " << iter;
+    ASSERT_EQ(s.ideal_wavefronts, b.ideal) << "iter " << iter;
+    for (int l = 0; l < 32; ++l)
+      if (e.mask >> l & 1u) {
+        ASSERT_EQ(s.lane_bank[l], int(e.offset[l] / 8 % 16));
+      }
+  }
+}
+
+// ---- Totals over transposes built like the reference kernels ----
+
+constexpr unsigned kN = 1024, kTile = 32;
+
+WarpEvent row_access(EventKind kind, std::uint32_t block, std::uint16_t warp, std::uint16_t line,
+                     std::uint8_t array, std::uint64_t first_elem, std::uint64_t lane_step) {
+  auto e = access(kind, 4, [&](int l) { return 4 * (first_elem + lane_step * l); });
+  e.block = block;
+  e.warp = warp;
+  e.line = line;
+  e.array = array;
+  return e;
+}
+
+// out[x*n + y] = in[y*n + x], 32x32 threads: one warp per row of the block.
+void naive_block(unsigned bx, unsigned by, ws::TraceSink& sink) {
+  const std::uint32_t block = bx + by * (kN / 32);
+  for (unsigned ty = 0; ty < 32; ++ty) {
+    const std::uint64_t x0 = bx * 32, y = by * 32 + ty;
+    sink.on_event(row_access(EventKind::GlobalLoad, block, std::uint16_t(ty), 30, 0, y * kN + x0, 1));
+    sink.on_event(row_access(EventKind::GlobalStore, block, std::uint16_t(ty), 30, 1, x0 * kN + y, kN));
+  }
+}
+
+// Tiled 32x32 with 32x8 threads and a row pitch of 32 + pad floats.
+void tiled_block(unsigned bx, unsigned by, unsigned pad, ws::TraceSink& sink) {
+  const std::uint32_t block = bx + by * (kN / kTile);
+  const unsigned pitch = kTile + pad;
+  for (unsigned ty = 0; ty < 8; ++ty)
+    for (unsigned j = 0; j < kTile; j += 8) {
+      const std::uint64_t row = by * kTile + ty + j;
+      sink.on_event(row_access(EventKind::GlobalLoad, block, std::uint16_t(ty), 46, 0,
+                               row * kN + bx * kTile, 1));
+      sink.on_event(row_access(EventKind::SharedStore, block, std::uint16_t(ty), 46, 0,
+                               (ty + j) * pitch, 1));
+    }
+  for (unsigned ty = 0; ty < 8; ++ty) {
+    WarpEvent b;
+    b.block = block;
+    b.warp = std::uint16_t(ty);
+    b.line = 48;
+    b.kind = EventKind::Barrier;
+    b.mask = kAll;
+    sink.on_event(b);
+  }
+  for (unsigned ty = 0; ty < 8; ++ty)
+    for (unsigned j = 0; j < kTile; j += 8) {
+      const std::uint64_t row = bx * kTile + ty + j;
+      sink.on_event(row_access(EventKind::SharedLoad, block, std::uint16_t(ty), 52, 0,
+                               ty + j, pitch));
+      sink.on_event(row_access(EventKind::GlobalStore, block, std::uint16_t(ty), 52, 1,
+                               row * kN + by * kTile, 1));
+    }
+}
+
+double plain_value(const sim::Totals& t, const std::string& name) {
+  for (auto& [k, v] : t.plain())
+    if (k == name) return v;
+  ADD_FAILURE() << "no plain metric '" << name << "'";
+  return -1;
+}
+
+TEST(Totals, NaiveTransposeOneBlockRatios) {
+  sim::TotalsSink sink;
+  naive_block(3, 5, sink);
+  const auto& t = sink.totals();
+  EXPECT_EQ(t.global_ld_requests, 32u);
+  EXPECT_DOUBLE_EQ(plain_value(t, "sectors per request (loads)"), 4.0);
+  EXPECT_DOUBLE_EQ(plain_value(t, "sectors per request (stores)"), 32.0);
+  EXPECT_DOUBLE_EQ(plain_value(t, "ideal sectors per request (stores)"), 4.0);
+  EXPECT_DOUBLE_EQ(plain_value(t, "global efficiency (bytes requested / bytes moved)"),
+                   (2.0 * 32 * 128) / (32.0 * 32 * (4 + 32)));
+  EXPECT_DOUBLE_EQ(plain_value(t, "SIMD efficiency"), 1.0);
+}
+
+// The anchors: Nsight Compute on an H100, whole 1024x1024 grid (h100-anchors.md).
+TEST(Totals, NaiveTransposeMatchesH100Counters) {
+  sim::TotalsSink sink;
+  for (unsigned by = 0; by < kN / 32; ++by)
+    for (unsigned bx = 0; bx < kN / 32; ++bx) naive_block(bx, by, sink);
+  const auto ncu = sink.totals().ncu();
+  EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32768);
+  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 131072);
+  EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 32768);
+  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 1048576);
+  EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), 0);
+}
+
+TEST(Totals, TiledTransposeMatchesH100Counters) {
+  struct Row {
+    unsigned pad;
+    double shared_ld_wavefronts, shared_ld_conflicts;
+  };
+  for (Row r : {Row{0, 1048576, 1015808}, Row{1, 32768, 0}}) {
+    sim::TotalsSink sink;
+    for (unsigned by = 0; by < kN / kTile; ++by)
+      for (unsigned bx = 0; bx < kN / kTile; ++bx) tiled_block(bx, by, r.pad, sink);
+    const auto ncu = sink.totals().ncu();
+    SCOPED_TRACE("pad " + std::to_string(r.pad));
+    EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 32768);
+    EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 131072);
+    EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum"), 32768);
+    EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum"), 131072);
+    EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), r.shared_ld_wavefronts);
+    EXPECT_EQ(ncu.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"),
+              r.shared_ld_conflicts);
+    EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum"), 32768);
+    EXPECT_EQ(ncu.at("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum"), 0);
+    EXPECT_EQ(ncu.at("smsp__sass_inst_executed_op_shared_ld.sum"), 32768);
+    EXPECT_EQ(ncu.at("smsp__sass_inst_executed_op_shared_st.sum"), 32768);
+    EXPECT_EQ(sink.totals().barriers, 8u * (kN / kTile) * (kN / kTile));
+  }
+}
+
+TEST(Totals, TiledPadZeroColumnReadIs32Wavefronts) {
+  sim::TotalsSink sink;
+  tiled_block(0, 0, 0, sink);
+  EXPECT_DOUBLE_EQ(plain_value(sink.totals(), "wavefronts per request (shared loads)"), 32.0);
+  EXPECT_DOUBLE_EQ(plain_value(sink.totals(), "wavefronts per request (shared stores)"), 1.0);
+  EXPECT_DOUBLE_EQ(plain_value(sink.totals(), "shared conflicts (loads)"), 32.0 * 31.0);
+  EXPECT_DOUBLE_EQ(plain_value(sink.totals(), "barriers"), 8.0);
+}
+
+TEST(Totals, NcuHasExactlyTheDocumentedKeys) {
+  const std::set<std::string> expected = {
+      "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+      "smsp__sass_inst_executed_op_shared_ld.sum",
+      "smsp__sass_inst_executed_op_shared_st.sum",
+  };
+  std::set<std::string> got;
+  for (auto& [k, v] : sim::Totals{}.ncu()) got.insert(k);
+  EXPECT_EQ(got, expected);
+}
+
+TEST(Totals, AtomicsAndKindsAreSeparate) {
+  sim::Totals t;
+  t.add(access(EventKind::GlobalAtomic, 4, [](int l) { return 128 * l; }));
+  t.add(access(EventKind::SharedAtomic, 4, [](int) { return 0; }));
+  EXPECT_EQ(t.global_atom_requests, 1u);
+  EXPECT_EQ(t.global_atom_sectors, 32u);
+  EXPECT_EQ(t.global_ld_requests + t.global_st_requests, 0u);
+  EXPECT_EQ(t.shared_atom_requests, 1u);
+  EXPECT_EQ(t.shared_ld_requests + t.shared_st_requests, 0u);
+  EXPECT_EQ(t.global_bytes_moved, 32u * 32u);
+  const auto ncu = t.ncu();
+  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"), 32);
+  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 0);
+}
+
+TEST(Totals, EmptyMaskIssuesNoRequest) {
+  sim::Totals t;
+  t.add(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; }, 0u));
+  t.add(access(EventKind::SharedStore, 4, [](int l) { return 4 * l; }, 0u));
+  EXPECT_EQ(t.global_ld_requests, 0u);
+  EXPECT_EQ(t.shared_st_requests, 0u);
+  EXPECT_EQ(t.shared_st_wavefronts, 0u);
+  EXPECT_EQ(t.events, 2u);
+  EXPECT_DOUBLE_EQ(plain_value(t, "sectors per request (loads)"), 0.0);
+}
+
+TEST(Totals, DivergentBranchesAndSimdEfficiency) {
+  const std::uint32_t even = mask_of([](int l) { return l % 2 == 0; });
+  sim::Totals t;
+  auto branch = [](std::uint32_t mask, std::uint32_t ballot) {
+    WarpEvent e;
+    e.kind = EventKind::Branch;
+    e.mask = mask;
+    e.ballot = ballot;
+    return e;
+  };
+  t.add(branch(kAll, even));  // divergent
+  t.add(branch(kAll, kAll));  // all true
+  t.add(branch(kAll, 0));     // all false
+  t.add(branch(even, even));  // all active lanes true
+  EXPECT_EQ(t.branches, 4u);
+  EXPECT_EQ(t.divergent_branches, 1u);
+  EXPECT_DOUBLE_EQ(t.simd_efficiency(), (32.0 * 3 + 16.0) / (32.0 * 4));
+  EXPECT_DOUBLE_EQ(plain_value(t, "divergent branches"), 1.0);
+  EXPECT_DOUBLE_EQ(sim::Totals{}.simd_efficiency(), 1.0);
+}
+
+TEST(Totals, MergeEqualsAddingEverything) {
+  std::mt19937 rng(5);
+  std::vector<WarpEvent> events;
+  for (int i = 0; i < 400; ++i) {
+    const auto kind = EventKind(rng() % ws::kEventKindCount);
+    auto e = access(kind, std::uint8_t(4 << (rng() % 3)), [&](int) { return rng() % 4096; },
+                    std::uint32_t(rng()));
+    e.ballot = ws::is_memory(kind) ? 0u : std::uint32_t(rng()) & e.mask;
+    events.push_back(e);
+  }
+  sim::Totals whole, a, b;
+  for (std::size_t i = 0; i < events.size(); ++i) {
+    whole.add(events[i]);
+    (i % 3 ? a : b).add(events[i]);
+  }
+  a.merge(b);
+  EXPECT_EQ(a.ncu(), whole.ncu());
+  EXPECT_EQ(a.plain(), whole.plain());
+  EXPECT_EQ(a.events, whole.events);
+  EXPECT_EQ(a.active_lane_sum, whole.active_lane_sum);
+  EXPECT_EQ(a.global_bytes_requested, whole.global_bytes_requested);
+  EXPECT_EQ(a.global_ld_ideal_sectors, whole.global_ld_ideal_sectors);
+  EXPECT_EQ(a.shared_atom_requests, whole.shared_atom_requests);
+  EXPECT_EQ(a.branches, whole.branches);
+  EXPECT_GT(whole.divergent_branches, 0u);
+}
+
+TEST(Totals, AddMatchesPerEventAnalyses) {
+  std::mt19937 rng(17);
+  sim::Totals t;
+  std::uint64_t ld_sectors = 0, st_ideal = 0, sh_ld_waves = 0, sh_st_ideal = 0;
+  for (int i = 0; i < 500; ++i) {
+    const auto kind = EventKind(rng() % 6);
+    const auto e = access(kind, std::uint8_t(1 << (rng() % 5)), [&](int) { return rng() % 2048; },
+                          std::uint32_t(rng()));
+    t.add(e);
+    if (kind == EventKind::GlobalLoad) ld_sectors += sim::analyze_global(e).sectors;
+    if (kind == EventKind::GlobalStore) st_ideal += sim::analyze_global(e).ideal_sectors;
+    if (kind == EventKind::SharedLoad) sh_ld_waves += sim::analyze_shared(e).wavefronts;
+    if (kind == EventKind::SharedStore) sh_st_ideal += sim::analyze_shared(e).ideal_wavefronts;
+  }
+  EXPECT_EQ(t.global_ld_sectors, ld_sectors);
+  EXPECT_EQ(t.global_st_ideal_sectors, st_ideal);
+  EXPECT_EQ(t.shared_ld_wavefronts, sh_ld_waves);
+  EXPECT_EQ(t.shared_st_ideal, sh_st_ideal);
+}
+
+TEST(Totals, AddDoesNotAllocate) {
+  std::vector<WarpEvent> events;
+  for (int k = 0; k < ws::kEventKindCount; ++k)
+    events.push_back(access(EventKind(k), 16, [](int l) { return 36 * l; }));
+  sim::Totals t;
+  const long before = g_allocations.load();
+  for (int rep = 0; rep < 100; ++rep)
+    for (const auto& e : events) t.add(e);
+  EXPECT_EQ(g_allocations.load() - before, 0);
+  EXPECT_EQ(t.events, 100u * events.size());
+  // The counter works: analyze_global fills a vector.
+  const long again = g_allocations.load();
+  (void)sim::analyze_global(events[0]);
+  EXPECT_GT(g_allocations.load(), again);
+}
+
+// ---- Divergence per warp ----
+
+TEST(MaskHistory, FollowsOneWarpInOrder) {
+  const std::uint32_t even = mask_of([](int l) { return l % 2 == 0; });
+  const std::uint32_t low3 = mask_of([](int l) { return l < 3; });
+  std::vector<WarpEvent> events;
+  auto add = [&](std::uint32_t block, std::uint16_t warp, std::uint16_t line, EventKind k,
+                 std::uint32_t mask, std::uint32_t ballot) {
+    WarpEvent e;
+    e.block = block;
+    e.warp = warp;
+    e.line = line;
+    e.kind = k;
+    e.mask = mask;
+    e.ballot = ballot;
+    events.push_back(e);
+  };
+  add(0, 0, 10, EventKind::Branch, kAll, even);
+  add(0, 1, 10, EventKind::Branch, kAll, kAll);
+  add(1, 0, 10, EventKind::Branch, kAll, 0);
+  add(0, 0, 11, EventKind::SharedLoad, even, 0);
+  add(0, 0, 12, EventKind::Vote, low3, low3);
+  const auto h = sim::mask_history(events, 0, 0);
+  EXPECT_EQ(h.block, 0u);
+  EXPECT_EQ(h.warp, 0);
+  ASSERT_EQ(h.masks.size(), 3u);
+  EXPECT_EQ(h.masks, (std::vector<std::uint32_t>{kAll, even, low3}));
+  EXPECT_EQ(h.lines, (std::vector<std::uint16_t>{10, 11, 12}));
+  EXPECT_EQ(h.kinds,
+            (std::vector<EventKind>{EventKind::Branch, EventKind::SharedLoad, EventKind::Vote}));
+  EXPECT_EQ(h.ballots, (std::vector<std::uint32_t>{even, 0u, 0u}));
+  EXPECT_DOUBLE_EQ(h.simd_efficiency(), (32.0 + 16.0 + 3.0) / (3 * 32.0));
+  EXPECT_EQ(sim::mask_history(events, 0, 1).masks.size(), 1u);
+  EXPECT_EQ(sim::mask_history(events, 1, 0).masks.size(), 1u);
+  const auto none = sim::mask_history(events, 2, 0);
+  EXPECT_TRUE(none.masks.empty());
+  EXPECT_DOUBLE_EQ(none.simd_efficiency(), 1.0);
+}
+
+TEST(MaskHistory, SimdEfficiencyOfConstructedMasks) {
+  const std::uint32_t even = mask_of([](int l) { return l % 2 == 0; });
+  const std::uint32_t low3 = mask_of([](int l) { return l < 3; });
+  sim::MaskHistory h;
+  h.masks = {even};
+  EXPECT_DOUBLE_EQ(h.simd_efficiency(), 0.5);
+  h.masks = {low3};
+  EXPECT_DOUBLE_EQ(h.simd_efficiency(), 3.0 / 32.0);
+  h.masks = {even, low3};
+  EXPECT_DOUBLE_EQ(h.simd_efficiency(), (16.0 + 3.0) / 64.0);
+}
+
+// ---- Modelled time ----
+
+TEST(ModelledTime, LargerOfMemoryAndComputePlusOverhead) {
+  sim::DeviceModel m;
+  m.dram_gbps = 1000;      // 1 byte per picosecond: 1e9 bytes take 1000 us
+  m.fp32_gflops = 2000;    // 4e9 FLOPs take 2000 us
+  m.launch_overhead_us = 5;
+  sim::Totals t;
+  t.global_bytes_moved = 1'000'000'000;
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 1005.0);
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 4e9, m), 2005.0);
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(sim::Totals{}, 0, m), 5.0);
+  // The default device: a 1 GB/s-scale check that it is H100-like, not arbitrary.
+  sim::Totals gb;
+  gb.global_bytes_moved = 3'352'000'000;
+  EXPECT_NEAR(sim::modelled_time_us(gb, 0), 1000.0 + sim::DeviceModel{}.launch_overhead_us, 1e-6);
+}
+
+}  // namespace

@@ -1,0 +1,172 @@
+// Validation against the catalogue and checking on the emulator: every semantic error at
+// its line, and --check confirming (or refusing) predicts and goals by running them.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/lesson/lesson.h"
+#include "app/lesson/lesson_model.h"
+
+using namespace ws::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* kHead = "---\ntitle: T\nlevel: beginner\nminutes: 5\n---\n## S\n";  // step at 6
+
+// Parses `body` after the head (its first line is line 7) and validates it.
+std::vector<std::string> validate_text(const std::string& body) {
+  ParseResult r = parse_lesson_text(kHead + body, "x.md");
+  if (!r.ok()) return {"parse: " + r.message()};
+  std::vector<std::string> out;
+  for (const auto& d : validate_lesson(*r.lesson)) out.push_back(d.str());
+  return out;
+}
+
+std::string lab(const std::string& family, const std::string& variant, const std::string& params) {
+  return "```lab\nfamily: " + family + "\nvariant: " + variant + "\nparams: " + params + "\n```\n";
+}
+
+struct TempFile {
+  fs::path path;
+  explicit TempFile(const std::string& text, const std::string& name = "lesson.md") {
+    fs::path dir = fs::temp_directory_path() / ("ws_lesson_" + std::to_string(::getpid()));
+    fs::create_directories(dir);
+    path = dir / name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() { fs::remove(path); }
+};
+
+}  // namespace
+
+TEST(LessonValidate, GoodLabIsClean) {
+  EXPECT_EQ(validate_text(lab("transpose", "tiled", "n=64 tile=32 block_rows=8 pad=0")),
+            std::vector<std::string>{});
+}
+
+TEST(LessonValidate, UnknownFamily) {
+  auto e = validate_text(lab("transpos", "tiled", "n=64"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:8: lab block: unknown kernel family 'transpos' (families: ", 0), 0u)
+      << e[0];
+  EXPECT_NE(e[0].find("transpose"), std::string::npos);
+}
+
+TEST(LessonValidate, UnknownVariant) {
+  auto e = validate_text(lab("transpose", "tiledd", "n=64"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:9: lab block: unknown variant 'tiledd' of transpose (variants: ", 0), 0u)
+      << e[0];
+  EXPECT_NE(e[0].find("naive"), std::string::npos);
+}
+
+TEST(LessonValidate, BadParams) {
+  auto e = validate_text(lab("transpose", "tiled", "n=100 tile=32"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:10: lab block: ", 0), 0u) << e[0];
+  EXPECT_NE(e[0].find("tile"), std::string::npos) << e[0];
+  e = validate_text(lab("transpose", "tiled", "n=64 colour=3"));
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:10: lab block: ", 0), 0u) << e[0];
+  EXPECT_NE(e[0].find("colour"), std::string::npos) << e[0];
+}
+
+TEST(LessonValidate, UnknownMetric) {
+  auto e = validate_text(lab("transpose", "naive", "n=64") +
+                         "```predict\nquestion: q\nanswer: metric l1tex__nothing.sum\nexpect: 1\n"
+                         "explain: {answer}\n```\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:14: predict block: answer: unknown metric 'l1tex__nothing.sum' "
+                       "(the model gives: ", 0), 0u) << e[0];
+  e = validate_text(lab("transpose", "naive", "n=64") +
+                    "```predict\nquestion: q\nanswer: blocks\nexpect: 1\n"
+                    "explain: {answer} {smsp__foo.sum}\n```\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:16: predict block: explain: unknown metric 'smsp__foo.sum'", 0), 0u)
+      << e[0];
+}
+
+TEST(LessonValidate, GoalReachMustBeValid) {
+  auto e = validate_text(lab("transpose", "tiled", "n=64") +
+                         "```goal\ntask: t\ntarget: bank_conflicts == 0\nreach: pad=9\n```\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:15: goal block: reach: transpose/tiled ", 0), 0u) << e[0];
+  EXPECT_NE(e[0].find("pad"), std::string::npos) << e[0];
+  e = validate_text(lab("transpose", "tiled", "n=64") +
+                    "```goal\ntask: t\ntarget: bank_conflicts == 0\nreach: variant=padded\n```\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].rfind("x.md:15: goal block: reach: unknown variant 'padded' of transpose", 0), 0u)
+      << e[0];
+}
+
+TEST(LessonValidate, RatioOverUnknownVariant) {
+  auto e = validate_text(lab("transpose", "tiled", "n=64") +
+                         "```predict\nquestion: q\nanswer: ratio over:fast\nexpect: 1\n"
+                         "explain: {answer}\n```\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0], "x.md:14: predict block: answer: ratio over 'fast': transpose has no variant 'fast'");
+}
+
+TEST(LessonValidate, MissingPrerequisite) {
+  TempFile f(std::string("---\ntitle: T\nlevel: beginner\nminutes: 5\nprerequisites: 00-nothing\n---\n## S\n") +
+             lab("transpose", "naive", "n=64"));
+  std::ostringstream out;
+  EXPECT_EQ(validate_files({f.path.string()}, out), 1);
+  EXPECT_NE(out.str().find(f.path.string() + ":5: front matter: prerequisite '00-nothing' has no lesson file"),
+            std::string::npos) << out.str();
+}
+
+TEST(LessonValidate, FilesPrintPerBlockLinesAndSummary) {
+  TempFile good(std::string(kHead) + lab("transpose", "naive", "n=64"), "good.md");
+  TempFile bad(std::string(kHead) + lab("transpose", "naif", "n=64"), "bad.md");
+  std::ostringstream out;
+  EXPECT_EQ(validate_files({good.path.string()}, out), 0);
+  EXPECT_NE(out.str().find(good.path.string() + ":7: ok lab transpose/naive n=64"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("validate: 1 file(s), 1 block(s) ok, 0 error(s) in 0 file(s)"),
+            std::string::npos) << out.str();
+  std::ostringstream out2;
+  EXPECT_EQ(validate_files({good.path.string(), bad.path.string()}, out2), 1);
+  EXPECT_NE(out2.str().find(bad.path.string() + ":9: lab block: unknown variant 'naif'"),
+            std::string::npos) << out2.str();
+  EXPECT_NE(out2.str().find("1 error(s) in 1 file(s)"), std::string::npos) << out2.str();
+  std::ostringstream out3;
+  EXPECT_EQ(validate_files({}, out3), 1);
+}
+
+TEST(LessonCheck, ConfirmsPredictsAndGoalsOnTheEmulator) {
+  // The naive transpose's store: each lane of a warp writes its own row, 32 sectors.
+  TempFile f(std::string(kHead) + lab("transpose", "naive", "n=64 tile=32 block_rows=8") +
+             "```predict\nquestion: q\nanswer: st_sectors_per_request\nexpect: 32\n"
+             "explain: {answer}\n```\n"
+             "```predict\nquestion: q\nanswer: st_sectors_per_request\nexpect: 4\n"
+             "explain: {answer}\n```\n"
+             "```goal\ntask: t\ntarget: st_sectors_per_request == 4\nreach: variant=tiled pad=1\n```\n"
+             "```goal\ntask: t\ntarget: st_sectors_per_request == 4\nreach: block_rows=4\n```\n");
+  auto emu = ws::make_emu_backend();
+  std::ostringstream out;
+  EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);
+  const std::string s = out.str();
+  const std::string p = f.path.string();
+  EXPECT_NE(s.find(p + ":7: ok lab transpose/naive"), std::string::npos) << s;
+  EXPECT_NE(s.find(p + ":12: ok predict st_sectors_per_request: run gives 32, lesson expects 32"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find(p + ":18: FAILED predict st_sectors_per_request: run gives 32, lesson expects 4"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find(p + ":24: ok goal st_sectors_per_request == 4: with transpose/tiled"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find(p + ":29: FAILED goal st_sectors_per_request == 4"), std::string::npos) << s;
+  EXPECT_NE(s.find(": 3 ok, 2 failed on emu"), std::string::npos) << s;
+}
+
+TEST(LessonCheck, InvalidLessonIsNotRun) {
+  TempFile f(std::string(kHead) + lab("nosuch", "x", "n=1"));
+  auto emu = ws::make_emu_backend();
+  std::ostringstream out;
+  EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);
+  EXPECT_NE(out.str().find("not checked, 1 validation error(s)"), std::string::npos) << out.str();
+}

@@ -1,0 +1,178 @@
+// Completing a lesson by driving the player's logic as the GUI does: open each step, run
+// its lab on the emulator, answer the predicts, change parameters until the goals are
+// reached, then read the saved progress back.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "app/lesson/player.h"
+
+using namespace ws::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("ws_player_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+// What the GUI's worker does after a step opens or a parameter changes.
+void run(Player& p, ws::Backend& b) {
+  Lab lab = *p.lab();
+  lab.variant = p.variant();
+  p.set_facts(run_lab(lab, p.changes(), b, p.wanted()));
+}
+
+const char* kLesson = R"(---
+title: Player test
+level: beginner
+minutes: 5
+---
+## Read the warp's store
+
+```lab
+family: transpose
+variant: naive
+params: n=64 tile=32 block_rows=8
+view: sector-map
+```
+
+```predict
+question: Sectors per store request?
+answer: st_sectors_per_request
+expect: 32
+explain: The store spreads over {answer} sectors.
+```
+
+## Fix it
+
+```goal
+task: Stage the tile in shared memory.
+target: st_sectors_per_request == 4
+reach: variant=tiled pad=1
+```
+
+## Wrap-up
+
+Nothing to do here.
+)";
+
+}  // namespace
+
+TEST(LessonPlayer, CompletesALessonAndSavesProgress) {
+  TempDir d;
+  ParseResult r = parse_lesson_text(kLesson, "lessons/99-player.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  auto emu = ws::make_emu_backend();
+  {
+    Player p(*r.lesson, d.path.string());
+    EXPECT_EQ(p.notice(), "");
+    ASSERT_EQ(p.step_count(), 3u);
+    EXPECT_TRUE(p.at_first());
+    EXPECT_FALSE(p.back());
+
+    // Step 1: the lab runs, then a wrong and a right answer.
+    run(p, *emu);
+    ASSERT_EQ(p.facts().error, "");
+    EXPECT_FALSE(p.step_complete());
+    PredictResult wrong = p.answer(0, 4);
+    EXPECT_FALSE(wrong.correct);
+    EXPECT_NE(wrong.explanation.find("spreads over 32 sectors"), std::string::npos)
+        << wrong.explanation;
+    PredictResult right = p.answer(0, r.lesson->steps[0].predicts[0].expect);
+    EXPECT_TRUE(right.correct) << right.explanation;
+    EXPECT_TRUE(p.step_complete());
+    EXPECT_TRUE(p.next());
+
+    // Step 2: inherits the lab; the goal is not reached until the student changes it.
+    ASSERT_NE(p.lab(), nullptr);
+    EXPECT_EQ(p.lab()->variant, "naive");
+    run(p, *emu);
+    EXPECT_FALSE(p.goal(0).reached);
+    EXPECT_FALSE(p.step_complete());
+    p.set_variant("tiled");
+    p.set_param("pad", 1);
+    run(p, *emu);
+    EXPECT_TRUE(p.goal(0).reached) << p.goal(0).label;
+    EXPECT_TRUE(p.goal_done(0));
+    // Going back to the original parameters keeps the goal reached.
+    p.set_variant("naive");
+    p.reset_params();
+    run(p, *emu);
+    EXPECT_TRUE(p.goal_done(0));
+    EXPECT_TRUE(p.step_complete());
+    EXPECT_TRUE(p.next());
+
+    // Step 3: nothing to do, so it is complete as soon as it opens.
+    EXPECT_TRUE(p.at_last());
+    EXPECT_TRUE(p.step_complete());
+    EXPECT_FALSE(p.next());
+    EXPECT_TRUE(p.lesson_complete());
+  }
+
+  // The saved file holds it all, and a new player reopens where the student left.
+  Progress saved = load_progress(d.path.string());
+  EXPECT_EQ(saved.notice, "");
+  const LessonProgress& lp = saved.lessons.at("99-player");
+  EXPECT_TRUE(lp.completed);
+  EXPECT_EQ(lp.current_step, 2u);
+  EXPECT_EQ(lp.steps_done(), 3u);
+  EXPECT_DOUBLE_EQ(lp.steps.at(0).answers.at(0), 32);
+  EXPECT_TRUE(lp.steps.at(0).correct.at(0));
+  EXPECT_TRUE(lp.steps.at(1).goals.at(0));
+
+  Player again(*r.lesson, d.path.string());
+  EXPECT_EQ(again.step_index(), 2u);
+  EXPECT_TRUE(again.lesson_complete());
+  EXPECT_TRUE(again.go(0));
+  EXPECT_TRUE(again.answered(0));  // the earlier answer is shown as answered
+}
+
+TEST(LessonPlayer, AnswerBeforeTheRunIsCheckedWhenItArrives) {
+  ParseResult r = parse_lesson_text(kLesson, "lessons/99-player.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  auto emu = ws::make_emu_backend();
+  Player p(*r.lesson, "");  // no data dir: progress in memory only
+  PredictResult early = p.answer(0, 32);
+  EXPECT_FALSE(early.correct);
+  EXPECT_NE(early.explanation.find("checked when the lab has run"), std::string::npos);
+  run(p, *emu);
+  ASSERT_NE(p.result(0), nullptr);
+  EXPECT_TRUE(p.result(0)->correct) << p.result(0)->explanation;
+  EXPECT_TRUE(p.save());
+}
+
+TEST(LessonPlayer, ParameterChangesDoNotMoveThePredictsAnswer) {
+  ParseResult r = parse_lesson_text(kLesson, "lessons/99-player.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  auto emu = ws::make_emu_backend();
+  Player p(*r.lesson, "");
+  run(p, *emu);
+  p.set_variant("tiled");
+  run(p, *emu);  // the student's own experiment: 4 sectors per store
+  EXPECT_TRUE(p.answer(0, 32).correct);  // judged on the step's lab as written
+  EXPECT_EQ(p.params().at("n"), 64);
+}
+
+TEST(LessonPlayer, CorruptProgressIsReportedAndThePlayerStillWorks) {
+  TempDir d;
+  fs::create_directories(d.path);
+  { std::ofstream(d.path / "progress.json") << "not json"; }
+  ParseResult r = parse_lesson_text(kLesson, "lessons/99-player.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  Player p(*r.lesson, d.path.string());
+  EXPECT_NE(p.notice().find("progress.json.bak"), std::string::npos) << p.notice();
+  EXPECT_EQ(p.step_index(), 0u);
+  EXPECT_TRUE(p.next());
+  EXPECT_TRUE(fs::exists(d.path / "progress.json"));
+  EXPECT_TRUE(fs::exists(d.path / "progress.json.bak"));
+}

@@ -1,0 +1,149 @@
+// Progress: round trip, atomic replacement, a corrupt file kept aside and reported.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "app/lesson/lesson_model.h"
+
+using namespace ws::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    path = fs::temp_directory_path() /
+           ("ws_progress_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+Progress sample() {
+  Progress p;
+  LessonProgress& l = p.lessons["03-banks"];
+  l.current_step = 2;
+  l.steps[0].done = true;
+  l.steps[0].answers[0] = 32;
+  l.steps[0].correct[0] = true;
+  l.steps[1].answers[1] = 4.5;
+  l.steps[1].correct[1] = false;
+  l.steps[1].goals[0] = true;
+  p.lessons["01-warps"].completed = true;
+  return p;
+}
+
+}  // namespace
+
+TEST(LessonProgress, RoundTrip) {
+  TempDir d;
+  std::string err;
+  ASSERT_TRUE(save_progress(sample(), (d.path / "sub").string(), err)) << err;  // creates dirs
+  Progress back = load_progress((d.path / "sub").string());
+  EXPECT_EQ(back.notice, "");
+  ASSERT_EQ(back.lessons.size(), 2u);
+  const LessonProgress& l = back.lessons.at("03-banks");
+  EXPECT_EQ(l.current_step, 2u);
+  EXPECT_TRUE(l.steps.at(0).done);
+  EXPECT_DOUBLE_EQ(l.steps.at(0).answers.at(0), 32);
+  EXPECT_TRUE(l.steps.at(0).correct.at(0));
+  EXPECT_DOUBLE_EQ(l.steps.at(1).answers.at(1), 4.5);
+  EXPECT_FALSE(l.steps.at(1).correct.at(1));
+  EXPECT_TRUE(l.steps.at(1).goals.at(0));
+  EXPECT_EQ(l.steps_done(), 1u);
+  EXPECT_TRUE(back.lessons.at("01-warps").completed);
+}
+
+TEST(LessonProgress, MissingFileIsEmptyWithoutNotice) {
+  TempDir d;
+  Progress p = load_progress(d.path.string());
+  EXPECT_TRUE(p.lessons.empty());
+  EXPECT_EQ(p.notice, "");
+}
+
+TEST(LessonProgress, AtomicWriteLeavesNoTemporaryAndReplacesWhole) {
+  TempDir d;
+  std::string err;
+  ASSERT_TRUE(save_progress(sample(), d.path.string(), err)) << err;
+  Progress smaller;
+  smaller.lessons["02-coalescing"].current_step = 1;
+  ASSERT_TRUE(save_progress(smaller, d.path.string(), err)) << err;
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(d.path)) names.push_back(e.path().filename());
+  EXPECT_EQ(names, (std::vector<std::string>{"progress.json"}));
+  Progress back = load_progress(d.path.string());
+  EXPECT_EQ(back.lessons.size(), 1u);
+  EXPECT_EQ(back.lessons.at("02-coalescing").current_step, 1u);
+}
+
+TEST(LessonProgress, FailedWriteKeepsThePreviousFile) {
+  TempDir d;
+  std::string err;
+  ASSERT_TRUE(save_progress(sample(), d.path.string(), err)) << err;
+  const std::string before = read(d.path / "progress.json");
+  // A directory where the temporary file would go makes the write fail, whoever we are.
+  fs::create_directories(d.path / ("progress.json.tmp." + std::to_string(::getpid())));
+  Progress other;
+  other.lessons["x"].current_step = 9;
+  EXPECT_FALSE(save_progress(other, d.path.string(), err));
+  EXPECT_NE(err, "");
+  EXPECT_EQ(read(d.path / "progress.json"), before);
+}
+
+TEST(LessonProgress, UnusableDirectoryIsAnError) {
+  TempDir d;
+  fs::create_directories(d.path);
+  std::ofstream(d.path / "file") << "x";
+  std::string err;
+  EXPECT_FALSE(save_progress(sample(), (d.path / "file").string(), err));
+  EXPECT_NE(err.find("cannot create"), std::string::npos) << err;
+  EXPECT_FALSE(save_progress(sample(), "", err));
+}
+
+TEST(LessonProgress, CorruptFileIsKeptAsBakAndReported) {
+  TempDir d;
+  fs::create_directories(d.path);
+  const std::string junk = "{\"version\": 1, \"lessons\": {\"a\": {\"current_step\": ";
+  std::ofstream(d.path / "progress.json") << junk;
+  Progress p = load_progress(d.path.string());
+  EXPECT_TRUE(p.lessons.empty());
+  EXPECT_NE(p.notice.find("could not be read"), std::string::npos) << p.notice;
+  EXPECT_NE(p.notice.find("progress.json.bak"), std::string::npos) << p.notice;
+  EXPECT_FALSE(fs::exists(d.path / "progress.json"));
+  EXPECT_EQ(read(d.path / "progress.json.bak"), junk);
+}
+
+TEST(LessonProgress, WrongShapeIsCorruptToo) {
+  TempDir d;
+  fs::create_directories(d.path);
+  std::ofstream(d.path / "progress.json") << R"({"version": 7, "lessons": {}})";
+  Progress p = load_progress(d.path.string());
+  EXPECT_NE(p.notice.find("unknown version 7"), std::string::npos) << p.notice;
+  EXPECT_TRUE(fs::exists(d.path / "progress.json.bak"));
+}
+
+TEST(LessonProgress, DataDirFollowsXdgThenHome) {
+  const char* old_xdg = std::getenv("XDG_DATA_HOME");
+  const char* old_home = std::getenv("HOME");
+  std::string sx = old_xdg ? old_xdg : "", sh = old_home ? old_home : "";
+  ::setenv("XDG_DATA_HOME", "/tmp/xdg", 1);
+  EXPECT_EQ(default_data_dir(), "/tmp/xdg/warpscope");
+  ::unsetenv("XDG_DATA_HOME");
+  ::setenv("HOME", "/home/s", 1);
+  EXPECT_EQ(default_data_dir(), "/home/s/.local/share/warpscope");
+  if (old_xdg) ::setenv("XDG_DATA_HOME", sx.c_str(), 1);
+  if (old_home) ::setenv("HOME", sh.c_str(), 1); else ::unsetenv("HOME");
+}

@@ -1,0 +1,66 @@
+// Every lesson shipped in lessons/ validates, and (slower) checks on the emulator: each
+// predict's expected answer is what the model gives and each goal is reachable.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "app/lesson/lesson.h"
+#include "app/lesson/lesson_model.h"
+
+using namespace ws::lesson;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> lesson_files() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "lessons"))
+    if (e.path().extension() == ".md" && e.path().filename() != "README.md")
+      out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(Lessons, TheCourseIsThere) {
+  auto files = lesson_files();
+  EXPECT_GE(files.size(), 7u);
+  for (const char* id : {"01-warps", "02-coalescing", "03-shared-banks", "04-transpose",
+                         "05-reduction", "06-tiled-matmul", "07-boundary-divergence"}) {
+    EXPECT_TRUE(fs::exists(fs::path(WS_SOURCE_DIR) / "lessons" / (std::string(id) + ".md"))) << id;
+  }
+}
+
+TEST(Lessons, AllValidate) {
+  auto files = lesson_files();
+  ASSERT_FALSE(files.empty());
+  std::ostringstream out;
+  EXPECT_EQ(validate_files(files, out), 0) << out.str();
+  for (const auto& f : files) {
+    ParseResult r = parse_lesson(f);
+    ASSERT_TRUE(r.ok()) << r.message();
+    int blocks = 0;
+    for (const auto& s : r.lesson->steps) blocks += int(s.predicts.size() + s.goals.size());
+    EXPECT_GE(blocks, 2) << f << ": a lesson asks the student something";
+  }
+}
+
+class LessonCheck : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LessonCheck, ChecksOnTheEmulator) {
+  auto emu = ws::make_emu_backend();
+  std::ostringstream out;
+  EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << out.str();
+  EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << out.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(All, LessonCheck, ::testing::ValuesIn(lesson_files()),
+                         [](const ::testing::TestParamInfo<std::string>& i) {
+                           std::string n = fs::path(i.param).stem().string();
+                           for (char& c : n)
+                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                           return n;
+                         });

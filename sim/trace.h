@@ -58,7 +58,7 @@ struct Site {
   friend constexpr bool operator==(const Site&, const Site&) = default;
 };
 
-// One warp-level event, 144 bytes. The same layout is written by device code, so it
+// One warp-level event, 148 bytes. The same layout is written by device code, so it
 // holds only fixed-size integers (checked by static_assert below).
 struct WarpEvent {
   std::uint32_t block = 0;   // linear block index: x + y*gx + z*gx*gy
@@ -76,7 +76,7 @@ struct WarpEvent {
   int active_lanes() const { return __builtin_popcount(mask); }
   friend bool operator==(const WarpEvent&, const WarpEvent&) = default;
 };
-static_assert(sizeof(WarpEvent) == 144, "WarpEvent layout is shared with device code");
+static_assert(sizeof(WarpEvent) == 148, "WarpEvent layout is shared with device code");
 
 // The memory an access names: global arrays are kernel arguments, shared ones are
 // carved from the block's dynamic shared memory in declaration order.

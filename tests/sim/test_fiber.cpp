@@ -1,0 +1,206 @@
+// The fiber layer under the emulator: switch order, many fibers, stack reuse, exceptions
+// kept on their own side, and both backends (Boost.Context when built, ucontext always).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "sim/fiber.h"
+
+namespace {
+
+using ws::sim::Fiber;
+using ws::sim::FiberBackend;
+using ws::sim::StackPool;
+
+class FiberTest : public ::testing::TestWithParam<FiberBackend> {
+ protected:
+  void SetUp() override {
+    if (!ws::sim::fiber_backend_available(GetParam()))
+      GTEST_SKIP() << "backend " << ws::sim::to_string(GetParam()) << " not built";
+  }
+};
+
+struct Log {
+  std::vector<std::string>* out;
+  Fiber* self;
+  std::string name;
+  int steps;
+};
+
+void log_entry(void* p) {
+  auto* l = static_cast<Log*>(p);
+  for (int i = 0; i < l->steps; ++i) {
+    l->out->push_back(l->name + std::to_string(i));
+    l->self->yield();
+  }
+  l->out->push_back(l->name + "end");
+}
+
+TEST_P(FiberTest, SwitchOrderInterleavesAsResumed) {
+  StackPool pool;
+  Fiber a(pool, GetParam()), b(pool, GetParam());
+  EXPECT_EQ(a.backend(), GetParam());
+  std::vector<std::string> out;
+  Log la{&out, &a, "a", 2}, lb{&out, &b, "b", 1};
+  a.start(&log_entry, &la);
+  b.start(&log_entry, &lb);
+  EXPECT_EQ(a.state(), Fiber::State::Ready);
+  EXPECT_TRUE(out.empty());  // start() runs nothing
+  a.resume();
+  EXPECT_EQ(a.state(), Fiber::State::Suspended);
+  b.resume();
+  b.resume();
+  EXPECT_TRUE(b.idle());
+  a.resume();
+  a.resume();
+  EXPECT_TRUE(a.idle());
+  EXPECT_EQ(out, (std::vector<std::string>{"a0", "b0", "bend", "a1", "aend"}));
+}
+
+struct Counter {
+  Fiber* self;
+  int id;
+  int rounds;
+  long* sum;
+};
+
+void count_entry(void* p) {
+  auto* c = static_cast<Counter*>(p);
+  volatile char pad[2048];  // locals on the fiber stack must survive every switch
+  for (int i = 0; i < int(sizeof pad); ++i) pad[i] = char(c->id + i);
+  for (int r = 0; r < c->rounds; ++r) {
+    *c->sum += c->id;
+    c->self->yield();
+  }
+  for (int i = 0; i < int(sizeof pad); ++i)
+    if (pad[i] != char(c->id + i)) throw std::runtime_error("stack clobbered");
+}
+
+TEST_P(FiberTest, ManyFibersRoundRobinAndStacksAreReused) {
+  StackPool pool;
+  constexpr int kFibers = 300, kRounds = 5;
+  std::vector<std::unique_ptr<Fiber>> fibers;
+  for (int i = 0; i < kFibers; ++i) fibers.push_back(std::make_unique<Fiber>(pool, GetParam()));
+  long sum = 0;
+  for (int batch = 0; batch < 3; ++batch) {
+    std::vector<Counter> cs(kFibers);
+    for (int i = 0; i < kFibers; ++i) {
+      cs[i] = Counter{fibers[i].get(), i, kRounds, &sum};
+      fibers[i]->start(&count_entry, &cs[i]);
+    }
+    bool any = true;
+    while (any) {
+      any = false;
+      for (auto& f : fibers)
+        if (!f->idle()) {
+          f->resume();  // would rethrow "stack clobbered"
+          any = true;
+        }
+    }
+    // Every stack went back to the pool, and the next batch reuses them.
+    EXPECT_EQ(pool.mapped(), std::size_t(kFibers));
+    EXPECT_EQ(pool.idle(), std::size_t(kFibers));
+  }
+  EXPECT_EQ(sum, 3L * kRounds * (kFibers - 1) * kFibers / 2);
+}
+
+void throwing_entry(void* p) {
+  auto* f = static_cast<Fiber*>(p);
+  f->yield();
+  throw std::runtime_error("from the fiber");
+}
+
+TEST_P(FiberTest, ExceptionStaysOnItsStackAndIsRethrownByResume) {
+  StackPool pool;
+  Fiber f(pool, GetParam());
+  f.start(&throwing_entry, &f);
+  f.resume();
+  EXPECT_EQ(f.state(), Fiber::State::Suspended);
+  try {
+    f.resume();
+    FAIL() << "resume did not rethrow";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "from the fiber");
+  }
+  EXPECT_TRUE(f.idle());
+  EXPECT_EQ(pool.idle(), 1u);
+  // The fiber can be started again after an escaped exception.
+  std::vector<std::string> out;
+  Log l{&out, &f, "x", 0};
+  f.start(&log_entry, &l);
+  f.resume();
+  EXPECT_EQ(out, std::vector<std::string>{"xend"});
+}
+
+void noop_entry(void*) {}
+
+TEST_P(FiberTest, MisuseIsAnErrorNotACrash) {
+  StackPool pool;
+  Fiber f(pool, GetParam());
+  EXPECT_THROW(f.resume(), std::logic_error);  // idle
+  f.start(&noop_entry, nullptr);
+  EXPECT_THROW(f.start(&noop_entry, nullptr), std::logic_error);  // not idle
+  f.resume();
+  EXPECT_TRUE(f.idle());
+  EXPECT_THROW(f.resume(), std::logic_error);  // finished
+}
+
+TEST_P(FiberTest, DestroyingAReadyFiberReturnsItsStack) {
+  StackPool pool;
+  {
+    Fiber f(pool, GetParam());
+    f.start(&noop_entry, nullptr);
+    EXPECT_EQ(pool.idle(), 0u);
+  }
+  EXPECT_EQ(pool.idle(), 1u);
+}
+
+int deep(int n) {
+  volatile char buf[512];
+  buf[0] = char(n);
+  return n == 0 ? buf[0] : deep(n - 1) + 1;
+}
+void deep_entry(void* p) { *static_cast<int*>(p) = deep(60); }  // ~30 KiB of stack
+
+TEST_P(FiberTest, StackHoldsTensOfKilobytes) {
+  StackPool pool;
+  EXPECT_GE(pool.stack_bytes(), StackPool::kDefaultStackBytes);
+  Fiber f(pool, GetParam());
+  int r = -1;
+  f.start(&deep_entry, &r);
+  f.resume();
+  EXPECT_EQ(r, 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, FiberTest,
+                         ::testing::Values(FiberBackend::Boost, FiberBackend::Ucontext),
+                         [](const auto& info) { return std::string(ws::sim::to_string(info.param)); });
+
+TEST(FiberBackendTest, UcontextAlwaysAvailableAndEnvSelectsIt) {
+  EXPECT_TRUE(ws::sim::fiber_backend_available(FiberBackend::Ucontext));
+  ::setenv("WS_FIBERS", "ucontext", 1);
+  EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Ucontext);
+  ::unsetenv("WS_FIBERS");
+  EXPECT_TRUE(ws::sim::fiber_backend_available(ws::sim::default_fiber_backend()));
+#if defined(WS_EXPECT_BOOST_FIBERS)
+  EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Boost);
+#endif
+}
+
+TEST(StackPoolTest, RoundsUpAndReusesLastReleasedFirst) {
+  StackPool pool(1000);
+  EXPECT_GE(pool.stack_bytes(), 16u * 1024);
+  auto a = pool.acquire();
+  auto b = pool.acquire();
+  EXPECT_EQ(a.size, pool.stack_bytes());
+  EXPECT_NE(a.base, b.base);
+  pool.release(a);
+  pool.release(b);
+  EXPECT_EQ(pool.acquire().base, b.base);
+  EXPECT_EQ(pool.mapped(), 2u);
+}
+
+}  // namespace

@@ -1,0 +1,32 @@
+#pragma once
+// Small drawing helpers on top of ImGui's draw list, shared by the views.
+#include <imgui.h>
+
+#include <string_view>
+
+#include "viz/view_common.h"
+
+namespace ws::viz {
+
+inline ImVec2 v2(float x, float y) { return ImVec2(x, y); }
+inline Rect rect_of(ImVec2 a, ImVec2 b) { return Rect{a.x, a.y, b.x, b.y}; }
+
+inline void fill(ImDrawList* dl, const Rect& r, std::uint32_t col, float rounding = 0) {
+  dl->AddRectFilled(v2(r.x0, r.y0), v2(r.x1, r.y1), to_imgui(col), rounding);
+}
+inline void frame(ImDrawList* dl, const Rect& r, std::uint32_t col, float thick = 1,
+                  float rounding = 0) {
+  dl->AddRect(v2(r.x0, r.y0), v2(r.x1, r.y1), to_imgui(col), rounding, 0, thick);
+}
+// Text centred on (cx, cy); skipped when it would not fit `max_w` (0: no limit).
+inline void text_centered(ImDrawList* dl, float cx, float cy, std::string_view s,
+                          std::uint32_t col, float max_w = 0) {
+  const ImVec2 sz = ImGui::CalcTextSize(s.data(), s.data() + s.size());
+  if (max_w > 0 && sz.x > max_w) return;
+  dl->AddText(v2(cx - sz.x / 2, cy - sz.y / 2), to_imgui(col), s.data(), s.data() + s.size());
+}
+inline void text_at(ImDrawList* dl, float x, float y, std::string_view s, std::uint32_t col) {
+  dl->AddText(v2(x, y), to_imgui(col), s.data(), s.data() + s.size());
+}
+
+}  // namespace ws::viz

@@ -1,0 +1,127 @@
+// The divergence mask strip view.
+#include "viz/mask_strip.h"
+
+#include <algorithm>
+#include <bit>
+#include <cstdio>
+
+#include "viz/imgui_util.h"
+
+namespace ws::viz {
+
+std::uint32_t mask_cell_colour(std::uint32_t mask, std::uint32_t ballot, EventKind kind, int lane,
+                               const ViewStyle& style) {
+  if (!((mask >> lane) & 1u)) return lane_off_colour(style);
+  if (kind == EventKind::Branch || kind == EventKind::Vote)
+    return ((ballot >> lane) & 1u) ? ballot_true_colour(style) : ballot_false_colour(style);
+  return lane_on_colour(style);
+}
+
+MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) {
+  MaskStripDraw d;
+  if (!in.history || in.history->masks.empty()) {
+    d.note = "No events recorded for this warp.";
+    ImGui::TextWrapped("%s", d.note.c_str());
+    return d;
+  }
+  const sim::MaskHistory& h = *in.history;
+  d.drawn = true;
+  d.rows_total = int(h.masks.size());
+  d.simd_efficiency = h.simd_efficiency();
+  int branches = 0, divergent_branches = 0;
+  for (std::size_t i = 0; i < h.masks.size(); ++i) {
+    if (h.masks[i] != 0xFFFFFFFFu) ++d.divergent_rows;
+    if (i < h.kinds.size() && h.kinds[i] == EventKind::Branch) {
+      ++branches;
+      const std::uint32_t b = i < h.ballots.size() ? h.ballots[i] : 0;
+      if (b != 0 && b != h.masks[i]) ++divergent_branches;
+    }
+  }
+  ImGui::Text("block %u warp %u: %d events, SIMD efficiency %s", h.block, unsigned(h.warp),
+              d.rows_total, percent(d.simd_efficiency).c_str());
+  ImGui::SameLine();
+  ImGui::TextDisabled("- %d marked branch%s, %d divergent", branches, branches == 1 ? "" : "es",
+                      divergent_branches);
+  // A legend in the colours the cells use.
+  auto swatch = [&](std::uint32_t c, const char* label) {
+    ImDrawList* dl = ImGui::GetWindowDrawList();
+    const ImVec2 p = ImGui::GetCursorScreenPos();
+    const float s = ImGui::GetTextLineHeight();
+    fill(dl, Rect{p.x, p.y + 2, p.x + s, p.y + s - 2}, c, 2);
+    ImGui::Dummy(v2(s, s));
+    ImGui::SameLine();
+    ImGui::TextUnformatted(label);
+    ImGui::SameLine();
+  };
+  swatch(lane_on_colour(style), "active");
+  swatch(lane_off_colour(style), "inactive");
+  swatch(ballot_true_colour(style), "branch taken");
+  swatch(ballot_false_colour(style), "branch not taken");
+  ImGui::NewLine();
+
+  const float fh = ImGui::GetTextLineHeight();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float label_w = ImGui::CalcTextSize("#0000 L000 atom.shared ").x;
+  d.cell_w = std::clamp((avail.x - label_w - ImGui::GetStyle().ScrollbarSize - 4) / 32.0f, 4.0f, 36.0f);
+  d.cell_h = std::max(fh + 2, 6.0f);
+  const float row_h = d.cell_h + 1;
+  const float height = in.height > 0 ? in.height : std::max(avail.y, row_h * 3);
+
+  ImGui::BeginChild("##maskrows", v2(0, height), false);
+  const ImGuiID key = ImGui::GetID("##last_current");
+  ImGuiStorage* st = ImGui::GetStateStorage();
+  if (in.follow_current && in.current >= 0 && st->GetInt(key, -1) != in.current) {
+    const float target = in.current * row_h - ImGui::GetWindowHeight() / 2 + row_h;
+    ImGui::SetScrollY(std::max(0.0f, target));
+    st->SetInt(key, in.current);
+  }
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  ImGuiListClipper clip;
+  clip.Begin(d.rows_total, row_h);
+  const std::uint32_t dim = dim_text_colour(style), ink = text_colour(style);
+  while (clip.Step()) {
+    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+      const ImVec2 p = ImGui::GetCursorScreenPos();
+      MaskRow row;
+      row.index = i;
+      row.mask = h.masks[std::size_t(i)];
+      row.ballot = std::size_t(i) < h.ballots.size() ? h.ballots[std::size_t(i)] : 0;
+      row.kind = std::size_t(i) < h.kinds.size() ? h.kinds[std::size_t(i)] : EventKind::GlobalLoad;
+      row.line = std::size_t(i) < h.lines.size() ? h.lines[std::size_t(i)] : 0;
+      char lab[64];
+      std::snprintf(lab, sizeof lab, "#%d L%u %s", i, unsigned(row.line),
+                    std::string(to_string(row.kind)).c_str());
+      const bool cur = i == in.current;
+      text_at(dl, p.x, p.y + (d.cell_h - fh) / 2, lab, cur ? highlight_colour(style) : (row.mask == 0xFFFFFFFFu ? dim : ink));
+      const float x0 = p.x + label_w;
+      row.rect = Rect{x0, p.y, x0 + 32 * d.cell_w, p.y + d.cell_h};
+      for (int l = 0; l < 32; ++l) {
+        const std::uint32_t c = mask_cell_colour(row.mask, row.ballot, row.kind, l, style);
+        const float gap = d.cell_w >= 8 ? 1.0f : 0.0f;
+        fill(dl, Rect{x0 + l * d.cell_w + gap, p.y, x0 + (l + 1) * d.cell_w - gap, p.y + d.cell_h}, c);
+        ((row.mask >> l) & 1u) ? ++d.cells_on : ++d.cells_off;
+      }
+      const int active = std::popcount(row.mask);
+      char right[16];
+      std::snprintf(right, sizeof right, " %2d/32", active);
+      text_at(dl, row.rect.x1 + 4, p.y + (d.cell_h - fh) / 2, right, active == 32 ? dim : ink);
+      if (cur) frame(dl, Rect{p.x - 1, p.y - 1, row.rect.x1 + 1, row.rect.y1 + 1}, highlight_colour(style), 2);
+      ImGui::Dummy(v2(row.rect.x1 - p.x + ImGui::CalcTextSize(" 32/32").x + 4, row_h));
+      if (ImGui::IsItemClicked()) d.clicked = i;
+      if (ImGui::IsItemHovered()) {
+        ImGui::BeginTooltip();
+        ImGui::Text("event %d: %s at line %u", i, std::string(to_string(row.kind)).c_str(), unsigned(row.line));
+        ImGui::Text("mask 0x%08x: %d of 32 lanes active", row.mask, active);
+        if (row.kind == EventKind::Branch || row.kind == EventKind::Vote)
+          ImGui::Text("ballot 0x%08x: condition true on %d lanes", row.ballot, std::popcount(row.ballot));
+        ImGui::EndTooltip();
+      }
+      d.rows.push_back(row);
+    }
+  }
+  clip.End();
+  ImGui::EndChild();
+  return d;
+}
+
+}  // namespace ws::viz

@@ -1,0 +1,137 @@
+// The metrics table view.
+#include "viz/metrics_table.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "viz/chart_paint.h"
+#include "viz/imgui_util.h"
+
+namespace ws::viz {
+
+std::string format_ms(double ms) {
+  char b[32];
+  if (ms >= 1000) std::snprintf(b, sizeof b, "%.3g s", ms / 1000);
+  else if (ms >= 1) std::snprintf(b, sizeof b, "%.3g ms", ms);
+  else std::snprintf(b, sizeof b, "%.3g us", ms * 1000);
+  return b;
+}
+
+std::string format_value(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
+    std::string digits = std::to_string((long long)std::fabs(v));
+    std::string out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return v < 0 ? "-" + out : out;
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, "%.3g", v);
+  return b;
+}
+
+namespace {
+
+void row(MetricsDraw& d, const std::string& name, const std::string& value, std::uint32_t col = 0) {
+  ImGui::TableNextRow();
+  ImGui::TableSetColumnIndex(0);
+  ImGui::TextUnformatted(name.c_str());
+  ImGui::TableSetColumnIndex(1);
+  if (col) ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(col));
+  ImGui::TextUnformatted(value.c_str());
+  if (col) ImGui::PopStyleColor();
+  d.cells.emplace_back(name, value);
+}
+
+}  // namespace
+
+MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
+  const std::uint32_t modelled_col = style.high_contrast ? rgba(255, 220, 0) : rgba(240, 200, 90);
+  MetricsDraw d;
+  if (!in.error.empty()) {
+    d.note = in.error;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 90, 90)));
+    ImGui::TextWrapped("The run did not happen: %s", in.error.c_str());
+    ImGui::PopStyleColor();
+    return d;
+  }
+  if (!in.ran || !in.totals) {
+    d.note = "No result yet.";
+    ImGui::TextDisabled("%s", d.note.c_str());
+    return d;
+  }
+  d.drawn = true;
+  d.time_label = in.measured ? "measured" : "modelled";
+  if (!in.verified) {
+    d.wrong_shown = true;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 90, 90)));
+    ImGui::TextWrapped("WRONG RESULT - the output differs from the CPU reference%s%s. Its time "
+                       "is not a measurement of a working kernel.",
+                       in.verify_message.empty() ? "" : ": ", in.verify_message.c_str());
+    ImGui::PopStyleColor();
+  }
+  for (const std::string& p : in.problems) {
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 170, 60)));
+    ImGui::TextWrapped("%s", p.c_str());
+    ImGui::PopStyleColor();
+  }
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                             ImGuiTableFlags_SizingStretchProp;
+  if (ImGui::BeginTable("##time", 2, tf)) {
+    ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    const std::uint32_t tc = in.measured ? 0 : modelled_col;
+    if (in.median_ms > 0) {
+      std::string t = format_ms(in.median_ms) + " (" + d.time_label + ")";
+      if (in.measured && in.samples > 1)
+        t += ", " + format_ms(in.min_ms) + " .. " + format_ms(in.max_ms) + " over " +
+             std::to_string(in.samples) + " runs";
+      row(d, in.measured ? "kernel time, median" : "kernel time", t, tc);
+    } else {
+      row(d, "kernel time", "not timed");
+    }
+    if (in.throughput > 0) {
+      char b[64];
+      std::snprintf(b, sizeof b, "%.4g %s (%s)", in.throughput, in.unit.c_str(), d.time_label.c_str());
+      row(d, "throughput", b, tc);
+      if (in.copy_gbps > 0 && in.unit == "GB/s")
+        row(d, "of device copy bandwidth", percent(in.throughput / in.copy_gbps) + " of " +
+                                               format_value(std::round(in.copy_gbps)) + " GB/s");
+      if (in.peak > 0)
+        row(d, "of theoretical peak", percent(in.throughput / in.peak) + " of " +
+                                          format_value(std::round(in.peak)) + " " + in.unit);
+    }
+    row(d, "output", in.verified ? "matches the CPU reference" : "WRONG",
+        in.verified ? rgba(80, 200, 110) : rgba(255, 90, 90));
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  const auto plain = in.totals->plain();
+  if (ImGui::BeginTable("##plain", 2, tf)) {
+    ImGui::TableSetupColumn("In plain words", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const auto& [k, v] : plain) {
+      row(d, k, format_value(v));
+      ++d.plain_rows;
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  const auto ncu = in.totals->ncu();
+  if (ImGui::BeginTable("##ncu", 2, tf)) {
+    ImGui::TableSetupColumn("Nsight Compute metric", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableHeadersRow();
+    for (const auto& [k, v] : ncu) {
+      row(d, k, format_value(v));
+      ++d.ncu_rows;
+    }
+    ImGui::EndTable();
+  }
+  return d;
+}
+
+}  // namespace ws::viz

@@ -1,0 +1,148 @@
+// The sector map view.
+#include "viz/sector_map.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+
+#include "viz/chart_paint.h"
+#include "viz/imgui_util.h"
+
+namespace ws::viz {
+
+std::uint32_t use_colour(double f) {
+  f = std::clamp(f, 0.0, 1.0);
+  // red (1/8 used) -> amber -> green (all used)
+  const double t = std::clamp((f - 0.125) / 0.875, 0.0, 1.0);
+  const unsigned r = unsigned(220 * (1 - t) + 50 * t), g = unsigned(60 * (1 - t) + 168 * t),
+                 b = unsigned(50 * (1 - t) + 82 * t);
+  return rgba(r, g, b);
+}
+
+SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) {
+  SectorMapDraw d;
+  if (!in.caption.empty()) ImGui::TextUnformatted(in.caption.c_str());
+  if (!in.event) {
+    d.note = "No global-memory access at this step.";
+    ImGui::TextWrapped("%s", d.note.c_str());
+    return d;
+  }
+  const WarpEvent& e = *in.event;
+  if (!is_global(e.kind) || e.mask == 0) {
+    d.note = std::string("This step is a ") + std::string(to_string(e.kind)) +
+             ", not a global-memory access: the sector map shows global loads and stores.";
+    ImGui::TextWrapped("%s", d.note.c_str());
+    return d;
+  }
+  d.drawn = true;
+  d.access = sim::analyze_global(e, in.model);
+  const sim::GlobalAccess& a = d.access;
+  const unsigned sb = std::max(1u, in.model.sector_bytes);
+  const unsigned lb = std::max(sb, in.model.line_bytes);
+  const unsigned per_line = lb / sb;
+
+  const double eff = a.bytes_moved ? double(a.bytes_requested) / double(a.bytes_moved) : 0;
+  const std::uint32_t verdict = a.sectors > a.ideal_sectors ? use_colour(eff) : use_colour(1);
+  ImGui::Text("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
+              a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
+              a.lines == 1 ? "" : "s", lb);
+  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
+  ImGui::Text("bytes used %llu of %llu moved: %s of the traffic is useful",
+              (unsigned long long)a.bytes_requested, (unsigned long long)a.bytes_moved,
+              percent(eff).c_str());
+  ImGui::PopStyleColor();
+
+  // Lanes per sector (by each lane's first byte), from the model's lane -> sector map.
+  std::vector<int> lanes(a.sector_ids.size(), 0);
+  for (int l = 0; l < 32; ++l)
+    if (a.lane_sector[l] >= 0 && std::size_t(a.lane_sector[l]) < lanes.size())
+      ++lanes[std::size_t(a.lane_sector[l])];
+  // The distinct lines, in address order, each with its sectors.
+  std::map<std::uint64_t, std::vector<std::size_t>> lines;  // line -> indices in sector_ids
+  for (std::size_t i = 0; i < a.sector_ids.size(); ++i)
+    lines[a.sector_ids[i] / per_line].push_back(i);
+
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImVec2 avail = ImGui::GetContentRegionAvail();
+  const float fh = ImGui::GetTextLineHeight();
+  const float label_w = ImGui::CalcTextSize("lanes ").x + 4;
+  const float cell = std::clamp((avail.x - label_w) / 32.0f, 9.0f, 44.0f);
+  const float cell_h = std::max(fh + 4, cell);
+  const float x0 = origin.x + label_w;
+  const float lane_y = origin.y + 2;
+  const std::uint32_t dim = dim_text_colour(style);
+  text_at(dl, origin.x, lane_y + (cell_h - fh) / 2, "lanes", dim);
+  for (int l = 0; l < 32; ++l) {
+    Rect r{x0 + l * cell + 1, lane_y, x0 + (l + 1) * cell - 1, lane_y + cell_h};
+    d.lane_rect[l] = r;
+    const bool on = (e.mask >> l) & 1u;
+    const std::uint32_t c = on ? lane_on_colour(style) : lane_off_colour(style);
+    fill(dl, r, c, 2);
+    text_centered(dl, r.cx(), r.cy(), std::to_string(l), ink_on(c), r.w());
+  }
+
+  const float gap_line = std::max(6.0f, cell * 0.5f);
+  const float sc = cell;  // one sector as wide as one lane: 4 coalesced sectors sit under 32 lanes' worth
+  const float line_w = per_line * sc;
+  const unsigned lines_per_row =
+      std::max(1u, unsigned((avail.x - label_w + gap_line) / (line_w + gap_line)));
+  const float row_h = cell_h + fh * 1.4f;
+  const float sectors_y = lane_y + cell_h + std::max(3.0f * fh, cell * 2.0f);
+  text_at(dl, origin.x, sectors_y + fh * 1.2f + (cell_h - fh) / 2, "sectors", dim);
+
+  // Place every sector of every touched line.
+  std::vector<Rect> sector_rect(a.sector_ids.size());
+  unsigned li = 0;
+  for (const auto& [line, idx] : lines) {
+    const unsigned row = li / lines_per_row, col = li % lines_per_row;
+    const float lx = x0 + col * (line_w + gap_line);
+    const float ly = sectors_y + row * row_h;
+    char lab[48];
+    std::snprintf(lab, sizeof lab, "+%llu", (unsigned long long)(line * lb));
+    if (ImGui::CalcTextSize(lab).x <= line_w) text_at(dl, lx, ly, lab, dim);
+    const float sy = ly + fh * 1.2f;
+    for (unsigned s = 0; s < per_line; ++s) {
+      const std::uint64_t sector = line * per_line + s;
+      Rect r{lx + s * sc + 1, sy, lx + (s + 1) * sc - 1, sy + cell_h};
+      SectorCell c;
+      c.sector = sector;
+      c.rect = r;
+      auto it = std::find_if(idx.begin(), idx.end(),
+                             [&](std::size_t i) { return a.sector_ids[i] == sector; });
+      if (it != idx.end()) {
+        c.touched = true;
+        c.lanes = lanes[*it];
+        const double used = std::min<double>(sb, double(c.lanes) * e.bytes) / sb;
+        c.colour = use_colour(c.lanes ? used : 1.0);
+        sector_rect[*it] = r;
+        fill(dl, r, c.colour, 2);
+        text_centered(dl, r.cx(), r.cy(), std::to_string(c.lanes), ink_on(c.colour), r.w());
+        ++d.sectors_drawn;
+      } else {
+        c.colour = 0;
+        frame(dl, r, dim, 1, 2);
+        ++d.idle_sectors_drawn;
+      }
+      d.cells.push_back(c);
+    }
+    ++d.lines_drawn;
+    ++li;
+  }
+  for (int l = 0; l < 32; ++l) {
+    const int s = a.lane_sector[l];
+    if (s < 0 || std::size_t(s) >= sector_rect.size()) continue;
+    const Rect& r = sector_rect[std::size_t(s)];
+    dl->AddLine(v2(d.lane_rect[l].cx(), d.lane_rect[l].y1), v2(r.cx(), r.y0),
+                to_imgui((lane_on_colour(style) & 0xFFFFFF00u) | 0xB0u), 1.2f * style.line);
+    ++d.links;
+  }
+  const unsigned rows = (li + lines_per_row - 1) / lines_per_row;
+  const float bottom = sectors_y + rows * row_h + fh * 0.5f;
+  ImGui::Dummy(v2(avail.x, bottom - origin.y));
+  ImGui::TextDisabled("Numbers in sectors: lanes served. Hollow: sectors of a touched line that "
+                      "this access does not need.");
+  return d;
+}
+
+}  // namespace ws::viz

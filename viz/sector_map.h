@@ -1,0 +1,51 @@
+#pragma once
+// The sector map: one global access of a warp. The 32 lanes over the 32-byte sectors and
+// 128-byte lines they touch, sectors touched against the ideal, bytes used against bytes
+// moved. Only the lines the access touches are drawn (a strided store touches lines far
+// apart); untouched sectors inside them are drawn hollow.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "sim/model.h"
+#include "sim/trace.h"
+#include "viz/view_common.h"
+
+namespace ws::viz {
+
+struct SectorMapInput {
+  const WarpEvent* event = nullptr;  // a global access; anything else shows a note
+  const ArrayDesc* array = nullptr;  // for its name and element size (optional)
+  sim::DeviceModel model;
+  std::string caption;
+};
+
+struct SectorCell {
+  std::uint64_t sector = 0;  // sector number (byte offset / sector size)
+  bool touched = false;
+  int lanes = 0;             // active lanes whose first byte lies in it
+  Rect rect;
+  std::uint32_t colour = 0;
+};
+
+struct SectorMapDraw {
+  bool drawn = false;  // false: nothing to show; `note` says why
+  std::string note;
+  sim::GlobalAccess access;  // the model's analysis that was drawn
+  int sectors_drawn = 0;     // touched sector cells
+  int idle_sectors_drawn = 0;  // untouched sectors of touched lines
+  int lines_drawn = 0;
+  int links = 0;             // lane -> sector lines
+  std::vector<SectorCell> cells;
+  std::array<Rect, 32> lane_rect{};
+};
+
+// @post drawn == (event is a global access with an active lane); when drawn,
+//       sectors_drawn == access.sectors and lines_drawn == access.lines.
+SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style = {});
+
+// Sector fill by how much of it the warp uses: full use reads green, 1/8 red.
+std::uint32_t use_colour(double fraction);
+
+}  // namespace ws::viz

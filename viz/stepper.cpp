@@ -1,0 +1,191 @@
+// The stepper over a warp's events.
+#include "viz/stepper.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "viz/imgui_util.h"
+
+namespace ws::viz {
+
+std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::uint32_t block,
+                                     std::uint16_t warp) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].block == block && events[i].warp == warp) out.push_back(i);
+  return out;
+}
+
+bool is_conflict(const WarpEvent& e, const sim::DeviceModel& m) {
+  if (e.mask == 0) return false;
+  if (is_shared(e.kind)) return sim::analyze_shared(e, m).conflicts > 0;
+  if (is_global(e.kind)) {
+    const sim::GlobalAccess g = sim::analyze_global(e, m);
+    return g.sectors > g.ideal_sectors;
+  }
+  return false;
+}
+
+std::string_view to_string(StepAction a) {
+  switch (a) {
+    case StepAction::None: return "none";
+    case StepAction::First: return "first";
+    case StepAction::Back: return "back";
+    case StepAction::Forward: return "forward";
+    case StepAction::Last: return "last";
+    case StepAction::Play: return "play";
+    case StepAction::Pause: return "pause";
+    case StepAction::Scrub: return "scrub";
+    case StepAction::NextBarrier: return "next barrier";
+    case StepAction::NextConflict: return "next conflict";
+    case StepAction::PrevConflict: return "previous conflict";
+  }
+  return "unknown";
+}
+
+bool StepperState::seek(std::size_t p) {
+  if (order.empty()) {
+    pos = 0;
+    return false;
+  }
+  p = std::min(p, order.size() - 1);
+  const bool moved = p != pos;
+  pos = p;
+  return moved;
+}
+
+bool StepperState::next_barrier(const std::vector<WarpEvent>& events) {
+  for (std::size_t p = pos + 1; p < order.size(); ++p)
+    if (order[p] < events.size() && events[order[p]].kind == EventKind::Barrier) return seek(p);
+  return false;
+}
+
+bool StepperState::next_conflict(const std::vector<WarpEvent>& events, const sim::DeviceModel& m) {
+  for (std::size_t p = pos + 1; p < order.size(); ++p)
+    if (order[p] < events.size() && is_conflict(events[order[p]], m)) return seek(p);
+  return false;
+}
+
+bool StepperState::prev_conflict(const std::vector<WarpEvent>& events, const sim::DeviceModel& m) {
+  for (std::size_t p = pos; p-- > 0;)
+    if (order[p] < events.size() && is_conflict(events[order[p]], m)) return seek(p);
+  return false;
+}
+
+bool StepperState::tick(double dt) {
+  if (!playing || order.empty()) return false;
+  accum += dt * steps_per_second;
+  bool moved = false;
+  while (accum >= 1.0) {
+    accum -= 1.0;
+    if (pos + 1 >= order.size()) {
+      playing = false;
+      accum = 0;
+      break;
+    }
+    moved |= forward();
+  }
+  return moved;
+}
+
+void StepperState::apply(StepAction a, const std::vector<WarpEvent>& events, const sim::DeviceModel& m) {
+  switch (a) {
+    case StepAction::First: seek(0); break;
+    case StepAction::Back: back(); break;
+    case StepAction::Forward: forward(); break;
+    case StepAction::Last: seek(order.empty() ? 0 : order.size() - 1); break;
+    case StepAction::Play:
+      if (!order.empty() && pos + 1 >= order.size()) seek(0);  // replay from the start
+      playing = true;
+      accum = 0;
+      break;
+    case StepAction::Pause: playing = false; break;
+    case StepAction::NextBarrier: next_barrier(events); break;
+    case StepAction::NextConflict: next_conflict(events, m); break;
+    case StepAction::PrevConflict: prev_conflict(events, m); break;
+    case StepAction::Scrub:
+    case StepAction::None: break;
+  }
+  // Stepping by hand takes over from play.
+  if (a != StepAction::Play && a != StepAction::None) playing = false;
+}
+
+std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
+  char b[256];
+  const int active = e.active_lanes();
+  if (is_shared(e.kind)) {
+    const sim::SharedAccess s = sim::analyze_shared(e, m);
+    std::snprintf(b, sizeof b, "%s, line %u, %d lanes, %u B each: %u wavefront%s%s",
+                  std::string(to_string(e.kind)).c_str(), unsigned(e.line), active, unsigned(e.bytes),
+                  s.wavefronts, s.wavefronts == 1 ? "" : "s",
+                  s.conflicts ? (" - " + std::to_string(s.max_degree) + "-way bank conflict").c_str() : "");
+  } else if (is_global(e.kind)) {
+    const sim::GlobalAccess g = sim::analyze_global(e, m);
+    std::snprintf(b, sizeof b, "%s, line %u, %d lanes, %u B each: %u sector%s (ideal %u)",
+                  std::string(to_string(e.kind)).c_str(), unsigned(e.line), active, unsigned(e.bytes),
+                  g.sectors, g.sectors == 1 ? "" : "s", g.ideal_sectors);
+  } else if (e.kind == EventKind::Branch) {
+    std::snprintf(b, sizeof b, "branch, line %u: condition true on %d of %d active lanes%s",
+                  unsigned(e.line), __builtin_popcount(e.ballot & e.mask), active,
+                  (e.ballot & e.mask) != 0 && (e.ballot & e.mask) != e.mask ? " - the warp diverges" : "");
+  } else {
+    std::snprintf(b, sizeof b, "%s, line %u, %d lanes", std::string(to_string(e.kind)).c_str(),
+                  unsigned(e.line), active);
+  }
+  return b;
+}
+
+StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
+                         const sim::DeviceModel& m, const ViewStyle& style) {
+  StepperDraw d;
+  if (s.empty()) {
+    d.label = "No events kept for this warp.";
+    ImGui::TextDisabled("%s", d.label.c_str());
+    return d;
+  }
+  d.drawn = true;
+  StepAction act = StepAction::None;
+  if (ImGui::Button("|<")) act = StepAction::First;
+  ImGui::SameLine();
+  if (ImGui::Button("< step")) act = StepAction::Back;
+  ImGui::SameLine();
+  if (s.playing) {
+    if (ImGui::Button("pause")) act = StepAction::Pause;
+  } else if (ImGui::Button("play")) {
+    act = StepAction::Play;
+  }
+  ImGui::SameLine();
+  if (ImGui::Button("step >")) act = StepAction::Forward;
+  ImGui::SameLine();
+  if (ImGui::Button(">|")) act = StepAction::Last;
+  ImGui::SameLine();
+  if (ImGui::Button("next barrier")) act = StepAction::NextBarrier;
+  ImGui::SameLine();
+  if (ImGui::Button("prev conflict")) act = StepAction::PrevConflict;
+  ImGui::SameLine();
+  if (ImGui::Button("next conflict")) act = StepAction::NextConflict;
+  if (ImGui::IsItemHovered())
+    ImGui::SetTooltip("a shared access with a bank conflict, or a global access with more sectors than ideal");
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
+  ImGui::SliderFloat("steps/s", &s.steps_per_second, 0.5f, 30.0f, "%.1f", ImGuiSliderFlags_Logarithmic);
+
+  int p = int(s.pos);
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::SliderInt("##scrub", &p, 0, int(s.size()) - 1, "event %d") && act == StepAction::None) {
+    s.seek(std::size_t(std::max(0, p)));
+    act = StepAction::Scrub;
+  }
+  if (act != StepAction::None && act != StepAction::Scrub) s.apply(act, events, m);
+  if (act == StepAction::Scrub) s.playing = false;
+  d.action = act;
+  const WarpEvent& e = events.at(s.current());
+  d.label = "event " + std::to_string(s.pos + 1) + " of " + std::to_string(s.size()) + ": " +
+            describe_event(e, m);
+  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(is_conflict(e, m) ? heat_colour(8) : text_colour(style)));
+  ImGui::TextWrapped("%s", d.label.c_str());
+  ImGui::PopStyleColor();
+  return d;
+}
+
+}  // namespace ws::viz

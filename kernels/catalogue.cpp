@@ -1,0 +1,167 @@
+// Validation and parameter parsing for catalogue variants. Every message names the
+// parameter or the device limit at fault, so a student can fix the input without
+// reading the source.
+#include "kernels/catalogue.h"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <limits>
+#include <sstream>
+
+namespace ws {
+namespace {
+
+std::string join_names(const std::vector<ParamSpec>& ps) {
+  std::string s;
+  for (const auto& p : ps) s += (s.empty() ? "" : ", ") + p.name;
+  return s.empty() ? "none" : s;
+}
+
+std::string join_values(const std::vector<long long>& v) {
+  std::string s;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
+    s += std::to_string(v[i]);
+  }
+  return s;
+}
+
+std::string dims(const Dim3& d) {
+  std::string s = std::to_string(d.x);
+  if (d.y != 1 || d.z != 1) s += "x" + std::to_string(d.y);
+  if (d.z != 1) s += "x" + std::to_string(d.z);
+  return s;
+}
+
+// Shared memory sizes read best in KB when they are whole or large, else in bytes.
+std::string kb(std::uint64_t bytes) {
+  if (bytes % 1024 == 0) return std::to_string(bytes / 1024) + " KB";
+  if (bytes >= 10 * 1024) return std::to_string((bytes + 1023) / 1024) + " KB";
+  return std::to_string(bytes) + " bytes";
+}
+
+std::string check_launch(const LaunchCfg& c, const DeviceLimits& lim, std::size_t index,
+                         std::size_t launches) {
+  const std::string who =
+      launches > 1 ? " (launch " + std::to_string(index + 1) + ", " + c.kernel + ")" : "";
+  const unsigned long long threads = c.block.count();
+  if (threads == 0 || c.grid.count() == 0)
+    return "launch " + c.kernel + " has an empty grid or block (grid " + dims(c.grid) +
+           ", block " + dims(c.block) + ")";
+  if (threads > static_cast<unsigned long long>(lim.max_threads_per_block)) {
+    std::string b = "block " + dims(c.block);
+    if (c.block.y != 1 || c.block.z != 1) b += " = " + std::to_string(threads) + " threads";
+    else b += " threads";
+    return b + who + " exceeds the device's " + std::to_string(lim.max_threads_per_block) +
+           " per block";
+  }
+  const char* axis[] = {"x", "y", "z"};
+  const unsigned bv[] = {c.block.x, c.block.y, c.block.z};
+  const unsigned bm[] = {lim.max_block.x, lim.max_block.y, lim.max_block.z};
+  const unsigned gv[] = {c.grid.x, c.grid.y, c.grid.z};
+  const unsigned gm[] = {lim.max_grid.x, lim.max_grid.y, lim.max_grid.z};
+  for (int i = 0; i < 3; ++i) {
+    if (bv[i] > bm[i])
+      return "block " + dims(c.block) + who + ": " + std::to_string(bv[i]) + " threads in " +
+             axis[i] + " exceeds the device's " + std::to_string(bm[i]);
+    if (gv[i] > gm[i])
+      return "grid " + dims(c.grid) + who + ": " + std::to_string(gv[i]) + " blocks in " +
+             axis[i] + " exceeds the device's " + std::to_string(gm[i]);
+  }
+  if (c.shared_bytes > lim.max_shared_per_block)
+    return "shared memory " + kb(c.shared_bytes) + who + " exceeds the " +
+           kb(lim.max_shared_per_block) + " per block available";
+  return "";
+}
+
+}  // namespace
+
+std::string validate(const VariantInfo& v, const Params& given, const DeviceLimits& limits,
+                     Params& out) {
+  const std::string who = v.family + "/" + v.name;
+  out.clear();
+  for (const auto& [k, val] : given) {
+    bool known = false;
+    for (const auto& s : v.params) known = known || s.name == k;
+    if (!known)
+      return "unknown parameter '" + k + "' for " + who + " (it takes " + join_names(v.params) +
+             ")";
+  }
+  for (const auto& s : v.params) {
+    auto it = given.find(s.name);
+    const long long val = it == given.end() ? s.def : it->second;
+    if (!s.choices.empty()) {
+      bool ok = false;
+      for (long long c : s.choices) ok = ok || c == val;
+      if (!ok)
+        return s.name + "=" + std::to_string(val) + " is not one of " + join_values(s.choices);
+    } else if (val < s.min || val > s.max) {
+      return s.name + "=" + std::to_string(val) + " is outside the range " +
+             std::to_string(s.min) + ".." + std::to_string(s.max);
+    }
+    out[s.name] = val;
+  }
+  if (v.check) {
+    std::string why = v.check(out);
+    if (!why.empty()) return why;
+  }
+  if (!v.plan) return who + " has no launch plan";
+  const Plan plan = v.plan(out);
+  if (plan.launches.empty()) return who + " plans no launch";
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    std::string why = check_launch(plan.launches[i], limits, i, plan.launches.size());
+    if (!why.empty()) return why;
+  }
+  return "";
+}
+
+std::string parse_param(const std::string& kv, Params& p) {
+  const auto eq = kv.find('=');
+  if (eq == std::string::npos)
+    return "'" + kv + "' is not of the form name=value (e.g. tile=32)";
+  const std::string key = kv.substr(0, eq), text = kv.substr(eq + 1);
+  if (key.empty()) return "'" + kv + "' has no parameter name before '='";
+  for (char c : key)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_'))
+      return "parameter name '" + key + "' may only contain letters, digits and '_'";
+  if (text.empty()) return "parameter " + key + " has no value after '='";
+
+  // Accepts 1048576, 0x100000 and 1<<20: sizes are usually powers of two.
+  auto number = [&](const std::string& s, long long& v) -> bool {
+    if (s.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    v = std::strtoll(s.c_str(), &end, 0);
+    return errno == 0 && end == s.c_str() + s.size();
+  };
+  long long v = 0;
+  const auto shift = text.find("<<");
+  if (shift != std::string::npos) {
+    long long a = 0, b = 0;
+    if (!number(text.substr(0, shift), a) || !number(text.substr(shift + 2), b))
+      return "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
+    if (b < 0 || b > 62 || a < 0 || (a != 0 && a > (std::numeric_limits<long long>::max() >> b)))
+      return "parameter " + key + "=" + text + " does not fit in 64 bits";
+    v = a << b;
+  } else if (!number(text, v)) {
+    return "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
+  }
+  p[key] = v;
+  return "";
+}
+
+std::string to_string(const Params& p) {
+  std::string s;
+  for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
+  return s;
+}
+
+HostArrays HostArrays::allocate(const Plan& p) {
+  HostArrays h;
+  h.data.reserve(p.arrays.size());
+  for (const auto& a : p.arrays) h.data.emplace_back(std::size_t(a.count) * a.elem_bytes);
+  return h;
+}
+
+}  // namespace ws

@@ -1,0 +1,204 @@
+// The emulator backend: runs a catalogue variant on the SIMT emulator (sim/emulator.h)
+// over host arrays, streams every warp event into the model's totals and into the kept
+// blocks' traces, and checks the output against the CPU reference. Its times are
+// modelled from the totals (sim::modelled_time_us), never measured.
+#define WS_MODE_EMU
+#include <algorithm>
+#include <cstring>
+#include <new>
+
+#include "kernels/backend.h"
+#include "kernels/registry.h"
+
+namespace ws {
+namespace {
+
+// Threads beyond this make a run take minutes on the emulator; the message says to use
+// a GPU or a smaller size instead of appearing to hang.
+constexpr unsigned long long kMaxEmulatedThreads = 1ull << 24;
+
+// Totals per launch, in launch order.
+class PerLaunchTotals : public TraceSink {
+ public:
+  void begin_launch(const LaunchInfo&) override { totals_.emplace_back(); }
+  void on_event(const WarpEvent& e) override {
+    if (totals_.empty()) totals_.emplace_back();
+    totals_.back().add(e, model_);
+  }
+  const std::vector<sim::Totals>& totals() const { return totals_; }
+
+ private:
+  sim::DeviceModel model_;
+  std::vector<sim::Totals> totals_;
+};
+
+std::string names_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string unknown_variant(const std::string& family, const std::string& variant) {
+  std::vector<std::string> families, variants;
+  for (const auto& v : emu::registry()) {
+    if (std::find(families.begin(), families.end(), v.info.family) == families.end())
+      families.push_back(v.info.family);
+    if (v.info.family == family) variants.push_back(v.info.name);
+  }
+  if (variants.empty())
+    return "unknown kernel family '" + family + "' (families: " + names_of(families) + ")";
+  return "unknown variant '" + variant + "' of " + family + " (variants: " + names_of(variants) +
+         ")";
+}
+
+class EmuBackend : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::Emu; }
+
+  DeviceInfo device() const override {
+    DeviceInfo d;
+    d.name = "emulator";
+    d.limits = DeviceLimits{};
+    d.sm_count = d.limits.sm_count;
+    d.peak_gbps = sim::DeviceModel{}.dram_gbps;
+    return d;
+  }
+
+  RunResult run(const std::string& family, const std::string& variant, const Params& params,
+                const RunOptions& opt) override {
+    RunResult res;
+    try {
+      run_checked(family, variant, params, opt, res);
+    } catch (const std::bad_alloc&) {
+      res.error = "not enough host memory for the arrays of " + family + "/" + variant + " (" +
+                  to_string(res.params) + ")";
+    } catch (const std::exception& e) {
+      res.error = std::string("the emulator failed: ") + e.what();
+    }
+    return res;
+  }
+
+  PeerResult run_peer(Peer p, const Params&, const RunOptions&) override {
+    PeerResult r;
+    r.peer = p;
+    r.error = "peers need a GPU: " + std::string(to_string(p)) + " cannot run on the emulator";
+    return r;
+  }
+
+ private:
+  static void run_checked(const std::string& family, const std::string& variant,
+                          const Params& params, const RunOptions& opt, RunResult& res) {
+    const emu::Variant* v = emu::find(family, variant);
+    if (!v) {
+      res.error = unknown_variant(family, variant);
+      return;
+    }
+    res.error = validate(v->info, params, DeviceLimits{}, res.params);
+    if (!res.error.empty()) return;
+    res.plan = v->info.plan(res.params);
+
+    // Whole-grid runs are needed for totals, modelled time and verification; without
+    // them only the kept blocks are emulated, which is what a huge grid needs.
+    const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
+    unsigned long long min_grid = ~0ull, threads = 0;
+    for (const auto& l : res.plan.launches) {
+      min_grid = std::min(min_grid, l.grid.count());
+      threads += l.grid.count() * l.block.count();
+    }
+    sim::EmuOptions eo;
+    if (!whole) {
+      for (auto b : opt.keep_blocks)
+        if (b < min_grid) eo.only_blocks.push_back(b);
+      if (eo.only_blocks.empty()) {
+        res.error = "none of the blocks to keep is in the grid of " +
+                    std::to_string(min_grid) + " blocks";
+        return;
+      }
+    } else if (threads > kMaxEmulatedThreads) {
+      res.error = family + "/" + variant + " with " + to_string(res.params) + " needs " +
+                  std::to_string(threads) + " emulated threads; the emulator runs at most " +
+                  std::to_string(kMaxEmulatedThreads) +
+                  " per run (use a smaller size, or a GPU)";
+      return;
+    }
+
+    HostArrays h = HostArrays::allocate(res.plan);
+    v->info.init(h, res.params, opt.seed);
+    emu::Args args;
+    std::vector<ArrayDesc> arrays;
+    for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
+      const ArraySpec& s = res.plan.arrays[i];
+      // Poisoned outputs: a kernel that skips an element leaves NaN / -1 behind.
+      if (s.output) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
+      args.ptr.push_back(h.data[i].data());
+      args.count.push_back(s.count);
+      ArrayDesc d;
+      d.id = std::uint8_t(i);
+      d.space = Space::Global;
+      d.name = s.name;
+      d.elem_bytes = s.elem_bytes;
+      d.count = s.count;
+      arrays.push_back(d);
+    }
+
+    PerLaunchTotals totals;
+    std::vector<TraceSink*> sinks = {&totals};
+    std::unique_ptr<KeepSink> keep;
+    if (opt.keep_all_blocks)
+      keep = std::make_unique<KeepSink>();
+    else if (!opt.keep_blocks.empty())
+      keep = std::make_unique<KeepSink>(opt.keep_blocks);
+    if (keep) sinks.push_back(keep.get());
+    TeeSink tee(sinks);
+
+    emu::Launcher launcher(tee, arrays, v->info.source_file, eo);
+    v->launch(launcher, res.params, res.plan, args);
+    const sim::EmuResult& er = launcher.result();
+    res.problems = er.problems;
+    if (keep) res.kept = std::move(keep->launches());
+
+    for (std::size_t i = 0; i < totals.totals().size(); ++i) {
+      LaunchTotals lt;
+      if (i < res.plan.launches.size()) lt.cfg = res.plan.launches[i];
+      lt.totals = totals.totals()[i];
+      res.totals.merge(lt.totals);
+      res.launches.push_back(lt);
+    }
+
+    if (!er.ok || !res.problems.empty()) {
+      res.verify_message = "not verified: the emulator reported " +
+                           std::to_string(res.problems.size()) + " problem(s)";
+    } else if (!whole) {
+      res.verify_message = "not verified: only " + std::to_string(eo.only_blocks.size()) +
+                           " of " + std::to_string(min_grid) +
+                           " blocks were emulated (totals off)";
+    } else {
+      res.verify_message = v->info.verify(h, res.params);
+      res.verified = res.verify_message.empty();
+    }
+
+    if (opt.timing && whole && res.launches.size() == res.plan.launches.size()) {
+      const double share = res.plan.flops / double(std::max<std::size_t>(1, res.launches.size()));
+      double us = 0;
+      for (const auto& l : res.launches) us += sim::modelled_time_us(l.totals, share);
+      Timing& t = res.timing;
+      t.measured = false;
+      t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
+      t.samples_ms = {t.median_ms};
+      const double s = us * 1e-6;
+      if (res.plan.gflops()) {
+        t.unit = "GFLOP/s";
+        t.throughput = s > 0 ? res.plan.flops / s / 1e9 : 0;
+      } else {
+        t.unit = "GB/s";
+        t.throughput = s > 0 ? res.plan.logical_bytes / s / 1e9 : 0;
+      }
+    }
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_emu_backend() { return std::make_unique<EmuBackend>(); }
+
+}  // namespace ws

@@ -16,6 +16,46 @@ inline namespace fast {
 inline namespace traced {
 #endif
 
+// Copy: the same launch shape as the transposes below, but every thread writes where
+// it read. Both accesses of a warp are 32 consecutive floats (4 sectors per request),
+// so this is the ceiling a transpose can reach: what any transpose loses against it is
+// the price of changing the order.
+struct TransposeCopy {
+  Global<const float> in;
+  Global<float> out;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    int x = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    int y = t.blockIdx.y * t.blockDim.x + t.threadIdx.y;
+    for (int j = 0; j < int(t.blockDim.x); j += t.blockDim.y) {
+      out((y + j) * n + x) = in((y + j) * n + x);
+    }
+  }
+};
+
+// Tiled copy: the copy routed through a shared tile, with the barrier a tiled
+// transpose needs. Slightly slower than the plain copy: every element takes a round
+// trip through shared memory and each block waits at the barrier. Rows go in and out
+// of the tile the same way, so there are no bank conflicts; this is the ceiling for the
+// tiled transposes.
+struct TransposeTiledCopy {
+  Global<const float> in;
+  Global<float> out;
+  int n, tile;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(tile, tile, "tile");
+    int x = t.blockIdx.x * tile + t.threadIdx.x;
+    int y = t.blockIdx.y * tile + t.threadIdx.y;
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      out((y + j) * n + x) = s(t.threadIdx.y + j, t.threadIdx.x);
+    }
+  }
+};
+
 // Naive: each thread moves one element. The read of a warp is 32 consecutive floats
 // (4 sectors); the write strides by n floats, so every lane lands in its own sector:
 // 32 sectors per store request, 8x the bytes the store needs.
@@ -56,9 +96,37 @@ struct TransposeTiled {
   }
 };
 
+// Diagonal: the tiled transpose with the blocks renumbered along diagonals. On GT200
+// (the course slides), memory was split into a few partitions by address, and blocks
+// running side by side hit the same partition ("partition camping"); walking the tiles
+// diagonally spread them out. Hopper hashes addresses over its channels, so expect no
+// gain over tiled: the counts are identical by construction, only the block order moves.
+struct TransposeDiagonal {
+  Global<const float> in;
+  Global<float> out;
+  int n, tile, pad;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(tile, tile + pad, "tile");
+    int by = t.blockIdx.x;
+    int bx = (t.blockIdx.x + t.blockIdx.y) % t.gridDim.x;
+    int x = bx * tile + t.threadIdx.x;
+    int y = by * tile + t.threadIdx.y;
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    x = by * tile + t.threadIdx.x;
+    y = bx * tile + t.threadIdx.y;
+    for (int j = 0; j < tile; j += t.blockDim.y) {
+      out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
+    }
+  }
+};
+
 namespace transpose_detail {
 
-inline Plan plan(const Params& p, const char* kernel, bool uses_pad) {
+// shared_cols: floats per shared row (0 when the variant uses no shared memory).
+inline Plan plan(const Params& p, const char* kernel, long long shared_cols) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
   Plan pl;
   pl.arrays = {{"in", 4, std::uint64_t(n * n), false}, {"out", 4, std::uint64_t(n * n), true}};
@@ -66,7 +134,7 @@ inline Plan plan(const Params& p, const char* kernel, bool uses_pad) {
   c.kernel = kernel;
   c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
   c.block = {unsigned(tile), unsigned(rows), 1};
-  c.shared_bytes = uses_pad ? std::uint32_t(tile * (tile + p.at("pad")) * 4) : 0;
+  c.shared_bytes = std::uint32_t(tile * shared_cols * 4);
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
   return pl;
@@ -75,14 +143,15 @@ inline Plan plan(const Params& p, const char* kernel, bool uses_pad) {
 inline std::string check(const Params& p) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
   if (n % tile != 0)
-    return "tile=" + std::to_string(tile) + " must divide n=" + std::to_string(n);
+    return "n=" + std::to_string(n) + " is not a multiple of tile=" + std::to_string(tile);
   if (tile % rows != 0)
-    return "block_rows=" + std::to_string(rows) + " must divide tile=" + std::to_string(tile);
+    return "block_rows=" + std::to_string(rows) + " does not divide tile=" +
+           std::to_string(tile) + " (each thread moves tile/block_rows elements)";
   return "";
 }
 
 inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng(std::uint32_t(seed));
+  std::mt19937 rng{std::uint32_t(seed)};
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   for (float& v : h.as<float>(0)) v = d(rng);
 }
@@ -99,13 +168,24 @@ inline std::string verify(const HostArrays& h, const Params& p) {
   return "";
 }
 
-inline std::vector<ParamSpec> params(bool with_pad, long long rows_def) {
+inline std::string verify_copy(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto in = h.as<float>(0);
+  auto out = h.as<float>(1);
+  for (long long i = 0; i < n * n; ++i)
+    if (out[i] != in[i])
+      return "out[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " +
+             std::to_string(out[i]) + ", expected " + std::to_string(in[i]);
+  return "";
+}
+
+inline std::vector<ParamSpec> params(bool with_pad, long long rows_def, long long pad_def = 0) {
   std::vector<ParamSpec> ps = {
       {"n", 1024, 32, 16384, {}, "matrix side (floats)"},
       {"tile", 32, 0, 0, {8, 16, 32}, "tile side: threads per block in x"},
       {"block_rows", rows_def, 1, 32, {}, "threads per block in y; each does tile/block_rows rows"},
   };
-  if (with_pad) ps.push_back({"pad", 0, 0, 2, {}, "extra floats per shared row"});
+  if (with_pad) ps.push_back({"pad", pad_def, 0, 2, {}, "extra floats per shared row"});
   return ps;
 }
 
@@ -113,11 +193,31 @@ inline std::vector<ParamSpec> params(bool with_pad, long long rows_def) {
 
 inline void add_transpose(Registry& r) {
   using namespace transpose_detail;
+  r.push_back({{"transpose", "copy", "Copy (the ceiling)",
+                "Not a transpose: the same launch copying rows to rows, both accesses "
+                "coalesced. Every transpose below is measured against it.",
+                "kernels/transpose.cuh", "TransposeCopy", params(false, 8), check,
+                [](const Params& p) { return plan(p, "transpose_copy", 0); }, init,
+                verify_copy},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0],
+                          TransposeCopy{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+               }});
+  r.push_back({{"transpose", "tiled_copy", "Copy through a shared tile",
+                "A little slower than the copy: a round trip through shared memory and a "
+                "barrier per block. The ceiling for the tiled transposes.",
+                "kernels/transpose.cuh", "TransposeTiledCopy", params(false, 8), check,
+                [](const Params& p) { return plan(p, "transpose_tiled_copy", p.at("tile")); },
+                init, verify_copy},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0], TransposeTiledCopy{a.in<float>(0), a.out<float>(1),
+                                                             int(p.at("n")), int(p.at("tile"))});
+               }});
   r.push_back({{"transpose", "naive", "Naive",
                 "The baseline: coalesced reads, but each store of a warp is spread over 32 "
                 "sectors.",
                 "kernels/transpose.cuh", "TransposeNaive", params(false, 32), check,
-                [](const Params& p) { return plan(p, "transpose_naive", false); }, init, verify},
+                [](const Params& p) { return plan(p, "transpose_naive", 0); }, init, verify},
                [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
                  L.launch(pl.launches[0],
                           TransposeNaive{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
@@ -126,11 +226,28 @@ inline void add_transpose(Registry& r) {
                 "Faster than naive: both global accesses are coalesced; with pad=0 the "
                 "column read of the tile is a 32-way bank conflict, pad=1 removes it.",
                 "kernels/transpose.cuh", "TransposeTiled", params(true, 8), check,
-                [](const Params& p) { return plan(p, "transpose_tiled", true); }, init, verify},
+                [](const Params& p) {
+                  return plan(p, "transpose_tiled", p.at("tile") + p.at("pad"));
+                },
+                init, verify},
                [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
                  L.launch(pl.launches[0],
                           TransposeTiled{a.in<float>(0), a.out<float>(1), int(p.at("n")),
                                          int(p.at("tile")), int(p.at("pad"))});
+               }});
+  r.push_back({{"transpose", "diagonal", "Tiled, blocks in diagonal order",
+                "The padded tiled transpose with blocks walked along diagonals, the cure "
+                "for partition camping on old GPUs; on Hopper expect the same speed as "
+                "tiled.",
+                "kernels/transpose.cuh", "TransposeDiagonal", params(true, 8, 1), check,
+                [](const Params& p) {
+                  return plan(p, "transpose_diagonal", p.at("tile") + p.at("pad"));
+                },
+                init, verify},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0],
+                          TransposeDiagonal{a.in<float>(0), a.out<float>(1), int(p.at("n")),
+                                            int(p.at("tile")), int(p.at("pad"))});
                }});
 }
 

@@ -1,0 +1,563 @@
+#pragma once
+// Sum reduction of n ints, the classic sequence of seven steps and two more that reach
+// the memory limit. Each block writes the sum of its part to out[blockIdx.x]; the CPU
+// adds those partial sums in verify(). Only that first pass runs (and is timed): the
+// pass over n elements is the one the lesson is about, the pass over the partial sums
+// costs the same for every variant. Bodies are the lesson's code: keep each access on
+// its own line, and keep the textbook's shape, since the counts are held against a
+// profiler's.
+#include <algorithm>
+#include <random>
+
+#include "kernels/registry.h"
+
+namespace ws {
+#if defined(WS_MODE_EMU)
+inline namespace emu {
+#elif defined(WS_MODE_FAST)
+inline namespace fast {
+#else
+inline namespace traced {
+#endif
+
+// 1. Interleaved addressing with modulo. In step s, the threads whose id is a multiple
+// of 2s add their neighbour s away. Only every other thread works in the first step
+// and fewer after, yet they are spread over every warp: most warps diverge at every
+// step, and `%` is a slow instruction.
+struct ReduceInterleavedModulo {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(t.blockDim.x, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    sdata(tid) = in(i);
+    t.syncthreads();
+    for (unsigned s = 1; s < t.blockDim.x; s *= 2) {
+      if (t.branch(tid % (2 * s) == 0)) {
+        sdata(tid) += sdata(tid + s);
+      }
+      t.syncthreads();
+    }
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// 2. Interleaved addressing with a strided index. The working threads are now the first
+// ones (thread j adds at index 2*s*j), so whole warps either work or skip: divergence is
+// gone until fewer than 32 threads work. The price moves to shared memory: lanes 2s
+// words apart hit the same banks, a 2-way conflict in the first step, 4-way in the
+// second, and so on.
+struct ReduceInterleavedStrided {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(t.blockDim.x, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    sdata(tid) = in(i);
+    t.syncthreads();
+    for (unsigned s = 1; s < t.blockDim.x; s *= 2) {
+      unsigned index = 2 * s * tid;
+      if (t.branch(index < t.blockDim.x)) {
+        sdata(index) += sdata(index + s);
+      }
+      t.syncthreads();
+    }
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// 3. Sequential addressing. Step s folds the upper half of the live range onto the
+// lower half: thread j adds sdata[j + s] to sdata[j]. Consecutive lanes read
+// consecutive words, so there are no bank conflicts, and the working threads are still
+// the first ones. Half the threads now idle from the very first step.
+struct ReduceSequential {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(t.blockDim.x, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    sdata(tid) = in(i);
+    t.syncthreads();
+    for (unsigned s = t.blockDim.x / 2; s > 0; s >>= 1) {
+      if (t.branch(tid < s)) {
+        sdata(tid) += sdata(tid + s);
+      }
+      t.syncthreads();
+    }
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// 4. First add during load. Each block takes two blocks' worth of input and every
+// thread adds its two elements while loading them, so no thread idles in the first
+// step and half as many blocks are launched. The tree is unchanged.
+struct ReduceFirstAdd {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(t.blockDim.x, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * (t.blockDim.x * 2) + t.threadIdx.x;
+    int a = in(i);
+    int b = in(i + t.blockDim.x);
+    sdata(tid) = a + b;
+    t.syncthreads();
+    for (unsigned s = t.blockDim.x / 2; s > 0; s >>= 1) {
+      if (t.branch(tid < s)) {
+        sdata(tid) += sdata(tid + s);
+      }
+      t.syncthreads();
+    }
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// The last six steps of a block's tree, done by warp 0 alone without __syncthreads.
+// The textbook (pre-Volta) code relies on the 32 lanes running in lock-step through a
+// volatile pointer. Since Volta, lanes of a warp are scheduled independently, so each
+// step keeps the running sum in a register, reads its partner, syncs the warp, writes,
+// and syncs again (NVIDIA's documented fix): one shared load and one shared store per
+// step, where the volatile form reloads sdata[tid] as well.
+template <class S>
+WS_DEVICE void reduce_last_warp(Thread& t, const S& sdata, unsigned tid) {
+  int v = sdata(tid);
+  v += sdata(tid + 32);
+  t.syncwarp();
+  sdata(tid) = v;
+  t.syncwarp();
+  v += sdata(tid + 16);
+  t.syncwarp();
+  sdata(tid) = v;
+  t.syncwarp();
+  v += sdata(tid + 8);
+  t.syncwarp();
+  sdata(tid) = v;
+  t.syncwarp();
+  v += sdata(tid + 4);
+  t.syncwarp();
+  sdata(tid) = v;
+  t.syncwarp();
+  v += sdata(tid + 2);
+  t.syncwarp();
+  sdata(tid) = v;
+  t.syncwarp();
+  v += sdata(tid + 1);
+  t.syncwarp();
+  sdata(tid) = v;
+}
+
+// 5. Unrolled last warp. Once 32 or fewer threads work, they are all in warp 0: the
+// loop's __syncthreads, its condition and its counter are pure overhead there. The loop
+// stops at s = 64 and warp 0 does the last six steps straight-line (see
+// reduce_last_warp for the __syncwarp that Volta and later need).
+struct ReduceUnrollLastWarp {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(t.blockDim.x, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * (t.blockDim.x * 2) + t.threadIdx.x;
+    int a = in(i);
+    int b = in(i + t.blockDim.x);
+    sdata(tid) = a + b;
+    t.syncthreads();
+    for (unsigned s = t.blockDim.x / 2; s > 32; s >>= 1) {
+      if (t.branch(tid < s)) {
+        sdata(tid) += sdata(tid + s);
+      }
+      t.syncthreads();
+    }
+    if (t.branch(tid < 32)) {
+      reduce_last_warp(t, sdata, tid);
+    }
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// The tree of a block of B threads with every step written out: B is a compile-time
+// constant, so the `B >= ...` tests vanish and no loop remains.
+template <unsigned B, class S>
+WS_DEVICE void reduce_tree_unrolled(Thread& t, const S& sdata, unsigned tid) {
+  if (B >= 1024) {
+    if (t.branch(tid < 512)) {
+      sdata(tid) += sdata(tid + 512);
+    }
+    t.syncthreads();
+  }
+  if (B >= 512) {
+    if (t.branch(tid < 256)) {
+      sdata(tid) += sdata(tid + 256);
+    }
+    t.syncthreads();
+  }
+  if (B >= 256) {
+    if (t.branch(tid < 128)) {
+      sdata(tid) += sdata(tid + 128);
+    }
+    t.syncthreads();
+  }
+  if (B >= 128) {
+    if (t.branch(tid < 64)) {
+      sdata(tid) += sdata(tid + 64);
+    }
+    t.syncthreads();
+  }
+  if (t.branch(tid < 32)) {
+    reduce_last_warp(t, sdata, tid);
+  }
+}
+
+// 6. Complete unroll. The block size becomes a template parameter (one instance per
+// allowed size), so the whole tree is straight-line code: no loop counter, no
+// comparisons at run time, only the adds and the barriers.
+template <unsigned B>
+struct ReduceCompleteUnroll {
+  Global<const int> in;
+  Global<int> out;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(B, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * (B * 2) + t.threadIdx.x;
+    int a = in(i);
+    int b = in(i + B);
+    sdata(tid) = a + b;
+    t.syncthreads();
+    reduce_tree_unrolled<B>(t, sdata, tid);
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// 7. Multiple elements per thread. A fixed grid (one full wave of the GPU) walks the
+// input with a grid-sized stride, each thread summing many pairs in a register before
+// the tree. The tree and its barriers now run once per block of many thousand elements
+// instead of once per 2 x B: the kernel's cost is its loads.
+template <unsigned B>
+struct ReduceMultipleElements {
+  Global<const int> in;
+  Global<int> out;
+  unsigned n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto sdata = t.shared<int>(B, "sdata");
+    unsigned tid = t.threadIdx.x;
+    unsigned i = t.blockIdx.x * (B * 2) + t.threadIdx.x;
+    unsigned grid_size = B * 2 * t.gridDim.x;
+    int sum = 0;
+    while (i < n) {
+      sum += in(i);
+      sum += in(i + B);
+      i += grid_size;
+    }
+    sdata(tid) = sum;
+    t.syncthreads();
+    reduce_tree_unrolled<B>(t, sdata, tid);
+    if (tid == 0) {
+      out(t.blockIdx.x) = sdata(0);
+    }
+  }
+};
+
+// A warp's sum in five shuffles: each lane adds the value of the lane `offset` above
+// it, through registers, with no shared memory and no barrier.
+WS_DEVICE int reduce_warp_shuffle(Thread& t, int v) {
+  for (int offset = 16; offset > 0; offset /= 2) {
+    v += t.shfl_down_sync(WS_FULL_MASK, v, offset);
+  }
+  return v;
+}
+
+// 8. Warp shuffle. The same grid-stride loop, then each warp sums its registers with
+// shuffles; only one value per warp goes through shared memory, and one barrier
+// remains. The shared tree (ten steps, ten barriers for 1024 threads) is gone.
+struct ReduceWarpShuffle {
+  Global<const int> in;
+  Global<int> out;
+  unsigned n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto warp_sums = t.shared<int>(32, "warp_sums");
+    unsigned i = t.blockIdx.x * (t.blockDim.x * 2) + t.threadIdx.x;
+    unsigned grid_size = t.blockDim.x * 2 * t.gridDim.x;
+    int sum = 0;
+    while (i < n) {
+      sum += in(i);
+      sum += in(i + t.blockDim.x);
+      i += grid_size;
+    }
+    sum = reduce_warp_shuffle(t, sum);
+    if (t.lane() == 0) {
+      warp_sums(t.warp()) = sum;
+    }
+    t.syncthreads();
+    if (t.warp() == 0) {
+      sum = 0;
+      if (t.lane() < t.blockDim.x / 32) {
+        sum = warp_sums(t.lane());
+      }
+      sum = reduce_warp_shuffle(t, sum);
+      if (t.lane() == 0) {
+        out(t.blockIdx.x) = sum;
+      }
+    }
+  }
+};
+
+// 9. Vector loads. The loop reads an int4 (16 bytes) per lane and instruction: a warp
+// request now moves 512 bytes, a quarter as many load instructions and loop trips for
+// the same data, so the memory system sees enough requests in flight to run at its
+// limit (CUB's DeviceReduce does the same).
+struct ReduceVectorLoad {
+  Global<const int4> in;
+  Global<int> out;
+  unsigned n4;  // int4 elements
+  WS_DEVICE void operator()(Thread& t) const {
+    auto warp_sums = t.shared<int>(32, "warp_sums");
+    unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    unsigned grid_size = t.blockDim.x * t.gridDim.x;
+    int sum = 0;
+    while (i < n4) {
+      int4 v = in(i);
+      sum += v.x + v.y + v.z + v.w;
+      i += grid_size;
+    }
+    sum = reduce_warp_shuffle(t, sum);
+    if (t.lane() == 0) {
+      warp_sums(t.warp()) = sum;
+    }
+    t.syncthreads();
+    if (t.warp() == 0) {
+      sum = 0;
+      if (t.lane() < t.blockDim.x / 32) {
+        sum = warp_sums(t.lane());
+      }
+      sum = reduce_warp_shuffle(t, sum);
+      if (t.lane() == 0) {
+        out(t.blockIdx.x) = sum;
+      }
+    }
+  }
+};
+
+namespace reduce_detail {
+
+// Grid-stride variants launch one full wave of an H100 (132 SMs x 2048 threads): enough
+// blocks to fill the GPU, few enough that each thread sums many elements.
+constexpr long long kWaveThreads = 132ll * 2048;
+
+enum class Shape {
+  OnePerThread,  // block b reduces elements [b*B, (b+1)*B)
+  TwoPerThread,  // block b reduces elements [2*b*B, 2*(b+1)*B)
+  GridStride,    // pairs of B elements, chunk c goes to block c % grid
+  GridStrideVec  // int4 vectors, vector v goes to block (v / B) % grid
+};
+
+inline long long grid_of(const Params& p, Shape s) {
+  const long long n = p.at("n"), b = p.at("block");
+  const long long wave = kWaveThreads / b;
+  switch (s) {
+    case Shape::OnePerThread: return n / b;
+    case Shape::TwoPerThread: return n / (2 * b);
+    case Shape::GridStride: return std::min(wave, n / (2 * b));
+    case Shape::GridStrideVec: return std::min(wave, (n / 4 + b - 1) / b);
+  }
+  return 1;
+}
+
+inline Plan plan(const Params& p, Shape s, const char* kernel, bool warp_sums) {
+  const long long n = p.at("n"), b = p.at("block");
+  const long long grid = grid_of(p, s);
+  Plan pl;
+  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(grid), true}};
+  LaunchCfg c;
+  c.kernel = kernel;
+  c.grid = {unsigned(grid), 1, 1};
+  c.block = {unsigned(b), 1, 1};
+  c.shared_bytes = std::uint32_t(warp_sums ? 32 * 4 : b * 4);
+  pl.launches = {c};
+  pl.logical_bytes = 4.0 * double(n) + 4.0 * double(grid);
+  return pl;
+}
+
+inline std::string check(const Params& p, Shape s) {
+  const long long n = p.at("n"), b = p.at("block");
+  if (s == Shape::OnePerThread) {
+    if (n % b != 0)
+      return "n=" + std::to_string(n) + " is not a multiple of block=" + std::to_string(b);
+  } else if (s == Shape::GridStrideVec) {
+    if (n % 4 != 0)
+      return "n=" + std::to_string(n) + " is not a multiple of 4 (the kernel reads int4)";
+  } else if (n % (2 * b) != 0) {
+    return "n=" + std::to_string(n) + " is not a multiple of 2 x block = " +
+           std::to_string(2 * b) + " (each thread adds two elements at a time)";
+  }
+  return "";
+}
+
+// Values in [-7, 7]: 2^29 of them cannot overflow an int in any order of addition.
+inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
+  std::mt19937 rng{std::uint32_t(seed)};
+  std::uniform_int_distribution<int> d(-7, 7);
+  for (int& v : h.as<int>(0)) v = d(rng);
+}
+
+inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
+  const long long n = p.at("n"), b = p.at("block");
+  const long long grid = grid_of(p, s);
+  auto in = h.as<int>(0);
+  auto out = h.as<int>(1);
+  std::vector<long long> want(std::size_t(grid), 0);
+  for (long long e = 0; e < n; ++e) {
+    long long blk = 0;
+    switch (s) {
+      case Shape::OnePerThread: blk = e / b; break;
+      case Shape::TwoPerThread: blk = e / (2 * b); break;
+      case Shape::GridStride: blk = (e / (2 * b)) % grid; break;
+      case Shape::GridStrideVec: blk = (e / 4 / b) % grid; break;
+    }
+    want[std::size_t(blk)] += in[std::size_t(e)];
+  }
+  long long total = 0, got_total = 0;
+  for (long long k = 0; k < grid; ++k) {
+    total += want[std::size_t(k)];
+    got_total += out[std::size_t(k)];
+    if (out[std::size_t(k)] != want[std::size_t(k)])
+      return "block " + std::to_string(k) + " summed to " + std::to_string(out[std::size_t(k)]) +
+             ", expected " + std::to_string(want[std::size_t(k)]);
+  }
+  if (got_total != total)
+    return "the partial sums add to " + std::to_string(got_total) + ", expected " +
+           std::to_string(total);
+  return "";
+}
+
+inline std::vector<ParamSpec> params() {
+  return {
+      {"n", 1 << 20, 1024, 1 << 29, {}, "ints to add"},
+      {"block", 256, 0, 0, {64, 128, 256, 512, 1024}, "threads per block (a power of two)"},
+  };
+}
+
+// One instance per allowed block size: the template parameter is the block size.
+template <template <unsigned> class K, class... Extra>
+void launch_sized(Launcher& L, const Params& p, const Plan& pl, const Args& a, Extra... extra) {
+  const LaunchCfg& c = pl.launches[0];
+  switch (p.at("block")) {
+    case 64: L.launch(c, K<64>{a.in<int>(0), a.out<int>(1), extra...}); break;
+    case 128: L.launch(c, K<128>{a.in<int>(0), a.out<int>(1), extra...}); break;
+    case 512: L.launch(c, K<512>{a.in<int>(0), a.out<int>(1), extra...}); break;
+    case 1024: L.launch(c, K<1024>{a.in<int>(0), a.out<int>(1), extra...}); break;
+    default: L.launch(c, K<256>{a.in<int>(0), a.out<int>(1), extra...}); break;
+  }
+}
+
+struct Step {
+  const char* name;
+  const char* title;
+  const char* why;
+  const char* entry;
+  const char* kernel;
+  Shape shape;
+  bool warp_sums;
+  void (*launch)(Launcher&, const Params&, const Plan&, const Args&);
+};
+
+}  // namespace reduce_detail
+
+inline void add_reduce(Registry& r) {
+  using namespace reduce_detail;
+  const Step steps[] = {
+      {"interleaved_modulo", "1. Interleaved addressing, modulo",
+       "The baseline tree: threads whose id is a multiple of 2s work, so every warp diverges "
+       "at every step.",
+       "ReduceInterleavedModulo", "reduce_interleaved_modulo", Shape::OnePerThread, false,
+       [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0], ReduceInterleavedModulo{a.in<int>(0), a.out<int>(1)});
+       }},
+      {"interleaved_strided", "2. Interleaved addressing, strided index",
+       "Faster: the working threads are packed into the first warps, so warps no longer "
+       "diverge; but the strided index makes 2-, 4-, 8-way... bank conflicts.",
+       "ReduceInterleavedStrided", "reduce_interleaved_strided", Shape::OnePerThread, false,
+       [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0], ReduceInterleavedStrided{a.in<int>(0), a.out<int>(1)});
+       }},
+      {"sequential", "3. Sequential addressing",
+       "Faster: consecutive lanes read consecutive words, so the bank conflicts are gone; "
+       "but half the threads idle from the first step.",
+       "ReduceSequential", "reduce_sequential", Shape::OnePerThread, false,
+       [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0], ReduceSequential{a.in<int>(0), a.out<int>(1)});
+       }},
+      {"first_add", "4. First add during load",
+       "Faster: each thread adds two elements while loading, so no thread idles in the "
+       "first step and half as many blocks run.",
+       "ReduceFirstAdd", "reduce_first_add", Shape::TwoPerThread, false,
+       [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0], ReduceFirstAdd{a.in<int>(0), a.out<int>(1)});
+       }},
+      {"unroll_last_warp", "5. Unrolled last warp",
+       "Faster: the last six steps run in warp 0 alone, straight-line, with __syncwarp "
+       "instead of __syncthreads and no loop overhead.",
+       "ReduceUnrollLastWarp", "reduce_unroll_last_warp", Shape::TwoPerThread, false,
+       [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0], ReduceUnrollLastWarp{a.in<int>(0), a.out<int>(1)});
+       }},
+      {"complete_unroll", "6. Complete unroll",
+       "Faster: with the block size a template parameter the whole tree is straight-line "
+       "code, no loop and no run-time tests.",
+       "ReduceCompleteUnroll", "reduce_complete_unroll", Shape::TwoPerThread, false,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         launch_sized<ReduceCompleteUnroll>(L, p, pl, a);
+       }},
+      {"multiple_elements", "7. Multiple elements per thread",
+       "Faster: one wave of blocks strides over the input, each thread summing many "
+       "elements in a register; the tree runs once per many thousand elements.",
+       "ReduceMultipleElements", "reduce_multiple_elements", Shape::GridStride, false,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         launch_sized<ReduceMultipleElements>(L, p, pl, a, unsigned(p.at("n")));
+       }},
+      {"warp_shuffle", "8. Warp shuffle",
+       "Faster: warps sum through register shuffles; one value per warp goes through "
+       "shared memory and one barrier is left.",
+       "ReduceWarpShuffle", "reduce_warp_shuffle", Shape::GridStride, true,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         L.launch(pl.launches[0],
+                  ReduceWarpShuffle{a.in<int>(0), a.out<int>(1), unsigned(p.at("n"))});
+       }},
+      {"vector_load", "9. Vector loads (int4)",
+       "Faster: 16-byte loads move four times the data per instruction, enough requests in "
+       "flight to reach the memory limit (CUB's speed).",
+       "ReduceVectorLoad", "reduce_vector_load", Shape::GridStrideVec, true,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         Global<const int4> in4{static_cast<const int4*>(a.ptr.at(0)), a.count.at(0) / 4, 0};
+         L.launch(pl.launches[0], ReduceVectorLoad{in4, a.out<int>(1), unsigned(p.at("n") / 4)});
+       }},
+  };
+  for (const Step& s : steps) {
+    const Shape shape = s.shape;
+    const bool ws = s.warp_sums;
+    const char* kernel = s.kernel;
+    r.push_back({{"reduce", s.name, s.title,
+                  std::string(s.why) + " Timed: the first pass; the CPU adds the block sums.",
+                  "kernels/reduce.cuh", s.entry, params(),
+                  [shape](const Params& p) { return check(p, shape); },
+                  [shape, kernel, ws](const Params& p) { return plan(p, shape, kernel, ws); },
+                  init, [shape](const HostArrays& h, const Params& p) { return verify(h, p, shape); }},
+                 s.launch});
+  }
+}
+
+}  // namespace (mode)
+}  // namespace ws

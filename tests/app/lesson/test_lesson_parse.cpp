@@ -67,6 +67,10 @@ std::string first_error(const std::string& text) {
   return r.errors.empty() ? "" : r.errors[0].str();
 }
 
+std::string all_errors(const std::string& text) {
+  return parse_lesson_text(text, "x.md").message();
+}
+
 // A valid lesson with `block` as the body of its one step (line 7 is the step heading,
 // the block's fence is on line 8).
 std::string with_step(const std::string& block) {
@@ -97,7 +101,7 @@ TEST(LessonParse, StepsAndBlocksWithLines) {
   EXPECT_EQ(l.steps[0].title, "First step");
   EXPECT_EQ(l.steps[0].line, 10);
   EXPECT_EQ(l.steps[1].title, "Second step");  // closing hashes dropped
-  EXPECT_EQ(l.steps[1].line, 45);
+  EXPECT_EQ(l.steps[1].line, 39);
 
   ASSERT_TRUE(l.steps[0].lab.has_value());
   const Lab& lab = *l.steps[0].lab;
@@ -111,7 +115,7 @@ TEST(LessonParse, StepsAndBlocksWithLines) {
 
   ASSERT_EQ(l.steps[0].predicts.size(), 1u);
   const Predict& p = l.steps[0].predicts[0];
-  EXPECT_EQ(p.line, 31);
+  EXPECT_EQ(p.line, 29);
   EXPECT_EQ(p.question, "How many wavefronts does a column read take?");
   EXPECT_EQ(p.answer.kind, QuantityKind::Metric);
   EXPECT_EQ(p.answer.name, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
@@ -122,7 +126,7 @@ TEST(LessonParse, StepsAndBlocksWithLines) {
 
   ASSERT_EQ(l.steps[1].goals.size(), 2u);
   const Goal& g = l.steps[1].goals[0];
-  EXPECT_EQ(g.line, 47);
+  EXPECT_EQ(g.line, 41);
   EXPECT_EQ(g.quantity.kind, QuantityKind::Plain);
   EXPECT_EQ(g.quantity.name, "bank_conflicts");
   EXPECT_EQ(g.op, Op::Eq);
@@ -200,7 +204,7 @@ TEST(LessonParseErrors, BadFrontMatterValues) {
   EXPECT_EQ(first_error("---\ntitle: T\nlevel: beginner\nminutes: soon\n---\n## S\n"),
             "x.md:4: front matter: minutes must be a whole number from 1 to 600, got 'soon'");
   EXPECT_EQ(first_error("---\nlevel: beginner\nminutes: 5\n---\n## S\n"),
-            "x.md:5: front matter: 'title:' is missing or empty");
+            "x.md:4: front matter: 'title:' is missing or empty");
   EXPECT_EQ(first_error("---\ntitle: T\nlevel: beginner\nminutes: 5\nauthor: me\n---\n## S\n"),
             "x.md:5: front matter: unknown key 'author' (expected title, level, "
             "minutes, prerequisites)");
@@ -224,8 +228,10 @@ TEST(LessonParseErrors, UnterminatedBlock) {
 }
 
 TEST(LessonParseErrors, BrokenBlockLines) {
-  EXPECT_EQ(first_error(with_step("```lab\nfamily transpose\nvariant: naive\n```\n")),
-            "x.md:9: lab block: expected 'key: value', got 'family transpose'");
+  // The malformed line is reported at its line, beside the missing key it causes.
+  EXPECT_EQ(all_errors(with_step("```lab\nfamily transpose\nvariant: naive\n```\n")),
+            "x.md:8: lab block has no 'family:' line\n"
+            "x.md:9: lab block: expected 'key: value', got 'family transpose'\n");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nkernel: x\n```\n")),
             "x.md:11: lab block: unknown key 'kernel' (expected family, variant, params, view, "
             "blocks)");

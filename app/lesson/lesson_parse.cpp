@@ -454,19 +454,19 @@ KVs parse_kv(const std::vector<std::string>& lines, int first_line, const std::s
       return std::islower(static_cast<unsigned char>(ch)) || ch == '_';
     });
     if (!ok) {
-      c.error(no, what + " block: expected 'key: value', got '" + trim(l) + "'");
+      c.error(no, what + ": expected 'key: value', got '" + trim(l) + "'");
       last.clear();
       continue;
     }
     if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
       std::string list;
       for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
-      c.error(no, what + " block: unknown key '" + key + "' (expected " + list + ")");
+      c.error(no, what + ": unknown key '" + key + "' (expected " + list + ")");
       last.clear();
       continue;
     }
     if (out.count(key)) {
-      c.error(no, what + " block: '" + key + "' given twice (first at line " +
+      c.error(no, what + ": '" + key + "' given twice (first at line " +
                       std::to_string(out[key].line) + ")");
       last.clear();
       continue;
@@ -529,7 +529,7 @@ const std::vector<std::string>& view_names() {
 
 std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, Ctx& c) {
   std::size_t before = c.errors.size();
-  KVs kv = parse_kv(lines, fence + 1, "lab", {"family", "variant", "params", "view", "blocks"}, c);
+  KVs kv = parse_kv(lines, fence + 1, "lab block", {"family", "variant", "params", "view", "blocks"}, c);
   Lab lab;
   lab.line = fence;
   for (const auto& [k, v] : kv) lab.key_lines[k] = v.line;
@@ -583,7 +583,7 @@ void check_template(const std::string& tmpl, int line, const std::string& what, 
 
 std::optional<Predict> parse_predict(const std::vector<std::string>& lines, int fence, Ctx& c) {
   std::size_t before = c.errors.size();
-  KVs kv = parse_kv(lines, fence + 1, "predict",
+  KVs kv = parse_kv(lines, fence + 1, "predict block",
                     {"question", "answer", "expect", "tolerance", "unit", "explain"}, c);
   Predict p;
   p.line = fence;
@@ -647,7 +647,7 @@ bool parse_target(const std::string& text, Goal& g, std::string& why) {
 
 std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence, Ctx& c) {
   std::size_t before = c.errors.size();
-  KVs kv = parse_kv(lines, fence + 1, "goal", {"task", "target", "reach", "needs"}, c);
+  KVs kv = parse_kv(lines, fence + 1, "goal block", {"task", "target", "reach", "needs"}, c);
   Goal g;
   g.line = fence;
   for (const auto& [k, v] : kv) g.key_lines[k] = v.line;

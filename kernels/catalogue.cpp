@@ -7,7 +7,6 @@
 #include <cerrno>
 #include <cstdlib>
 #include <limits>
-#include <sstream>
 
 namespace ws {
 namespace {
@@ -20,10 +19,7 @@ std::string join_names(const std::vector<ParamSpec>& ps) {
 
 std::string join_values(const std::vector<long long>& v) {
   std::string s;
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) s += i + 1 == v.size() ? " or " : ", ";
-    s += std::to_string(v[i]);
-  }
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s;
 }
 

@@ -13,9 +13,17 @@
 namespace ws {
 namespace {
 
-// Threads beyond this make a run take minutes on the emulator; the message says to use
-// a GPU or a smaller size instead of appearing to hang.
-constexpr unsigned long long kMaxEmulatedThreads = 1ull << 24;
+// The emulator issues about ten million lane events a second. A run estimated above
+// this many (half a minute) is refused with a message instead of appearing to hang. The
+// estimate: a few events per thread, one per 4 bytes of logical traffic, and one per
+// multiply-add (the naive matmul's count; blocked ones do fewer).
+constexpr double kMaxLaneEvents = double(1ull << 28);
+
+double estimated_lane_events(const Plan& plan) {
+  double threads = 0;
+  for (const auto& l : plan.launches) threads += double(l.grid.count()) * double(l.block.count());
+  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2;
+}
 
 // Totals per launch, in launch order.
 class PerLaunchTotals : public TraceSink {
@@ -100,11 +108,8 @@ class EmuBackend : public Backend {
     // Whole-grid runs are needed for totals, modelled time and verification; without
     // them only the kept blocks are emulated, which is what a huge grid needs.
     const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
-    unsigned long long min_grid = ~0ull, threads = 0;
-    for (const auto& l : res.plan.launches) {
-      min_grid = std::min(min_grid, l.grid.count());
-      threads += l.grid.count() * l.block.count();
-    }
+    unsigned long long min_grid = ~0ull;
+    for (const auto& l : res.plan.launches) min_grid = std::min(min_grid, l.grid.count());
     sim::EmuOptions eo;
     if (!whole) {
       for (auto b : opt.keep_blocks)
@@ -114,11 +119,12 @@ class EmuBackend : public Backend {
                     std::to_string(min_grid) + " blocks";
         return;
       }
-    } else if (threads > kMaxEmulatedThreads) {
-      res.error = family + "/" + variant + " with " + to_string(res.params) + " needs " +
-                  std::to_string(threads) + " emulated threads; the emulator runs at most " +
-                  std::to_string(kMaxEmulatedThreads) +
-                  " per run (use a smaller size, or a GPU)";
+    } else if (const double e = estimated_lane_events(res.plan); e > kMaxLaneEvents) {
+      res.error = family + "/" + variant + " with " + to_string(res.params) +
+                  " is too large to emulate in reasonable time (an estimated " +
+                  std::to_string((long long)(e / 1e6)) + " million lane events, the limit is " +
+                  std::to_string((long long)(kMaxLaneEvents / 1e6)) +
+                  " million): use a smaller size, or a GPU";
       return;
     }
 

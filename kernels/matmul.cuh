@@ -436,7 +436,7 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 }
 
 inline ParamSpec n_param(long long min) {
-  return {"n", 256, min, 8192, {}, "matrix side (floats)"};
+  return {"n", 128, min, 8192, {}, "matrix side (floats)"};
 }
 inline ParamSpec tile_param() {
   return {"tile", 16, 0, 0, {4, 8, 16, 32}, "tile side: the block is tile x tile threads"};

@@ -445,7 +445,7 @@ inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
 
 inline std::vector<ParamSpec> params() {
   return {
-      {"n", 1 << 20, 1024, 1 << 29, {}, "ints to add"},
+      {"n", 1 << 19, 1024, 1 << 29, {}, "ints to add"},
       {"block", 256, 0, 0, {64, 128, 256, 512, 1024}, "threads per block (a power of two)"},
   };
 }

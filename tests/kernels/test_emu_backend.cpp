@@ -1,0 +1,346 @@
+// The emulator backend: every variant runs and verifies; the model's counts for the
+// transposes equal the H100's hardware counters (reference/h100-anchors.md); the model
+// facts that the lessons are built on hold.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/backend.h"
+
+namespace ws {
+namespace {
+
+// Small sizes that still exercise every block shape of a variant.
+Params small(const VariantInfo& v) {
+  if (v.family == "access") return {{"n", 4096}, {"block", 128}};
+  if (v.family == "transpose") return {{"n", 64}};
+  if (v.family == "reduce") return {{"n", 1 << 14}};
+  if (v.family == "matmul") return {{"n", 128}};
+  if (v.name == "boundary") return {{"n", 37}};
+  return {{"n", 2048}, {"work", 8}};
+}
+
+RunResult run(const std::string& family, const std::string& variant, const Params& p,
+              RunOptions opt = {}) {
+  auto b = make_emu_backend();
+  return b->run(family, variant, p, opt);
+}
+
+std::string describe(const RunResult& r) {
+  std::string s = r.error + " | " + r.verify_message;
+  for (const auto& p : r.problems) s += " | " + p.message;
+  return s;
+}
+
+class EveryVariant : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(EveryVariant, RunsAndVerifiesOnTheEmulator) {
+  const VariantInfo& v = catalogue().at(GetParam());
+  SCOPED_TRACE(v.family + "/" + v.name);
+  const RunResult r = run(v.family, v.name, small(v));
+  EXPECT_TRUE(r.ok()) << describe(r);
+  EXPECT_TRUE(r.verified);
+  ASSERT_EQ(r.launches.size(), r.plan.launches.size());
+  EXPECT_GT(r.totals.events, 0u);
+  // The default keeps block 0 of each launch.
+  ASSERT_EQ(r.kept.size(), r.plan.launches.size());
+  EXPECT_FALSE(r.kept[0].events.empty());
+  for (const auto& e : r.kept[0].events) EXPECT_EQ(e.block, 0u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, EveryVariant,
+                         ::testing::Range<std::size_t>(0, catalogue().size()),
+                         [](const ::testing::TestParamInfo<std::size_t>& i) {
+                           const auto& v = catalogue().at(i.param);
+                           return v.family + "_" + v.name;
+                         });
+
+// The shapes the defaults do not cover: element widths, every tile and block size.
+TEST(EmuBackend, OtherShapesVerify) {
+  struct Case {
+    const char* family;
+    const char* variant;
+    Params p;
+  };
+  const Case cases[] = {
+      {"access", "offset", {{"n", 1024}, {"elem", 8}, {"offset", 3}}},
+      {"access", "offset", {{"n", 1024}, {"elem", 16}, {"offset", 0}}},
+      {"access", "stride", {{"n", 1024}, {"elem", 16}, {"stride", 5}}},
+      {"access", "offset", {{"n", 96}, {"block", 48}}},
+      {"transpose", "naive", {{"n", 64}, {"tile", 16}, {"block_rows", 16}}},
+      {"transpose", "tiled", {{"n", 64}, {"tile", 8}, {"block_rows", 2}, {"pad", 2}}},
+      {"transpose", "diagonal", {{"n", 96}, {"tile", 32}, {"block_rows", 4}, {"pad", 0}}},
+      {"matmul", "tiled", {{"n", 32}, {"tile", 4}}},
+      {"matmul", "tiled", {{"n", 64}, {"tile", 8}}},
+      {"matmul", "tiled", {{"n", 64}, {"tile", 32}}},
+      {"matmul", "naive", {{"n", 64}, {"tile", 32}}},
+      {"matmul", "warptiled", {{"n", 256}}},
+      {"divergence", "boundary", {{"n", 100}, {"tile", 16}}},
+      {"divergence", "boundary", {{"n", 33}, {"tile", 32}}},
+      {"divergence", "less_than", {{"n", 512}, {"block", 128}, {"k", 40}, {"work", 3}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.family) + "/" + c.variant + " " + to_string(c.p));
+    const RunResult r = run(c.family, c.variant, c.p);
+    EXPECT_TRUE(r.ok()) << describe(r);
+  }
+  for (long long block : {64, 128, 512, 1024}) {
+    for (const char* v : {"interleaved_modulo", "unroll_last_warp", "complete_unroll",
+                          "multiple_elements", "warp_shuffle", "vector_load"}) {
+      SCOPED_TRACE(std::string(v) + " block=" + std::to_string(block));
+      const RunResult r = run("reduce", v, {{"n", 1 << 13}, {"block", block}});
+      EXPECT_TRUE(r.ok()) << describe(r);
+    }
+  }
+}
+
+// Reference: /work/shared/reference/h100-anchors.md, Nsight Compute on an H100,
+// 1024 x 1024 floats, whole grid.
+TEST(H100Anchors, NaiveTransposeCounts) {
+  const RunResult r = run("transpose", "naive", {{"n", 1024}, {"tile", 32}, {"block_rows", 32}});
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 32768u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 131072u);
+  EXPECT_EQ(r.totals.global_st_requests, 32768u);
+  EXPECT_EQ(r.totals.global_st_sectors, 1048576u);
+  EXPECT_EQ(r.totals.shared_ld_requests, 0u);
+  EXPECT_EQ(r.totals.shared_st_requests, 0u);
+}
+
+TEST(H100Anchors, TiledTransposeNoPaddingCounts) {
+  const RunResult r =
+      run("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}});
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 32768u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 131072u);
+  EXPECT_EQ(r.totals.global_st_requests, 32768u);
+  EXPECT_EQ(r.totals.global_st_sectors, 131072u);
+  EXPECT_EQ(r.totals.shared_ld_wavefronts, 1048576u);
+  EXPECT_EQ(r.totals.shared_ld_conflicts(), 1015808u);
+  EXPECT_EQ(r.totals.shared_st_wavefronts, 32768u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+}
+
+TEST(H100Anchors, TiledTransposePaddedCounts) {
+  const RunResult r =
+      run("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}});
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 32768u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 131072u);
+  EXPECT_EQ(r.totals.global_st_requests, 32768u);
+  EXPECT_EQ(r.totals.global_st_sectors, 131072u);
+  EXPECT_EQ(r.totals.shared_ld_wavefronts, 32768u);
+  EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(r.totals.shared_st_wavefronts, 32768u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+}
+
+double ld_sectors_per_request(const RunResult& r) {
+  return double(r.totals.global_ld_sectors) / double(r.totals.global_ld_requests);
+}
+
+TEST(ModelFacts, OffsetCopy) {
+  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", {{"n", 8192}, {"offset", 0}})), 4.0);
+  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", {{"n", 8192}, {"offset", 1}})), 5.0);
+  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", {{"n", 8192}, {"offset", 8}})), 4.0);
+  // The stores are not shifted: always 4.
+  const RunResult r = run("access", "offset", {{"n", 8192}, {"offset", 1}});
+  EXPECT_EQ(r.totals.global_st_sectors, 4 * r.totals.global_st_requests);
+}
+
+TEST(ModelFacts, StridedCopy) {
+  EXPECT_EQ(ld_sectors_per_request(run("access", "stride", {{"n", 8192}, {"stride", 1}})), 4.0);
+  EXPECT_EQ(ld_sectors_per_request(run("access", "stride", {{"n", 8192}, {"stride", 2}})), 8.0);
+  EXPECT_EQ(ld_sectors_per_request(run("access", "stride", {{"n", 8192}, {"stride", 8}})), 32.0);
+  EXPECT_EQ(ld_sectors_per_request(run("access", "stride", {{"n", 8192}, {"stride", 32}})), 32.0);
+}
+
+TEST(ModelFacts, WideElements) {
+  // A warp of float4s is 512 contiguous bytes: 16 sectors in one request.
+  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", {{"n", 8192}, {"elem", 16}, {"offset", 0}})),
+            16.0);
+}
+
+TEST(ModelFacts, ReduceDivergenceAndConflicts) {
+  const Params p = {{"n", 1 << 14}, {"block", 256}};
+  const RunResult modulo = run("reduce", "interleaved_modulo", p);
+  const RunResult strided = run("reduce", "interleaved_strided", p);
+  const RunResult seq = run("reduce", "sequential", p);
+  ASSERT_TRUE(modulo.ok() && strided.ok() && seq.ok());
+  EXPECT_GT(modulo.totals.divergent_branches, 0u);
+  // Strided indexing packs the working threads: fewer divergent branches, but conflicts.
+  EXPECT_LT(strided.totals.divergent_branches, modulo.totals.divergent_branches);
+  EXPECT_GT(strided.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(seq.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(seq.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(modulo.totals.shared_ld_conflicts(), 0u);
+}
+
+TEST(ModelFacts, ReduceLaterStepsLoadLess) {
+  const Params p = {{"n", 1 << 16}, {"block", 256}};
+  const RunResult first_add = run("reduce", "first_add", p);
+  const RunResult shuffle = run("reduce", "warp_shuffle", p);
+  const RunResult vec = run("reduce", "vector_load", p);
+  ASSERT_TRUE(first_add.ok() && shuffle.ok() && vec.ok());
+  // Same bytes, a quarter of the load instructions.
+  EXPECT_EQ(vec.totals.global_ld_sectors, shuffle.totals.global_ld_sectors);
+  EXPECT_EQ(4 * vec.totals.global_ld_requests, shuffle.totals.global_ld_requests);
+  EXPECT_LT(shuffle.totals.barriers, first_add.totals.barriers);
+}
+
+TEST(ModelFacts, DivergenceConditions) {
+  const Params p = {{"n", 4096}, {"block", 256}, {"work", 2}};
+  const RunResult odd = run("divergence", "odd_even", p);
+  const RunResult aligned = run("divergence", "warp_aligned", p);
+  Params pk = p;
+  pk["k"] = 16;
+  const RunResult lt = run("divergence", "less_than", pk);
+  ASSERT_TRUE(odd.ok() && aligned.ok() && lt.ok());
+  EXPECT_EQ(odd.totals.divergent_branches, 4096u / 32);  // every warp
+  EXPECT_EQ(aligned.totals.divergent_branches, 0u);
+  EXPECT_EQ(lt.totals.divergent_branches, 4096u / 256);  // warp 0 of each block
+}
+
+TEST(ModelFacts, BoundaryChecksDivergeOnlyAtTheEdge) {
+  const RunResult r = run("divergence", "boundary", {{"n", 100}, {"tile", 16}});
+  ASSERT_TRUE(r.ok()) << describe(r);
+  EXPECT_GT(r.totals.divergent_branches, 0u);
+  EXPECT_LT(r.totals.divergent_branches, r.totals.branches / 4);
+}
+
+TEST(ModelFacts, MatmulStepsRemoveConflicts) {
+  const Params p = {{"n", 128}};
+  const RunResult reg2d = run("matmul", "reg_2d", p);
+  const RunResult vec = run("matmul", "vectorized", p);
+  const RunResult warp = run("matmul", "warptiled", p);
+  ASSERT_TRUE(reg2d.ok() && vec.ok() && warp.ok());
+  EXPECT_GT(reg2d.totals.shared_ld_conflicts(), 0u);
+  EXPECT_GT(vec.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(warp.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(warp.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(warp.totals.global_ld_sectors, warp.totals.global_ld_ideal_sectors);
+  EXPECT_EQ(warp.totals.global_st_sectors, warp.totals.global_st_ideal_sectors);
+  EXPECT_GT(vec.totals.global_st_sectors, vec.totals.global_st_ideal_sectors);
+  // Vectorizing cuts the shared load instructions by four.
+  EXPECT_EQ(reg2d.totals.shared_ld_requests, 4 * vec.totals.shared_ld_requests);
+}
+
+TEST(EmuBackend, ReportsErrorsWithoutRunning) {
+  RunResult r = run("transpose", "nope", {});
+  EXPECT_EQ(r.error,
+            "unknown variant 'nope' of transpose (variants: copy, tiled_copy, naive, tiled, "
+            "diagonal)");
+  r = run("nope", "tiled", {});
+  EXPECT_EQ(r.error,
+            "unknown kernel family 'nope' (families: access, transpose, reduce, matmul, "
+            "divergence)");
+  r = run("transpose", "tiled", {{"tile", 64}});
+  EXPECT_EQ(r.error, "tile=64 is not one of 8, 16, 32");
+  EXPECT_FALSE(r.ok());
+  EXPECT_TRUE(r.totals.events == 0);
+}
+
+TEST(EmuBackend, RefusesRunsTooLargeToEmulate) {
+  const RunResult r = run("reduce", "vector_load", {{"n", 1 << 28}});
+  EXPECT_NE(r.error.find("is too large to emulate"), std::string::npos) << r.error;
+  const RunResult mm = run("matmul", "naive", {{"n", 2048}});
+  EXPECT_NE(mm.error.find("is too large to emulate"), std::string::npos) << mm.error;
+  // ...but the same size runs when only a block's trace is wanted.
+  RunOptions opt;
+  opt.totals = false;
+  opt.keep_blocks = {3};
+  const RunResult one = run("matmul", "naive", {{"n", 2048}}, opt);
+  EXPECT_EQ(one.error, "");
+  EXPECT_TRUE(one.problems.empty());
+  EXPECT_FALSE(one.verified);
+  EXPECT_EQ(one.verify_message,
+            "not verified: only 1 of 16384 blocks were emulated (totals off)");
+  ASSERT_EQ(one.kept.size(), 1u);
+  ASSERT_FALSE(one.kept[0].events.empty());
+  for (const auto& e : one.kept[0].events) EXPECT_EQ(e.block, 3u);
+  // A block outside the grid is named, not silently ignored.
+  opt.keep_blocks = {20000};
+  EXPECT_EQ(run("matmul", "naive", {{"n", 2048}}, opt).error,
+            "none of the blocks to keep is in the grid of 16384 blocks");
+}
+
+TEST(EmuBackend, KeepsRequestedBlocks) {
+  RunOptions opt;
+  opt.keep_blocks = {1, 3};
+  const RunResult r = run("transpose", "tiled", {{"n", 64}}, opt);
+  ASSERT_TRUE(r.ok());
+  ASSERT_EQ(r.kept.size(), 1u);
+  std::set<std::uint32_t> blocks;
+  for (const auto& e : r.kept[0].events) blocks.insert(e.block);
+  EXPECT_EQ(blocks, (std::set<std::uint32_t>{1, 3}));
+  EXPECT_EQ(r.kept[0].info.kernel, "transpose_tiled");
+  EXPECT_EQ(r.kept[0].info.source_file, "kernels/transpose.cuh");
+
+  opt.keep_blocks.clear();
+  opt.keep_all_blocks = true;
+  const RunResult all = run("transpose", "tiled", {{"n", 64}}, opt);
+  ASSERT_EQ(all.kept.size(), 1u);
+  EXPECT_EQ(all.kept[0].events.size(), all.totals.events);
+
+  opt.keep_all_blocks = false;
+  const RunResult none = run("transpose", "tiled", {{"n", 64}}, opt);
+  EXPECT_TRUE(none.kept.empty());
+  EXPECT_TRUE(none.ok());
+}
+
+TEST(EmuBackend, ModelledTimeIsNeverMeasured) {
+  RunOptions opt;
+  opt.timing = true;
+  const RunResult copy = run("transpose", "copy", {{"n", 256}}, opt);
+  ASSERT_TRUE(copy.ok());
+  EXPECT_FALSE(copy.timing.measured);
+  EXPECT_GT(copy.timing.median_ms, 0.0);
+  EXPECT_EQ(copy.timing.unit, "GB/s");
+  EXPECT_GT(copy.timing.throughput, 0.0);
+  const RunResult mm = run("matmul", "tiled", {{"n", 64}}, opt);
+  EXPECT_EQ(mm.timing.unit, "GFLOP/s");
+  EXPECT_GT(mm.timing.throughput, 0.0);
+  // More sectors moved, more modelled time.
+  const RunResult naive = run("transpose", "naive", {{"n", 256}}, opt);
+  EXPECT_GT(naive.timing.median_ms, copy.timing.median_ms);
+  // No timing asked, none given.
+  const RunResult untimed = run("transpose", "copy", {{"n", 256}});
+  EXPECT_EQ(untimed.timing.median_ms, 0.0);
+}
+
+TEST(EmuBackend, DeviceAndPeers) {
+  auto b = make_emu_backend();
+  EXPECT_EQ(b->kind(), BackendKind::Emu);
+  EXPECT_EQ(b->device().name, "emulator");
+  EXPECT_EQ(b->device().limits.max_threads_per_block, 1024);
+  const PeerResult p = b->run_peer(Peer::CublasSgemm, {{"n", 1024}}, {});
+  EXPECT_EQ(p.error, "peers need a GPU: cuBLAS Sgemm cannot run on the emulator");
+}
+
+TEST(EmuBackend, SameSeedSameTrace) {
+  RunOptions opt;
+  opt.seed = 5;
+  const RunResult a = run("reduce", "warp_shuffle", {{"n", 1 << 12}}, opt);
+  const RunResult b = run("reduce", "warp_shuffle", {{"n", 1 << 12}}, opt);
+  ASSERT_EQ(a.kept.size(), 1u);
+  EXPECT_EQ(a.kept[0].events, b.kept[0].events);
+}
+
+TEST(BestBackend, FallsBackToTheEmulatorWithANotice) {
+  std::string why;
+  auto cuda = make_cuda_backend(why);
+  std::string notice;
+  auto best = make_best_backend(notice);
+  ASSERT_NE(best, nullptr);
+  if (!cuda) {
+    EXPECT_FALSE(why.empty());
+    EXPECT_EQ(best->kind(), BackendKind::Emu);
+    EXPECT_NE(notice.find(why), std::string::npos);
+  } else {
+    EXPECT_EQ(best->kind(), BackendKind::Cuda);
+    EXPECT_EQ(notice, "");
+  }
+}
+
+}  // namespace
+}  // namespace ws

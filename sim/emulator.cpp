@@ -125,7 +125,7 @@ class Emu;
 
 class LaneImpl final : public Lane {
  public:
-  LaneImpl(Emu& e, StackPool& pool, FiberBackend backend) : emu(e), fiber(pool, backend) {}
+  LaneImpl(Emu& e, StackPool& pool, FiberHost& host) : emu(e), fiber(pool, host) {}
 
   void access(EventKind kind, std::uint8_t array, std::uint32_t offset, std::uint8_t bytes,
               std::uint16_t line) override {
@@ -176,10 +176,13 @@ class LaneImpl final : public Lane {
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
   void park(std::uint32_t key);
+  void switch_away();
+  LaneImpl* next_runnable();
 
   Emu& emu;
   Fiber fiber;
   WarpState* warp = nullptr;
+  LaneImpl** warp_lanes = nullptr;  // lane 0 of this lane's warp
   unsigned lane = 0;
   std::uint32_t bit = 0;
 
@@ -205,6 +208,10 @@ class Emu {
  public:
   Emu(const EmuLaunch& l, TraceSink& s, const EmuOptions& o)
       : launch(l), info(l.info), sink(s), opt(o), pool(StackPool::kDefaultStackBytes) {}
+  ~Emu() {
+    // Lanes hold fibers that refer to host and pool: they go first.
+    lanes.clear();
+  }
 
   EmuResult run();
 
@@ -220,11 +227,13 @@ class Emu {
   TraceSink& sink;
   const EmuOptions& opt;
   StackPool pool;
+  FiberHost host;
   EmuResult result;
   bool aborting = false;
 
   std::uint32_t block = 0;
   std::vector<std::unique_ptr<LaneImpl>> lanes;
+  std::vector<LaneImpl*> lane_ptrs;
   std::vector<WarpState> warps;
   std::vector<std::byte> shared;
   std::vector<SharedAlloc> allocs;
@@ -252,7 +261,7 @@ class Emu {
   void report_stuck();
   void abort_block();
   std::string shared_word_name(std::uint32_t word) const;
-  LaneImpl& lane_at(unsigned w, unsigned l) { return *lanes[w * 32 + l]; }
+  LaneImpl& lane_at(unsigned w, unsigned l) { return *lane_ptrs[std::size_t(w) * 32 + l]; }
   void add_problem(Problem p) {
     if (result.problems.size() < opt.max_problems) result.problems.push_back(std::move(p));
   }
@@ -276,6 +285,28 @@ void lane_entry(void* p) {
     }
   }
   l->warp->exited |= l->bit;
+  // Hand over straight to the next lane of the warp waiting to run, if any.
+  l->fiber.set_successor(nullptr);
+  if (LaneImpl* nx = l->next_runnable()) l->fiber.set_successor(&nx->fiber);
+}
+
+// The next lane of this warp that the scheduler marked runnable, taken off the list.
+LaneImpl* LaneImpl::next_runnable() {
+  std::uint32_t& run = warp->runnable;
+  if (!run || emu.aborting) return nullptr;
+  LaneImpl* nx = warp_lanes[__builtin_ctz(run)];
+  run &= run - 1;
+  tl_current = nx;
+  return nx;
+}
+
+// Parks this lane: runs the next runnable lane of the warp directly, or returns to the
+// scheduler when there is none, so a warp event costs one switch per lane, not two.
+void LaneImpl::switch_away() {
+  if (LaneImpl* nx = next_runnable())
+    fiber.yield_to(nx->fiber);
+  else
+    fiber.yield();
 }
 
 void LaneImpl::park(std::uint32_t key) {
@@ -292,7 +323,7 @@ void LaneImpl::park(std::uint32_t key) {
              "): probably a loop that never ends");
   warp->keys[lane] = key;
   warp->parked |= bit;
-  fiber.yield();
+  switch_away();
   if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
 }
 
@@ -310,7 +341,7 @@ void LaneImpl::syncthreads(std::uint16_t line) {
   op = Op::Barrier;
   barrier_line = line;
   warp->at_barrier |= bit;
-  fiber.yield();
+  switch_away();
   if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
 }
 
@@ -391,10 +422,11 @@ EmuResult Emu::run() {
   }
   const unsigned nthreads = unsigned(info.block.count());
   const unsigned nwarps = (nthreads + 31) / 32;
-  const FiberBackend backend = default_fiber_backend();
   lanes.reserve(nthreads);
+  lane_ptrs.assign(std::size_t(nwarps) * 32, nullptr);
   for (unsigned t = 0; t < nthreads; ++t) {
-    lanes.push_back(std::make_unique<LaneImpl>(*this, pool, backend));
+    lanes.push_back(std::make_unique<LaneImpl>(*this, pool, host));
+    lane_ptrs[t] = lanes.back().get();
     LaneImpl& l = *lanes.back();
     l.linear_tid = t;
     l.block_dim = info.block;
@@ -408,7 +440,10 @@ EmuResult Emu::run() {
   for (unsigned w = 0; w < nwarps; ++w) {
     unsigned n = std::min(32u, nthreads - w * 32);
     warps[w].exists = n == 32 ? 0xFFFFFFFFu : ((1u << n) - 1);
-    for (unsigned l = 0; l < n; ++l) lane_at(w, l).warp = &warps[w];
+    for (unsigned l = 0; l < n; ++l) {
+      lane_at(w, l).warp = &warps[w];
+      lane_at(w, l).warp_lanes = &lane_ptrs[std::size_t(w) * 32];
+    }
   }
   shared.assign(info.shared_bytes, std::byte{0});
   if (opt.detect_races) {
@@ -505,12 +540,12 @@ void Emu::run_block(std::uint32_t b) {
 
 void Emu::step_warp(unsigned w) {
   WarpState& W = warps[w];
+  LaneImpl** L = &lane_ptrs[std::size_t(w) * 32];
   for (;;) {
-    std::uint32_t run = W.runnable;
-    W.runnable = 0;
-    while (run) {
-      LaneImpl* l = lanes[w * 32 + unsigned(__builtin_ctz(run))].get();
-      run &= run - 1;
+    if (W.runnable) {
+      // The first runnable lane runs; each lane hands over to the next when it parks.
+      LaneImpl* l = L[__builtin_ctz(W.runnable)];
+      W.runnable &= W.runnable - 1;
       tl_current = l;
       l->fiber.resume();
       if (aborting) return;
@@ -824,6 +859,7 @@ void Emu::report_stuck() {
 // at once. No fiber is left suspended, so nothing on their stacks leaks.
 void Emu::abort_block() {
   aborting = true;
+  for (WarpState& W : warps) W.runnable = 0;
   for (auto& lp : lanes) {
     LaneImpl& l = *lp;
     for (int guard = 0; !l.fiber.idle() && guard < 1000; ++guard) {

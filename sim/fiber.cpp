@@ -12,6 +12,16 @@
 #if defined(WS_FIBER_BOOST)
 #include <boost/context/detail/fcontext.hpp>
 #endif
+// Under valgrind, stacks must be registered or every switch reads as a wild access;
+// outside valgrind the client requests cost a few instructions, once per stack.
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#define WS_STACK_REGISTER(lo, hi) VALGRIND_STACK_REGISTER(lo, hi)
+#define WS_STACK_DEREGISTER(id) VALGRIND_STACK_DEREGISTER(id)
+#else
+#define WS_STACK_REGISTER(lo, hi) 0u
+#define WS_STACK_DEREGISTER(id) ((void)(id))
+#endif
 
 namespace ws::sim {
 
@@ -50,7 +60,10 @@ StackPool::StackPool(std::size_t stack_bytes) {
 }
 
 StackPool::~StackPool() {
-  for (const Stack& s : all_) ::munmap(s.base - page_, s.size + page_);
+  for (std::size_t i = 0; i < all_.size(); ++i) {
+    WS_STACK_DEREGISTER(valgrind_ids_[i]);
+    ::munmap(all_[i].base - page_, all_[i].size + page_);
+  }
 }
 
 StackPool::Stack StackPool::acquire() {
@@ -62,6 +75,7 @@ StackPool::Stack StackPool::acquire() {
   // Reserve the vectors first so that a failed push_back cannot leak a mapping.
   all_.reserve(all_.size() + 1);
   free_.reserve(all_.size() + 1);
+  valgrind_ids_.reserve(all_.size() + 1);
   void* p = ::mmap(nullptr, stack_bytes_ + page_, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (p == MAP_FAILED) throw std::bad_alloc();
@@ -72,6 +86,7 @@ StackPool::Stack StackPool::acquire() {
   }
   Stack s{static_cast<std::byte*>(p) + page_, stack_bytes_};
   all_.push_back(s);
+  valgrind_ids_.push_back(unsigned(WS_STACK_REGISTER(s.base, s.base + s.size)));
   return s;
 }
 
@@ -82,23 +97,31 @@ void StackPool::release(Stack s) {
 // ---------------------------------------------------------------------------------------
 // Fiber
 
-struct Fiber::Impl {
-  // Boost: the fiber's own context while it is suspended, and the resumer's while it runs.
-  void* self = nullptr;
-  void* caller = nullptr;
-  ucontext_t uself;
-  ucontext_t ucaller;
-};
-
 #if defined(WS_FIBER_BOOST)
 namespace bc = boost::context::detail;
 #endif
 
-Fiber::Impl& Fiber::impl() { return *std::launder(reinterpret_cast<Impl*>(ctx_)); }
+// A saved context: Boost keeps a pointer into the suspended stack, ucontext a register
+// file. Only the member of the active backend is used.
+struct FiberHost::Impl {
+  void* fctx = nullptr;
+  ucontext_t uc;
+};
+struct Fiber::Impl {
+  void* fctx = nullptr;
+  ucontext_t uc;
+};
 
-Fiber::Fiber(StackPool& pool, FiberBackend backend) : pool_(pool), backend_(backend) {
+FiberHost::FiberHost(FiberBackend backend)
+    : backend_(fiber_backend_available(backend) ? backend : FiberBackend::Ucontext) {
+  static_assert(sizeof(Impl) <= sizeof(ctx_) && alignof(Impl) <= 16, "grow FiberHost::ctx_");
+  new (ctx_) Impl();
+}
+FiberHost::~FiberHost() { impl().~Impl(); }
+FiberHost::Impl& FiberHost::impl() { return *std::launder(reinterpret_cast<Impl*>(ctx_)); }
+
+Fiber::Fiber(StackPool& pool, FiberHost& host) : pool_(pool), host_(host) {
   static_assert(sizeof(Impl) <= sizeof(ctx_) && alignof(Impl) <= 16, "grow Fiber::ctx_");
-  if (!fiber_backend_available(backend_)) backend_ = FiberBackend::Ucontext;
   new (ctx_) Impl();
 }
 
@@ -107,32 +130,35 @@ Fiber::~Fiber() {
   impl().~Impl();
 }
 
+Fiber::Impl& Fiber::impl() { return *std::launder(reinterpret_cast<Impl*>(ctx_)); }
+
 void Fiber::start(Entry fn, void* arg) {
   if (state_ != State::Idle) throw std::logic_error("Fiber::start on a fiber that is not idle");
   stack_ = pool_.acquire();
   fn_ = fn;
   arg_ = arg;
-  escaped_ = nullptr;
+  successor_ = nullptr;
   Impl& im = impl();
-  if (backend_ == FiberBackend::Boost) {
+  if (host_.backend_ == FiberBackend::Boost) {
 #if defined(WS_FIBER_BOOST)
-    im.self = bc::make_fcontext(stack_.base + stack_.size, stack_.size, [](bc::transfer_t t) {
+    im.fctx = bc::make_fcontext(stack_.base + stack_.size, stack_.size, [](bc::transfer_t t) {
+      // The first switch into a fiber passes the fiber itself as data.
       Fiber* f = static_cast<Fiber*>(t.data);
-      f->impl().caller = t.fctx;
+      land(f->host_, t.fctx);
       enter(f);
     });
 #endif
   } else {
-    if (::getcontext(&im.uself) != 0) {
+    if (::getcontext(&im.uc) != 0) {
       pool_.release(stack_);
       stack_ = {};
       throw std::runtime_error("getcontext failed");
     }
-    im.uself.uc_stack.ss_sp = stack_.base;
-    im.uself.uc_stack.ss_size = stack_.size;
-    im.uself.uc_link = nullptr;  // enter() never returns: it switches back itself
+    im.uc.uc_stack.ss_sp = stack_.base;
+    im.uc.uc_stack.ss_size = stack_.size;
+    im.uc.uc_link = nullptr;  // enter() never returns: it switches away itself
     auto bits = reinterpret_cast<std::uintptr_t>(this);
-    ::makecontext(&im.uself, reinterpret_cast<void (*)()>(&Fiber::ucontext_entry), 2,
+    ::makecontext(&im.uc, reinterpret_cast<void (*)()>(&Fiber::ucontext_entry), 2,
                   unsigned(bits >> 32), unsigned(bits & 0xffffffffu));
   }
   state_ = State::Ready;
@@ -141,7 +167,52 @@ void Fiber::start(Entry fn, void* arg) {
 // makecontext passes only ints: the Fiber* travels as two 32-bit halves.
 void Fiber::ucontext_entry(unsigned hi, unsigned lo) {
   auto bits = (std::uintptr_t(hi) << 32) | std::uintptr_t(lo);
-  enter(reinterpret_cast<Fiber*>(bits));
+  Fiber* f = reinterpret_cast<Fiber*>(bits);
+  land(f->host_, nullptr);
+  enter(f);
+}
+
+// Runs after every switch, on the stack that was switched to: stores the context of the
+// one that switched away, and gives back the stack of a fiber that has finished (never
+// released while that fiber still stood on it).
+void Fiber::land(FiberHost& h, void* fctx) {
+  Fiber* from = h.from_;
+  if (h.backend_ == FiberBackend::Boost) {
+    if (from)
+      from->impl().fctx = fctx;
+    else
+      h.impl().fctx = fctx;
+  }
+  if (from && from->state_ == State::Idle && from->stack_.base) {
+    from->pool_.release(from->stack_);
+    from->stack_ = {};
+  }
+}
+
+void Fiber::switch_to(FiberHost& h, Fiber* self, Fiber* to) {
+  h.from_ = self;
+  if (h.backend_ == FiberBackend::Boost) {
+#if defined(WS_FIBER_BOOST)
+    bc::transfer_t t = bc::jump_fcontext(to ? to->impl().fctx : h.impl().fctx, to);
+    land(h, t.fctx);
+#endif
+  } else {
+    ::swapcontext(self ? &self->impl().uc : &h.impl().uc, to ? &to->impl().uc : &h.impl().uc);
+    land(h, nullptr);
+  }
+}
+
+void Fiber::exit_to(FiberHost& h, Fiber* self, Fiber* to) {
+  self->state_ = State::Idle;
+  h.from_ = self;
+  if (h.backend_ == FiberBackend::Boost) {
+#if defined(WS_FIBER_BOOST)
+    bc::jump_fcontext(to ? to->impl().fctx : h.impl().fctx, to);
+#endif
+  } else {
+    ::setcontext(to ? &to->impl().uc : &h.impl().uc);
+  }
+  std::abort();  // unreachable: a finished fiber is never switched to
 }
 
 void Fiber::enter(Fiber* f) {
@@ -149,63 +220,37 @@ void Fiber::enter(Fiber* f) {
   try {
     f->fn_(f->arg_);
   } catch (...) {
-    f->escaped_ = std::current_exception();
+    if (!f->host_.escaped_) f->host_.escaped_ = std::current_exception();
   }
-  f->finish_on_caller();
-}
-
-// Switches back to the resumer for the last time. The stack is released by resume()
-// on the caller's side, never while we still stand on it.
-void Fiber::finish_on_caller() {
-  state_ = State::Idle;
-  Impl& im = impl();
-  if (backend_ == FiberBackend::Boost) {
-#if defined(WS_FIBER_BOOST)
-    bc::jump_fcontext(im.caller, nullptr);
-#endif
-  } else {
-    ::setcontext(&im.ucaller);
-  }
-  std::abort();  // unreachable: a finished fiber is never resumed
+  Fiber* next = f->successor_;
+  if (next && (next == f || &next->host_ != &f->host_ || !next->can_run())) next = nullptr;
+  if (next) next->state_ = State::Running;
+  exit_to(f->host_, f, next);
 }
 
 void Fiber::resume() {
-  if (state_ != State::Ready && state_ != State::Suspended)
+  if (!can_run())
     throw std::logic_error("Fiber::resume on a fiber that is neither ready nor suspended");
-  Impl& im = impl();
   state_ = State::Running;
-  if (backend_ == FiberBackend::Boost) {
-#if defined(WS_FIBER_BOOST)
-    bc::transfer_t t = bc::jump_fcontext(im.self, this);
-    im.self = t.fctx;
-#endif
-  } else {
-    ::swapcontext(&im.ucaller, &im.uself);
-  }
-  if (state_ == State::Idle) {
-    pool_.release(stack_);
-    stack_ = {};
-    im.self = nullptr;
-    if (escaped_) {
-      std::exception_ptr e = std::move(escaped_);
-      escaped_ = nullptr;
-      std::rethrow_exception(e);
-    }
+  switch_to(host_, nullptr, this);
+  if (host_.escaped_) {
+    std::exception_ptr e = std::move(host_.escaped_);
+    host_.escaped_ = nullptr;
+    std::rethrow_exception(e);
   }
 }
 
 void Fiber::yield() {
-  Impl& im = impl();
   state_ = State::Suspended;
-  if (backend_ == FiberBackend::Boost) {
-#if defined(WS_FIBER_BOOST)
-    bc::transfer_t t = bc::jump_fcontext(im.caller, nullptr);
-    im.caller = t.fctx;
-#endif
-  } else {
-    ::swapcontext(&im.uself, &im.ucaller);
-  }
-  state_ = State::Running;
+  switch_to(host_, this, nullptr);
+}
+
+void Fiber::yield_to(Fiber& next) {
+  if (&next == this || &next.host_ != &host_ || !next.can_run())
+    throw std::logic_error("Fiber::yield_to a fiber that cannot run now");
+  state_ = State::Suspended;
+  next.state_ = State::Running;
+  switch_to(host_, this, &next);
 }
 
 }  // namespace ws::sim

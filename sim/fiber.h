@@ -8,8 +8,12 @@
 // Stacks come from a StackPool of fixed-size, guard-paged stacks reused across blocks,
 // so a launch of millions of threads maps only as many stacks as one block has threads.
 //
+// A fiber may switch straight to another one (the emulator runs the lanes of a warp
+// one after the other without going back to the scheduler in between), which halves
+// the switches per event.
+//
 // Exceptions never cross a fiber boundary: an exception that escapes a fiber's entry is
-// caught on the fiber's own stack and rethrown by the resume() that was running it.
+// caught on the fiber's own stack and rethrown by the host's resume() on the host stack.
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -60,6 +64,31 @@ class StackPool {
   std::size_t page_ = 0;
   std::vector<Stack> all_;
   std::vector<Stack> free_;
+  std::vector<unsigned> valgrind_ids_;  // one per mapped stack (0 outside valgrind)
+};
+
+class Fiber;
+
+// The context that runs fibers: the stack of the OS thread that calls Fiber::resume()
+// (the emulator's scheduler). Fibers of one host may switch straight to each other;
+// control comes back to the host when one of them yields to it.
+class FiberHost {
+ public:
+  explicit FiberHost(FiberBackend backend = default_fiber_backend());
+  ~FiberHost();
+  FiberHost(const FiberHost&) = delete;
+  FiberHost& operator=(const FiberHost&) = delete;
+  FiberBackend backend() const { return backend_; }
+
+ private:
+  friend class Fiber;
+  struct Impl;
+  Impl& impl();
+  FiberBackend backend_;
+  Fiber* from_ = nullptr;        // who switched last (nullptr: the host itself)
+  std::exception_ptr escaped_;   // an exception that left a fiber's entry
+  // The host's saved context, opaque so this header needs neither Boost nor <ucontext.h>.
+  alignas(16) unsigned char ctx_[1024 + 64];
 };
 
 // One cooperative thread of control. Not movable: the running stack refers to it.
@@ -67,14 +96,13 @@ class Fiber {
  public:
   using Entry = void (*)(void* arg);
   enum class State : std::uint8_t {
-    Idle,       // no entry, no stack
+    Idle,       // no entry, no stack (also once the entry has returned)
     Ready,      // start() armed it; nothing has run yet
-    Suspended,  // it yielded; resume() continues it
+    Suspended,  // it switched away; it continues when something switches to it
     Running,
-    // When the entry returns the fiber gives its stack back and becomes Idle again.
   };
 
-  explicit Fiber(StackPool& pool, FiberBackend backend = default_fiber_backend());
+  Fiber(StackPool& pool, FiberHost& host);
   // Destroying a Ready fiber is fine; destroying a Suspended one releases its stack but
   // runs no destructor of what lives on it: unwind it first (resume it so that it
   // returns), which is what the emulator does on an aborted launch.
@@ -82,41 +110,50 @@ class Fiber {
   Fiber(const Fiber&) = delete;
   Fiber& operator=(const Fiber&) = delete;
 
-  // @pre state() == Idle. @post state() == Ready; a stack is taken from the pool.
-  // Throws std::logic_error when the fiber is not Idle.
+  // @pre state() == Idle (else std::logic_error). @post state() == Ready, with a stack
+  //      from the pool and no successor.
   void start(Entry fn, void* arg);
 
-  // Runs the fiber until it yields or its entry returns.
-  // @pre state() is Ready or Suspended (else std::logic_error).
-  // @post state() is Suspended (it yielded) or Idle (entry returned, stack released);
-  //       an exception that escaped the entry is rethrown here, after the switch back.
+  // From the host: runs this fiber, and whatever it switches to, until one yields to
+  // the host. @pre state() is Ready or Suspended (else std::logic_error).
+  // @post the host runs again; every fiber whose entry returned meanwhile is Idle with
+  //       its stack back in the pool; an exception that escaped an entry is rethrown.
   void resume();
 
-  // From inside the running fiber: back to the resume() that runs it.
-  // @pre called on the fiber's own stack (state() == Running).
+  // From inside the running fiber: back to the host.
   void yield();
+  // From inside the running fiber: suspends it and runs `next` (Ready or Suspended, not
+  // this one, same host; else std::logic_error, thrown on this fiber's stack).
+  void yield_to(Fiber& next);
+  // Where control goes when the entry returns: `next` (checked then as for yield_to;
+  // the host if it cannot run), or the host when nullptr. Reset by start().
+  void set_successor(Fiber* next) { successor_ = next; }
 
   State state() const { return state_; }
   bool idle() const { return state_ == State::Idle; }
-  FiberBackend backend() const { return backend_; }
+  FiberBackend backend() const { return host_.backend_; }
 
  private:
   struct Impl;
   Impl& impl();
   static void enter(Fiber* f);  // runs on the fiber's stack; never returns
   static void ucontext_entry(unsigned hi, unsigned lo);
-  [[noreturn]] void finish_on_caller();
+  // Saves this context (or the host's when self is nullptr) and runs `to` (the host when
+  // nullptr); returns when something switches back.
+  static void switch_to(FiberHost& h, Fiber* self, Fiber* to);
+  [[noreturn]] static void exit_to(FiberHost& h, Fiber* self, Fiber* to);
+  static void land(FiberHost& h, void* fctx);  // bookkeeping after every switch
+  bool can_run() const { return state_ == State::Ready || state_ == State::Suspended; }
 
   StackPool& pool_;
-  FiberBackend backend_;
+  FiberHost& host_;
   State state_ = State::Idle;
   Entry fn_ = nullptr;
   void* arg_ = nullptr;
+  Fiber* successor_ = nullptr;
   StackPool::Stack stack_{};
-  std::exception_ptr escaped_;
-  // Backend contexts, kept opaque so this header needs neither Boost nor <ucontext.h>.
-  // Boost uses two pointers; ucontext needs two ucontext_t (under 1 KiB each on Linux).
-  alignas(16) unsigned char ctx_[2 * 1024 + 64];
+  // The fiber's saved context (Boost: a pointer; ucontext: a ucontext_t under 1 KiB).
+  alignas(16) unsigned char ctx_[1024 + 64];
 };
 
 }  // namespace ws::sim

@@ -1,8 +1,11 @@
-// The fiber layer under the emulator: switch order, many fibers, stack reuse, exceptions
-// kept on their own side, and both backends (Boost.Context when built, ucontext always).
+// The fiber layer under the emulator: switch order, direct fiber-to-fiber switches, many
+// fibers, stack reuse, exceptions kept on their own side, and both backends (Boost.Context
+// when built, ucontext always).
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <memory>
+#include <utility>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -12,6 +15,7 @@
 namespace {
 
 using ws::sim::Fiber;
+using ws::sim::FiberHost;
 using ws::sim::FiberBackend;
 using ws::sim::StackPool;
 
@@ -21,6 +25,8 @@ class FiberTest : public ::testing::TestWithParam<FiberBackend> {
     if (!ws::sim::fiber_backend_available(GetParam()))
       GTEST_SKIP() << "backend " << ws::sim::to_string(GetParam()) << " not built";
   }
+  StackPool pool;
+  FiberHost host{GetParam()};
 };
 
 struct Log {
@@ -40,8 +46,7 @@ void log_entry(void* p) {
 }
 
 TEST_P(FiberTest, SwitchOrderInterleavesAsResumed) {
-  StackPool pool;
-  Fiber a(pool, GetParam()), b(pool, GetParam());
+  Fiber a(pool, host), b(pool, host);
   EXPECT_EQ(a.backend(), GetParam());
   std::vector<std::string> out;
   Log la{&out, &a, "a", 2}, lb{&out, &b, "b", 1};
@@ -80,10 +85,9 @@ void count_entry(void* p) {
 }
 
 TEST_P(FiberTest, ManyFibersRoundRobinAndStacksAreReused) {
-  StackPool pool;
   constexpr int kFibers = 300, kRounds = 5;
   std::vector<std::unique_ptr<Fiber>> fibers;
-  for (int i = 0; i < kFibers; ++i) fibers.push_back(std::make_unique<Fiber>(pool, GetParam()));
+  for (int i = 0; i < kFibers; ++i) fibers.push_back(std::make_unique<Fiber>(pool, host));
   long sum = 0;
   for (int batch = 0; batch < 3; ++batch) {
     std::vector<Counter> cs(kFibers);
@@ -114,8 +118,7 @@ void throwing_entry(void* p) {
 }
 
 TEST_P(FiberTest, ExceptionStaysOnItsStackAndIsRethrownByResume) {
-  StackPool pool;
-  Fiber f(pool, GetParam());
+  Fiber f(pool, host);
   f.start(&throwing_entry, &f);
   f.resume();
   EXPECT_EQ(f.state(), Fiber::State::Suspended);
@@ -138,8 +141,7 @@ TEST_P(FiberTest, ExceptionStaysOnItsStackAndIsRethrownByResume) {
 void noop_entry(void*) {}
 
 TEST_P(FiberTest, MisuseIsAnErrorNotACrash) {
-  StackPool pool;
-  Fiber f(pool, GetParam());
+  Fiber f(pool, host);
   EXPECT_THROW(f.resume(), std::logic_error);  // idle
   f.start(&noop_entry, nullptr);
   EXPECT_THROW(f.start(&noop_entry, nullptr), std::logic_error);  // not idle
@@ -149,9 +151,8 @@ TEST_P(FiberTest, MisuseIsAnErrorNotACrash) {
 }
 
 TEST_P(FiberTest, DestroyingAReadyFiberReturnsItsStack) {
-  StackPool pool;
   {
-    Fiber f(pool, GetParam());
+    Fiber f(pool, host);
     f.start(&noop_entry, nullptr);
     EXPECT_EQ(pool.idle(), 0u);
   }
@@ -166,13 +167,83 @@ int deep(int n) {
 void deep_entry(void* p) { *static_cast<int*>(p) = deep(60); }  // ~30 KiB of stack
 
 TEST_P(FiberTest, StackHoldsTensOfKilobytes) {
-  StackPool pool;
   EXPECT_GE(pool.stack_bytes(), StackPool::kDefaultStackBytes);
-  Fiber f(pool, GetParam());
+  Fiber f(pool, host);
   int r = -1;
   f.start(&deep_entry, &r);
   f.resume();
   EXPECT_EQ(r, 60);
+}
+
+
+// A ring of fibers that pass control along without the host: each logs, then switches to
+// the next; the last of a round yields to the host.
+struct Ring {
+  std::vector<std::unique_ptr<Fiber>>* fibers;
+  std::vector<int>* out;
+  int id;
+  int rounds;
+};
+
+void ring_entry(void* p) {
+  auto* r = static_cast<Ring*>(p);
+  auto& fs = *r->fibers;
+  const int n = int(fs.size());
+  for (int round = 0; round < r->rounds; ++round) {
+    r->out->push_back(round * 100 + r->id);
+    if (r->id + 1 < n)
+      fs[r->id]->yield_to(*fs[r->id + 1]);
+    else
+      fs[r->id]->yield();
+  }
+  // On exit, hand over to the next fiber directly as well.
+  if (r->id + 1 < n) fs[r->id]->set_successor(fs[r->id + 1].get());
+}
+
+TEST_P(FiberTest, FibersSwitchStraightToEachOther) {
+  constexpr int kFibers = 5, kRounds = 3;
+  std::vector<std::unique_ptr<Fiber>> fs;
+  for (int i = 0; i < kFibers; ++i) fs.push_back(std::make_unique<Fiber>(pool, host));
+  std::vector<Ring> rings;
+  std::vector<int> out;
+  for (int i = 0; i < kFibers; ++i) rings.push_back(Ring{&fs, &out, i, kRounds});
+  for (int i = 0; i < kFibers; ++i) fs[i]->start(&ring_entry, &rings[i]);
+  std::vector<int> want;
+  for (int round = 0; round < kRounds; ++round) {
+    fs[0]->resume();  // one resume runs the whole ring once
+    for (int i = 0; i < kFibers; ++i) want.push_back(round * 100 + i);
+    EXPECT_EQ(out, want);
+    for (auto& f : fs) EXPECT_EQ(f->state(), Fiber::State::Suspended);
+  }
+  fs[0]->resume();  // every entry returns, each handing over to the next
+  for (auto& f : fs) EXPECT_TRUE(f->idle());
+  EXPECT_EQ(pool.idle(), std::size_t(kFibers));  // finished fibers' stacks came back
+}
+
+void bad_switch_entry(void* p) {
+  auto* f = static_cast<Fiber*>(p);
+  f->yield_to(*f);  // not allowed: throws on this fiber's stack
+}
+
+TEST_P(FiberTest, BadSwitchThrowsInsideAndResurfacesAtTheHost) {
+  Fiber f(pool, host);
+  f.start(&bad_switch_entry, &f);
+  EXPECT_THROW(f.resume(), std::logic_error);
+  EXPECT_TRUE(f.idle());
+}
+
+void exit_to_idle_entry(void* p) {
+  auto* pair = static_cast<std::pair<Fiber*, Fiber*>*>(p);
+  pair->first->set_successor(pair->second);  // an idle successor cannot run: host instead
+}
+
+TEST_P(FiberTest, SuccessorThatCannotRunFallsBackToTheHost) {
+  Fiber f(pool, host), idle(pool, host);
+  std::pair<Fiber*, Fiber*> pair{&f, &idle};
+  f.start(&exit_to_idle_entry, &pair);
+  f.resume();
+  EXPECT_TRUE(f.idle());
+  EXPECT_TRUE(idle.idle());
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FiberTest,

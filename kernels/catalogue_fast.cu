@@ -6,6 +6,9 @@
 
 // The families, in teaching order (the same list as catalogue_emu.cpp).
 #include "kernels/access.cuh"
+#include "kernels/divergence.cuh"
+#include "kernels/matmul.cuh"
+#include "kernels/reduce.cuh"
 #include "kernels/transpose.cuh"
 
 namespace ws {
@@ -16,6 +19,9 @@ const Registry& registry() {
     Registry out;
     add_access(out);
     add_transpose(out);
+    add_reduce(out);
+    add_matmul(out);
+    add_divergence(out);
     return out;
   }();
   return r;

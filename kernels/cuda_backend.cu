@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <cub/device/device_reduce.cuh>
 #include <deque>
@@ -539,7 +540,8 @@ class CudaBackend final : public Backend {
   }
 
   // The event buffer: 2^21 events (about 300 MB), less on a device with little free
-  // memory; allocated on the first traced run and kept.
+  // memory or when WS_CUDA_TRACE_EVENTS asks for fewer; allocated on the first traced
+  // run and kept.
   void ensure_trace_buffers() {
     if (trace_events_) return;
     std::size_t free_b = 0, total_b = 0;
@@ -547,6 +549,11 @@ class CudaBackend final : public Backend {
     unsigned long long cap = 1ull << 21;
     cap = std::min<unsigned long long>(cap, free_b / 8 / sizeof(WarpEvent));
     if (cap < 4096) throw Failure{"not enough free GPU memory for the trace buffer"};
+    // A smaller buffer on request: the tests use it to force many chunks.
+    if (const char* env = std::getenv("WS_CUDA_TRACE_EVENTS")) {
+      const unsigned long long want = std::strtoull(env, nullptr, 10);
+      if (want >= 64) cap = std::min(cap, want);
+    }
     check(cudaMalloc(reinterpret_cast<void**>(&trace_events_), cap * sizeof(WarpEvent)),
           "cudaMalloc(trace buffer)");
     const std::size_t misc = 256 + sizeof(SharedArrayRec) * kMaxSharedArrays + sizeof(DeviceFault);
@@ -568,11 +575,31 @@ class CudaBackend final : public Backend {
                     " is free"};
   }
 
+  // The bytes a copy must move to match a variant's run: given as bytes=B, or half the
+  // logical bytes (read + written) of the plan of the catalogue variant whose parameter
+  // names are exactly the given ones (the bench passes a variant's completed parameters).
+  long long copy_bytes(const Params& p) {
+    long long bytes = 0;
+    if (param_or(p, "bytes", bytes).empty()) return bytes;
+    std::set<double> sizes;
+    for (const VariantInfo* v : fast_catalogue()) {
+      if (v->params.size() != p.size()) continue;
+      bool same = true;
+      for (const ParamSpec& s : v->params) same = same && p.count(s.name);
+      Params done;
+      if (!same || !validate(*v, p, info_.limits, done).empty()) continue;
+      sizes.insert(v->plan(done).logical_bytes);
+    }
+    if (sizes.size() != 1)
+      throw Failure{sizes.empty()
+                        ? "give the copy's size as bytes=B, or a variant's parameters"
+                        : "the parameters fit variants of different sizes: give bytes=B"};
+    return (long long)(*sizes.begin() / 2);
+  }
+
   Timing peer_memcpy(const Params& p, const RunOptions& opt) {
-    long long bytes = 0, n = 0;
-    if (param_or(p, "bytes", bytes).size() && param_or(p, "n", n).empty()) bytes = 4 * n;
-    if (bytes <= 0)
-      throw Failure{"give the copy's size as bytes=B or n=N (4-byte elements), N > 0"};
+    const long long bytes = copy_bytes(p);
+    if (bytes <= 0) throw Failure{"the copy's size must be positive (bytes=B)"};
     fits(2ull * std::uint64_t(bytes), "the copy");
     DeviceBuffer src, dst;
     src.allocate(std::size_t(bytes), "the copy's source");
@@ -600,10 +627,9 @@ class CudaBackend final : public Backend {
   }
 
   Timing peer_cub(const Params& p, const RunOptions& opt) {
-    long long n = 0, bytes = 0;
-    if (param_or(p, "n", n).size() && param_or(p, "bytes", bytes).empty()) n = bytes / 4;
-    if (n <= 0 || n > (1ll << 31) - 1)
-      throw Failure{"give the reduction's size as n=N ints (0 < N < 2^31) or bytes=B"};
+    long long n = 0;
+    if (!param_or(p, "n", n).empty() || n <= 0 || n > (1ll << 31) - 1)
+      throw Failure{"give the reduction's size as n=N ints (0 < N < 2^31)"};
     fits(std::uint64_t(n) * 4 + 64, "the reduction");
     DeviceBuffer in, out, temp;
     in.allocate(std::size_t(n) * 4, "the reduction's input");

@@ -169,7 +169,7 @@ __device__ __forceinline__ bool ws_block_traced() {
 }
 
 // Writes one event for the lanes in `mask` (all of which call this together).
-__device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
+static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
                                      std::uint8_t bytes, std::uint16_t line,
                                      std::uint32_t ballot, std::uint32_t offset) {
   const unsigned tid = ws_tid_linear(), lane = tid & 31u;
@@ -204,7 +204,7 @@ __device__ __forceinline__ void ws_control(EventKind kind, std::uint16_t line,
   ws_emit(m, kind, kNoArray, 0, line, has_ballot ? ballot_pred_mask : 0u, 0u);
 }
 
-__device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
+static __device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
                                       std::uint8_t array, bool shared, long long index,
                                       unsigned long long extent) {
   cuda::DeviceFault* f = ws_trace.fault;
@@ -499,7 +499,7 @@ class Thread {
 
  private:
   template <class T>
-  static constexpr std::uint32_t alignment() {
+  __host__ __device__ static constexpr std::uint32_t alignment() {
     return alignof(T) < 16 ? 16 : std::uint32_t(alignof(T));
   }
   __device__ __forceinline__ std::uint32_t carve(std::uint64_t bytes, std::uint32_t align,

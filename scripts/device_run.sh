@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# The one script for the GPU machine: builds warpscope (Release, native arch, no GUI),
+# runs the GPU tests, records the trace fixtures, runs the benchmarks with their peers,
+# holds Nsight Compute's counters against the model, runs compute-sanitizer, and dumps
+# the SASS of one kernel. Everything lands under $OUT (default ./device-out), packed
+# into a few files.
+#
+#   scripts/device_run.sh                 every stage
+#   scripts/device_run.sh build tests     only those stages (the build is incremental)
+#
+# Stages: toolchain build tests fixtures sass bench ncu sanitizer. Each stage writes its
+# log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
+# the next one. The exit code is 1 when any stage failed.
+set -uo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+OUT=${OUT:-$root/device-out}
+B=${WS_DEVICE_BUILD:-$root/build-device}
+LOGS=$OUT/logs
+mkdir -p "$LOGS"
+JOBS=$(nproc)
+stages=("$@")
+[[ ${#stages[@]} -eq 0 ]] && stages=(toolchain build tests fixtures sass bench ncu sanitizer)
+status=0
+
+note() { echo "$*" | tee -a "$OUT/summary.txt"; }
+want() { local s; for s in "${stages[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
+# run_stage NAME CMD...: runs CMD with its output in logs/NAME.log; notes pass/fail.
+run_stage() {
+  local name=$1; shift
+  local t0=$SECONDS
+  "$@" >"$LOGS/$name.log" 2>&1
+  local rc=$?
+  if [[ $rc -eq 0 ]]; then note "[$name] ok ($((SECONDS - t0)) s)"
+  else note "[$name] FAILED rc=$rc ($((SECONDS - t0)) s): see logs/$name.log"; status=1; fi
+  return $rc
+}
+
+# The variants of the catalogue, one "family variant" per line.
+variants() {
+  "$B/warpscope" list --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+for f in d["families"]:
+    for v in f["variants"]:
+        print(f["family"], v["name"])'
+}
+
+toolchain() {
+  nvidia-smi
+  nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.max.sm,clocks.max.mem,power.draw,temperature.gpu --format=csv
+  nvcc --version
+  cmake --version | head -1
+  g++ --version | head -1
+  for t in ncu compute-sanitizer cuobjdump nvdisasm; do echo "$t: $(command -v $t || echo MISSING)"; done
+  ncu --version | tail -1
+  compute-sanitizer --version | tail -1
+  python3 --version
+}
+
+build() {
+  cmake -S "$root" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWS_ENABLE_GUI=OFF \
+    -DCMAKE_CUDA_ARCHITECTURES=native -DWS_BUILD_BENCH=OFF || return 1
+  # Only what the device needs: the CLI, the GPU tests, the fixture recorder.
+  ninja -C "$B" -j"$JOBS" warpscope tests/test_cuda_backend tests/test_cuda_dialect \
+    tests/record_traces tests/test_gpu_fixtures
+}
+
+tests() {
+  (cd "$B" && ctest -L gpu --output-on-failure -j1 --timeout 600)
+}
+
+fixtures() {
+  rm -rf "$OUT/gpu_traces"
+  "$B/tests/record_traces" "$OUT/gpu_traces"
+  local rc=$?
+  tar czf "$OUT/gpu_traces.tar.gz" -C "$OUT" gpu_traces && rm -rf "$OUT/gpu_traces"
+  return $rc
+}
+
+# The fast build's SASS of the tiled transpose: plain LDG/STS/LDS/STG, nothing else.
+sass() {
+  local obj
+  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
+  cuobjdump -sass "$obj" > "$LOGS/sass_fast_all.txt" || return 1
+  python3 - "$LOGS/sass_fast_all.txt" <<'EOF'
+import re, sys
+text = open(sys.argv[1]).read()
+funcs = re.split(r'\n(?=\s*Function : )', text)
+for f in funcs:
+    if f.strip() and 'TransposeTiled' in f.strip().splitlines()[0]:
+        print(f)
+        ops = re.findall(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z][A-Z0-9._]+)', f)
+        mem = [o for o in ops if o.split('.')[0] in ('LDG', 'STG', 'LDS', 'STS', 'BAR', 'ATOM', 'ATOMS', 'RED', 'LDL', 'STL')]
+        print('memory/barrier instructions:', ' '.join(mem))
+        print('instructions in all:', len(ops))
+EOF
+  # The traced build of the same kernel, for comparison (size only).
+  obj=$(find "$B" -name 'catalogue_traced.cu.o' | head -1)
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 TransposeTiled | head -4
+}
+
+bench() {
+  local w="$B/warpscope" o="$OUT/bench" rc=0
+  mkdir -p "$o"
+  "$w" info --backend cuda || return 1
+  "$w" bench --kernel transpose --set n=8192 --peers --repeats 20 --backend cuda --json "$o/transpose.json" || rc=1
+  "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
+  "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
+  "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
+  "$w" bench --kernel access --variant stride --set n=67108864 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
+  "$w" bench --kernel access --variant offset --set n=67108864 --sweep offset=0,1,8,16,32 --repeats 20 --backend cuda --json "$o/access_offset.json" || rc=1
+  "$w" bench --kernel divergence --peers --repeats 20 --backend cuda --json "$o/divergence.json" || rc=1
+  python3 - "$o" <<'EOF'
+import json, os, sys
+d = sys.argv[1]
+def load(n):
+    p = os.path.join(d, n + '.json')
+    return json.load(open(p)) if os.path.exists(p) else None
+def best(j):
+    rows = [r for r in j['rows'] if r.get('verified') and isinstance(r.get('throughput'), (int, float))]
+    return max(rows, key=lambda r: r['throughput']) if rows else None
+def peer(j, name):
+    for p in j.get('peers', []):
+        if p.get('peer') == name and isinstance(p.get('throughput'), (int, float)):
+            return p['throughput']
+    return None
+print('| family | best variant | throughput | peer | peer throughput | ratio | target |')
+print('| --- | --- | --- | --- | --- | --- | --- |')
+for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.70)):
+    j = load(fam)
+    if not j: print(f'| {fam} | (no data) | | | | | |'); continue
+    b = best(j)
+    names = [p.get('peer') for p in j.get('peers', [])]
+    pn = next((n for n in names if pname in n.lower()), None)
+    pt = peer(j, pn) if pn else None
+    if b and pt:
+        r = b['throughput'] / pt
+        print(f"| {fam} | {b['variant']} | {b['throughput']:.1f} {b['unit']} | {pn} | {pt:.1f} | {r:.3f} | {target} {'met' if r >= target else 'MISSED'} |")
+    else:
+        print(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
+print()
+for fam in ('transpose', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
+    j = load(fam)
+    if not j: continue
+    print(f"## {fam} ({j.get('device', {}).get('name', '')})")
+    for r in j['rows']:
+        t = r.get('timing', {})
+        print(f"  {r['variant']:<24} {json.dumps(r.get('params'))[:60]:<60} {r.get('status'):<8} "
+              f"{t.get('median_ms', float('nan')):>9.4f} ms  {r.get('throughput')} {r.get('unit')}  "
+              f"speedup {r.get('speedup')}  frac_copy {r.get('frac_copy')}")
+    for p in j.get('peers', []):
+        print(f"  peer {p['peer']:<20} {p.get('throughput')} {p.get('unit')} {p.get('error', '')}")
+EOF
+  return $rc
+}
+
+ncu_stage() {
+  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu"
+}
+
+sanitizer() {
+  local rc=0 fam var
+  while read -r fam var; do
+    for tool in memcheck racecheck; do
+      # The fast build is what gets timed; memcheck also runs the traced build.
+      local extra=(--fast-only)
+      [[ $tool == memcheck ]] && extra=()
+      if timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+          "$B/warpscope" metrics --kernel "$fam" --variant "$var" --backend cuda "${extra[@]}" \
+          > "$LOGS/sanitizer_${tool}_${fam}_${var}.log" 2>&1; then
+        echo "$tool $fam/$var: clean ($(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/sanitizer_${tool}_${fam}_${var}.log" | tr '\n' ' '))"
+      else
+        echo "$tool $fam/$var: FAILED ($(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/sanitizer_${tool}_${fam}_${var}.log" | tr '\n' ' '))"
+        rc=1
+      fi
+    done
+  done < <(variants)
+  return $rc
+}
+
+want toolchain && run_stage toolchain toolchain
+want build && run_stage build build
+want tests && run_stage tests tests
+want fixtures && run_stage fixtures fixtures
+want sass && run_stage sass sass
+want bench && run_stage bench bench
+want ncu && run_stage ncu ncu_stage
+want sanitizer && run_stage sanitizer sanitizer
+
+# At most a few files back: the summary, the fixtures, one archive of the logs.
+tar czf "$OUT/logs.tar.gz" -C "$OUT" logs $( [[ -d $OUT/bench ]] && echo bench ) && rm -rf "$LOGS" "$OUT/bench"
+note "done: status $status"
+exit $status

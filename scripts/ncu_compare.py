@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Holds Nsight Compute's hardware counters against warpscope's model.
+
+For every variant of the catalogue at its default parameters (or the ones given):
+  model:    `warpscope metrics --backend emu --json`  (the emulator's trace through the model)
+  hardware: `ncu --metrics ... --csv --page raw warpscope metrics --backend cuda --fast-only`,
+            summed over the launches of our kernels (ws::fast::ws_entry<...>)
+and writes a table of both, with the differences, as Markdown and JSON.
+
+  scripts/ncu_compare.py --warpscope build/warpscope --out DIR [--only family/variant ...]
+
+Exit status 0 when every comparison ran (differences are findings, not failures);
+1 when a run failed.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import subprocess
+import sys
+import time
+
+METRICS = [
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+]
+SHORT = {
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "gld req",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum": "gld sect",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum": "gst req",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum": "gst sect",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum": "sld wave",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "sst wave",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "sld confl",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "sst confl",
+}
+
+
+def number(s):
+    """ncu prints numbers with thousands separators in some versions; '' and 'n/a' are 0."""
+    s = (s or "").replace(",", "").strip()
+    if s in ("", "n/a", "N/A"):
+        return 0.0
+    return float(s)
+
+
+def parse_ncu_csv(text):
+    """Sums each metric over the rows of our fast kernels. Returns (sums, kernel names)."""
+    start = text.find('"ID"')
+    if start < 0:
+        raise ValueError("no CSV table in ncu's output")
+    rows = list(csv.reader(io.StringIO(text[start:])))
+    header = rows[0]
+    name_col = header.index("Kernel Name")
+    cols = {m: header.index(m) for m in METRICS if m in header}
+    sums = {m: 0.0 for m in METRICS}
+    names = []
+    for r in rows[1:]:
+        if len(r) != len(header) or r[0] == "" or not r[0].isdigit():
+            continue  # the units row, or a partial line
+        if "ws_entry" not in r[name_col]:
+            continue
+        names.append(r[name_col])
+        for m, c in cols.items():
+            sums[m] += number(r[c])
+    missing = [m for m in METRICS if m not in cols]
+    return sums, names, missing
+
+
+def run(cmd, timeout):
+    t0 = time.time()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p, time.time() - t0
+
+
+def variants(warpscope):
+    p, _ = run([warpscope, "list", "--json"], 60)
+    d = json.loads(p.stdout)
+    return [(f["family"], v["name"]) for f in d["families"] for v in f["variants"]]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--warpscope", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--ncu", default="ncu")
+    ap.add_argument("--only", nargs="*", default=[])
+    ap.add_argument("--set", nargs="*", default=[], help="key=value for every variant")
+    ap.add_argument("--timeout", type=int, default=300)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+
+    results = []
+    failed = False
+    for fam, var in variants(a.warpscope):
+        if a.only and f"{fam}/{var}" not in a.only:
+            continue
+        sets = sum((["--set", s] for s in a.set), [])
+        base = ["metrics", "--kernel", fam, "--variant", var] + sets
+        entry = {"family": fam, "variant": var}
+        try:
+            p, secs = run([a.warpscope] + base + ["--backend", "emu", "--json"], a.timeout)
+            if p.returncode != 0:
+                raise RuntimeError("model: " + (p.stderr or p.stdout).strip()[-400:])
+            model = json.loads(p.stdout)
+            entry["params"] = model.get("params")
+            entry["model"] = {m: float(model["totals"].get(m, 0)) for m in METRICS}
+            entry["model_seconds"] = round(secs, 1)
+            # --clock-control none: leave the GPU's clocks as they are (counts do not
+            # depend on them).
+            cmd = [a.ncu, "--metrics", ",".join(METRICS), "--csv", "--page", "raw",
+                   "--clock-control", "none", "-k", "regex:ws_entry", a.warpscope] + base + [
+                   "--backend", "cuda", "--fast-only"]
+            p, secs = run(cmd, a.timeout)
+            with open(os.path.join(a.out, f"ncu_{fam}_{var}.csv"), "w") as f:
+                f.write(p.stdout)
+                f.write(p.stderr)
+            if p.returncode != 0:
+                raise RuntimeError("ncu: " + (p.stderr or p.stdout).strip()[-400:])
+            sums, names, missing = parse_ncu_csv(p.stdout)
+            if not names:
+                raise RuntimeError("ncu profiled no ws_entry kernel")
+            entry["ncu"] = sums
+            entry["kernels"] = sorted(set(names))
+            entry["launches"] = len(names)
+            entry["missing"] = missing
+            entry["ncu_seconds"] = round(secs, 1)
+            entry["diff"] = {m: sums[m] - entry["model"][m] for m in METRICS}
+        except Exception as e:  # one variant's failure is reported, the rest still run
+            entry["error"] = str(e)
+            failed = True
+        results.append(entry)
+        print(f"{fam}/{var}: " + ("ERROR " + entry["error"] if "error" in entry else
+              ("equal" if not any(entry["diff"].values()) else
+               "differs: " + ", ".join(f"{SHORT[m]} {entry['diff'][m]:+.0f}"
+                                       for m in METRICS if entry["diff"][m]))), flush=True)
+
+    with open(os.path.join(a.out, "ncu_compare.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    lines = ["| variant | params | " + " | ".join(SHORT[m] for m in METRICS) + " |",
+             "| --- | --- | " + " | ".join("---" for _ in METRICS) + " |"]
+    for e in results:
+        params = " ".join(f"{k}={v}" for k, v in (e.get("params") or {}).items())
+        if "error" in e:
+            lines.append(f"| {e['family']}/{e['variant']} | {params} | error: {e['error'][:120]} |")
+            continue
+        cells = []
+        for m in METRICS:
+            mo, hw = int(e["model"][m]), int(e["ncu"][m])
+            cells.append(f"{hw:,}" if mo == hw else f"**{hw:,}** (model {mo:,})")
+        lines.append(f"| {e['family']}/{e['variant']} | {params} | " + " | ".join(cells) + " |")
+    table = "\n".join(lines) + "\n"
+    with open(os.path.join(a.out, "ncu_compare.md"), "w") as f:
+        f.write("Hardware counters (ncu) vs the model (emulator), whole grid; "
+                "bold: the counter differs from the model.\n\n" + table)
+    print(table)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -391,10 +391,12 @@ inline Plan plan(const Params& p, const char* kernel, Dim3 block, long long tile
   return pl;
 }
 
-inline std::string check_multiple(const Params& p, long long m, const char* what) {
+// `what` names the size n must be a multiple of: "tile", or "the block tile".
+inline std::string check_multiple(const Params& p, long long m, const std::string& what) {
   const long long n = p.at("n");
   if (n % m != 0)
-    return "n=" + std::to_string(n) + " is not a multiple of " + what + "=" + std::to_string(m);
+    return "n=" + std::to_string(n) + " is not a multiple of " + what + "=" + std::to_string(m) +
+           " (" + (what.rfind("the ", 0) == 0 ? what : "the " + what) + " must divide n)";
   return "";
 }
 

@@ -143,7 +143,8 @@ inline Plan plan(const Params& p, const char* kernel, long long shared_cols) {
 inline std::string check(const Params& p) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
   if (n % tile != 0)
-    return "n=" + std::to_string(n) + " is not a multiple of tile=" + std::to_string(tile);
+    return "n=" + std::to_string(n) + " is not a multiple of tile=" + std::to_string(tile) +
+           " (the tile must divide n)";
   if (tile % rows != 0)
     return "block_rows=" + std::to_string(rows) + " does not divide tile=" +
            std::to_string(tile) + " (each thread moves tile/block_rows elements)";

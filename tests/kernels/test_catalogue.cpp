@@ -123,11 +123,11 @@ TEST(Validate, ValueNotAChoice) {
 
 TEST(Validate, TileMustDivideN) {
   EXPECT_EQ(validate_msg("transpose", "tiled", {{"n", 1000}, {"tile", 32}}),
-            "n=1000 is not a multiple of tile=32");
+            "n=1000 is not a multiple of tile=32 (the tile must divide n)");
   EXPECT_EQ(validate_msg("matmul", "tiled", {{"n", 100}, {"tile", 32}}),
-            "n=100 is not a multiple of tile=32");
+            "n=100 is not a multiple of tile=32 (the tile must divide n)");
   EXPECT_EQ(validate_msg("matmul", "warptiled", {{"n", 192}}),
-            "n=192 is not a multiple of the block tile=128");
+            "n=192 is not a multiple of the block tile=128 (the block tile must divide n)");
   EXPECT_EQ(validate_msg("reduce", "first_add", {{"n", 1536}, {"block", 1024}}),
             "n=1536 is not a multiple of 2 x block = 2048 (each thread adds two elements at a "
             "time)");

@@ -17,8 +17,10 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 OUT=${OUT:-$root/device-out}
 B=${WS_DEVICE_BUILD:-$root/build-device}
-LOGS=$OUT/logs
-mkdir -p "$LOGS"
+# Logs collect outside $OUT and are re-packed into $OUT/logs.tar.gz after every stage,
+# so a run cut short still brings back what it did, in few files.
+LOGS=${WS_DEVICE_LOGS:-/tmp/warpscope-device/logs}
+mkdir -p "$LOGS" "$OUT"
 JOBS=$(nproc)
 stages=("$@")
 [[ ${#stages[@]} -eq 0 ]] && stages=(toolchain build tests fixtures sass bench ncu sanitizer)
@@ -34,6 +36,8 @@ run_stage() {
   local rc=$?
   if [[ $rc -eq 0 ]]; then note "[$name] ok ($((SECONDS - t0)) s)"
   else note "[$name] FAILED rc=$rc ($((SECONDS - t0)) s): see logs/$name.log"; status=1; fi
+  cp "$OUT/summary.txt" "$LOGS/" 2>/dev/null
+  tar czf "$OUT/logs.tar.gz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"
   return $rc
 }
 
@@ -68,7 +72,8 @@ build() {
 }
 
 tests() {
-  (cd "$B" && ctest -L gpu --output-on-failure -j1 --timeout 600)
+  # Several at once: the emulator side is CPU-bound and the GPU has room to spare.
+  (cd "$B" && ctest -L gpu --output-on-failure -j"${WS_TEST_JOBS:-8}" --timeout 400)
 }
 
 fixtures() {
@@ -102,7 +107,7 @@ EOF
 }
 
 bench() {
-  local w="$B/warpscope" o="$OUT/bench" rc=0
+  local w="$B/warpscope" o="$LOGS/bench" rc=0
   mkdir -p "$o"
   "$w" info --backend cuda || return 1
   "$w" bench --kernel transpose --set n=8192 --peers --repeats 20 --backend cuda --json "$o/transpose.json" || rc=1
@@ -157,7 +162,8 @@ EOF
 }
 
 ncu_stage() {
-  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu"
+  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu" \
+    ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 }
 
 sanitizer() {
@@ -189,7 +195,7 @@ want bench && run_stage bench bench
 want ncu && run_stage ncu ncu_stage
 want sanitizer && run_stage sanitizer sanitizer
 
-# At most a few files back: the summary, the fixtures, one archive of the logs.
-tar czf "$OUT/logs.tar.gz" -C "$OUT" logs $( [[ -d $OUT/bench ]] && echo bench ) && rm -rf "$LOGS" "$OUT/bench"
 note "done: status $status"
+cp "$OUT/summary.txt" "$LOGS/"
+tar czf "$OUT/logs.tar.gz" -C "$(dirname "$LOGS")" "$(basename "$LOGS")"
 exit $status

@@ -135,6 +135,7 @@ void launch(Launcher& L, const Params& p, const Plan& pl, const Args& a, int arg
 
 }  // namespace access_detail
 
+// @post appends the access variants to r in teaching order (offset, then stride).
 inline void add_access(Registry& r) {
   using namespace access_detail;
   r.push_back({{"access", "offset", "Offset copy",

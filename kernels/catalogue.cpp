@@ -137,7 +137,9 @@ std::string parse_param(const std::string& kv, Params& p) {
     long long a = 0, b = 0;
     if (!number(text.substr(0, shift), a) || !number(text.substr(shift + 2), b))
       return "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
-    if (b < 0 || b > 62 || a < 0 || (a != 0 && a > (std::numeric_limits<long long>::max() >> b)))
+    if (a < 0)
+      return "parameter " + key + "=" + text + ": only a non-negative number can be shifted";
+    if (b < 0 || b > 62 || (a != 0 && a > (std::numeric_limits<long long>::max() >> b)))
       return "parameter " + key + "=" + text + " does not fit in 64 bits";
     v = a << b;
   } else if (!number(text, v)) {

@@ -273,6 +273,8 @@ inline std::string boundary_verify(const HostArrays& h, const Params& p) {
 
 }  // namespace divergence_detail
 
+// @post appends the divergence variants to r in teaching order (odd_even, less_than,
+//       warp_aligned, boundary).
 inline void add_divergence(Registry& r) {
   using namespace divergence_detail;
   r.push_back({{"divergence", "odd_even", "Odd and even lanes",

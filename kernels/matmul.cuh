@@ -464,6 +464,7 @@ inline Global<float4> out4(const Args& a, int i) {
 
 }  // namespace matmul_detail
 
+// @post appends the matmul variants to r in teaching order (naive to warptiled).
 inline void add_matmul(Registry& r) {
   using namespace matmul_detail;
   r.push_back({{"matmul", "naive", "Naive",

@@ -406,7 +406,8 @@ inline std::string check(const Params& p, Shape s) {
   return "";
 }
 
-// Values in [-7, 7]: 2^29 of them cannot overflow an int in any order of addition.
+// Values in [-7, 7]: a block's sum stays far from the int range even for the largest n;
+// the CPU adds the block sums in 64 bits.
 inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
   std::mt19937 rng{std::uint32_t(seed)};
   std::uniform_int_distribution<int> d(-7, 7);
@@ -476,6 +477,7 @@ struct Step {
 
 }  // namespace reduce_detail
 
+// @post appends the reduce variants to r, in the order of the lesson (steps 1 to 9).
 inline void add_reduce(Registry& r) {
   using namespace reduce_detail;
   const Step steps[] = {
@@ -554,7 +556,8 @@ inline void add_reduce(Registry& r) {
                   "kernels/reduce.cuh", s.entry, params(),
                   [shape](const Params& p) { return check(p, shape); },
                   [shape, kernel, ws](const Params& p) { return plan(p, shape, kernel, ws); },
-                  init, [shape](const HostArrays& h, const Params& p) { return verify(h, p, shape); }},
+                  init,
+                  [shape](const HostArrays& h, const Params& p) { return verify(h, p, shape); }},
                  s.launch});
   }
 }

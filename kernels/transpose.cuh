@@ -192,6 +192,8 @@ inline std::vector<ParamSpec> params(bool with_pad, long long rows_def, long lon
 
 }  // namespace transpose_detail
 
+// @post appends the transpose variants to r in teaching order (copy, tiled_copy, naive,
+//       tiled, diagonal).
 inline void add_transpose(Registry& r) {
   using namespace transpose_detail;
   r.push_back({{"transpose", "copy", "Copy (the ceiling)",

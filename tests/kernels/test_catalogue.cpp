@@ -226,6 +226,8 @@ TEST(ParseParam, RejectsMalformedInput) {
   EXPECT_EQ(parse_param("n=12x", p),
             "parameter n=12x is not an integer (e.g. 1024, 0x400, 1<<10)");
   EXPECT_EQ(parse_param("n=1<<70", p), "parameter n=1<<70 does not fit in 64 bits");
+  EXPECT_EQ(parse_param("n=-1<<4", p),
+            "parameter n=-1<<4: only a non-negative number can be shifted");
   EXPECT_EQ(parse_param("n=99999999999999999999", p),
             "parameter n=99999999999999999999 is not an integer (e.g. 1024, 0x400, 1<<10)");
   EXPECT_EQ(parse_param("ti-le=4", p),

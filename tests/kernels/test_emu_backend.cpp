@@ -157,8 +157,8 @@ TEST(ModelFacts, StridedCopy) {
 
 TEST(ModelFacts, WideElements) {
   // A warp of float4s is 512 contiguous bytes: 16 sectors in one request.
-  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", {{"n", 8192}, {"elem", 16}, {"offset", 0}})),
-            16.0);
+  const Params p = {{"n", 8192}, {"elem", 16}, {"offset", 0}};
+  EXPECT_EQ(ld_sectors_per_request(run("access", "offset", p)), 16.0);
 }
 
 TEST(ModelFacts, ReduceDivergenceAndConflicts) {

@@ -127,11 +127,11 @@ class LaneImpl final : public Lane {
  public:
   LaneImpl(Emu& e, StackPool& pool, FiberHost& host) : emu(e), fiber(pool, host) {}
 
-  void access(EventKind kind, std::uint8_t array, std::uint32_t offset, std::uint8_t bytes,
+  void access(EventKind kind, std::uint8_t array, std::uint32_t off, std::uint8_t nbytes,
               std::uint16_t line) override {
     op = Op::Access;
-    this->offset = offset;
-    this->bytes = bytes;
+    offset = off;
+    bytes = nbytes;
     park(make_key(line, array, kind));
   }
   bool branch(bool cond, std::uint16_t line) override {
@@ -146,14 +146,14 @@ class LaneImpl final : public Lane {
     cmask = mask;
     park(make_key(line, kNoArray, EventKind::WarpSync));
   }
-  std::uint64_t shuffle(ShuffleKind kind, std::uint32_t mask, std::uint64_t bits, int arg,
-                        int width, std::uint16_t line) override {
+  std::uint64_t shuffle(ShuffleKind kind, std::uint32_t mask, std::uint64_t value, int a,
+                        int w, std::uint16_t line) override {
     op = Op::Shuffle;
     skind = kind;
     cmask = mask;
-    this->bits = bits;
-    this->arg = arg;
-    this->width = width;
+    bits = value;
+    arg = a;
+    width = w;
     park(make_key(line, kNoArray, EventKind::Shuffle));
     return out;
   }
@@ -170,7 +170,7 @@ class LaneImpl final : public Lane {
     park(make_key(line, kNoArray, EventKind::Vote));
     return std::uint32_t(out);
   }
-  std::uint32_t alloc_shared(std::uint64_t bytes, std::uint32_t align, std::uint32_t elem_bytes,
+  std::uint32_t alloc_shared(std::uint64_t nbytes, std::uint32_t align, std::uint32_t elem_bytes,
                              const char* name, std::uint16_t line) override;
   std::byte* shared_base() override;
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
@@ -345,7 +345,7 @@ void LaneImpl::syncthreads(std::uint16_t line) {
   if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
 }
 
-std::uint32_t LaneImpl::alloc_shared(std::uint64_t bytes, std::uint32_t align,
+std::uint32_t LaneImpl::alloc_shared(std::uint64_t nbytes, std::uint32_t align,
                                      std::uint32_t elem_bytes, const char* name,
                                      std::uint16_t line) {
   std::uint32_t k = allocs++;
@@ -355,16 +355,16 @@ std::uint32_t LaneImpl::alloc_shared(std::uint64_t bytes, std::uint32_t align,
   std::uint64_t prev_end = list.empty() ? 0 : std::uint64_t(list.back().offset) + list.back().bytes;
   std::uint64_t off = (prev_end + align - 1) / align * align;
   const std::uint32_t have = emu.info.shared_bytes;
-  if (off + bytes > have)
+  if (off + nbytes > have)
     fail(ProblemKind::SharedOverflow, line,
          std::string("shared array '") + (name ? name : "?") + "' on line " +
-             std::to_string(line) + " needs " + std::to_string(bytes) + " bytes at offset " +
-             std::to_string(off) + " (" + std::to_string(off + bytes) +
+             std::to_string(line) + " needs " + std::to_string(nbytes) + " bytes at offset " +
+             std::to_string(off) + " (" + std::to_string(off + nbytes) +
              " bytes in all), but the launch has only " + std::to_string(have) +
              " bytes of shared memory");
   SharedAlloc a;
   a.offset = std::uint32_t(off);
-  a.bytes = std::uint32_t(bytes);
+  a.bytes = std::uint32_t(nbytes);
   a.elem = elem_bytes ? elem_bytes : 1;
   a.name = name ? name : "shared";
   a.line = line;
@@ -510,11 +510,10 @@ void Emu::run_block(std::uint32_t b) {
       }
     }
     // Every warp is as far as it can go on its own: finished, at the barrier, or stuck.
-    std::uint32_t any_parked = 0, any_live = 0, any_barrier = 0;
+    std::uint32_t any_parked = 0, any_live = 0;
     for (const WarpState& W : warps) {
       any_parked |= W.parked;
       any_live |= W.exists & ~W.exited;
-      any_barrier |= W.at_barrier;
     }
     if (!any_live) return;
     if (!any_parked) {

@@ -24,8 +24,11 @@ using sim::EmuOptions;
 using sim::EmuResult;
 using sim::ProblemKind;
 
-// Records everything a launch streams, and the order of the calls.
+// Records everything a launch streams, and the order of the calls. Every test that uses
+// one also checks run()'s @post that no emitted event has an empty mask.
 struct Recorder : TraceSink {
+  ~Recorder() override { EXPECT_EQ(empty_masks, 0u) << "events with mask 0 were emitted"; }
+  std::size_t empty_masks = 0;
   std::vector<std::string> calls;
   LaunchInfo info;
   std::vector<ArrayDesc> arrays;
@@ -40,6 +43,7 @@ struct Recorder : TraceSink {
   }
   void on_event(const WarpEvent& e) override {
     if (calls.empty() || calls.back() != "event") calls.push_back("event");
+    empty_masks += e.mask == 0;
     events.push_back(e);
   }
   void end_launch() override { calls.push_back("end"); }

@@ -70,8 +70,10 @@ struct WarpEvent {
   std::uint8_t reserved = 0;
   std::uint32_t mask = 0;    // lanes that executed this event
   std::uint32_t ballot = 0;  // Branch/Vote: lanes whose predicate was true; else 0
-  std::uint32_t offset[32] = {};  // memory events: byte offset into the array per lane
-                                  // (0 for lanes not in mask)
+  // Memory events, per lane (0 for lanes not in mask): global: byte offset into the
+  // array (arrays are 256-byte aligned, so sectors follow from it); shared: byte offset
+  // into the block's shared memory, array base included, so banks follow from it.
+  std::uint32_t offset[32] = {};
   Site site() const { return Site{line, array}; }
   int active_lanes() const { return __builtin_popcount(mask); }
   friend bool operator==(const WarpEvent&, const WarpEvent&) = default;

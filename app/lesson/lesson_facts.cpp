@@ -196,6 +196,15 @@ Facts facts_from_run(const RunResult& r, const DeviceInfo& dev) {
   return f;
 }
 
+Params params_for(const std::string& family, const std::string& variant, const Params& p) {
+  const VariantInfo* vi = find_variant(family, variant);
+  if (!vi) return p;
+  Params out;
+  for (const auto& ps : vi->params)
+    if (p.count(ps.name)) out[ps.name] = p.at(ps.name);
+  return out;
+}
+
 std::vector<Quantity> wanted_quantities(const Step& s) {
   std::vector<Quantity> out;
   auto add = [&](const Quantity& q) {
@@ -218,6 +227,7 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
               const std::vector<Quantity>& wanted) {
   Params p = lab.params;
   for (const auto& [k, v] : overrides) p[k] = v;
+  p = params_for(lab.family, lab.variant, p);
   RunOptions opt;
   opt.keep_blocks = lab.keep_blocks;
   opt.timing = std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
@@ -254,11 +264,8 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
       v = ratio(mine, peak);
     } else if (q.name.rfind("over:", 0) == 0) {
       const std::string other = q.name.substr(5);
-      const VariantInfo* vi = find_variant(lab.family, other);
-      if (!vi) continue;
-      Params op;
-      for (const auto& ps : vi->params)
-        if (r.params.count(ps.name)) op[ps.name] = r.params.at(ps.name);
+      if (!find_variant(lab.family, other)) continue;
+      Params op = params_for(lab.family, other, r.params);
       RunOptions o2 = opt;
       o2.keep_blocks.clear();
       RunResult rr = backend.run(lab.family, other, op, o2);

@@ -204,6 +204,11 @@ Facts facts_from_run(const RunResult& r, const DeviceInfo& dev);
 Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
               const std::vector<Quantity>& wanted);
 
+// The parameters of `p` that family/variant declares (all of them when it is unknown):
+// what a run keeps when the student or a goal's reach switches variants.
+// @post every key of the result is a key of p and a parameter of the variant.
+Params params_for(const std::string& family, const std::string& variant, const Params& p);
+
 // The quantities a step's predicts and goals name (what run_lab needs to be asked for).
 std::vector<Quantity> wanted_quantities(const Step& s);
 

@@ -147,8 +147,10 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l) {
       check_quantity(g.quantity, lab->family, lab->params, line_of(g.key_lines, "target", g.line),
                      "goal block: target", file, out);
       Params p = lab->params;
+      const std::string variant = g.reach_variant.empty() ? lab->variant : g.reach_variant;
+      if (variant != lab->variant) p = params_for(lab->family, variant, p);
       for (const auto& [k, v] : g.reach) p[k] = v;
-      check_run(lab->family, g.reach_variant.empty() ? lab->variant : g.reach_variant, p,
+      check_run(lab->family, variant, p,
                 line_of(g.key_lines, "reach", g.line), "goal block: reach", file, out);
     }
   }

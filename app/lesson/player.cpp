@@ -56,10 +56,11 @@ bool Player::next() { return !at_last() && go(step_ + 1); }
 bool Player::back() { return !at_first() && go(step_ - 1); }
 
 Params Player::params() const {
-  Params p;
-  if (const Lab* l = lab()) p = l->params;
+  const Lab* l = lab();
+  if (!l) return changes_;
+  Params p = l->params;
   for (const auto& [k, v] : changes_) p[k] = v;
-  return p;
+  return params_for(l->family, variant(), p);
 }
 
 void Player::set_param(const std::string& key, long long value) {

@@ -13,10 +13,22 @@
 // WS_MODE_FAST: a handle is a pointer and an access is a plain load or store; nothing
 // of the trace is compiled in (the transpose's SASS is in docs/HARDWARE.md).
 // WS_MODE_TRACED: every access, marked branch, barrier and collective of a block inside
-// the traced block range writes one ws::WarpEvent: the warp's first active lane reserves
-// a slot with one atomicAdd and writes the header, every active lane writes its own byte
+// the traced block range writes one ws::WarpEvent: the warp's first issuing lane reserves
+// a slot with one atomicAdd and writes the header, every issuing lane writes its own byte
 // offset; the access is then performed. Blocks outside the range run untraced, so
 // whole-grid totals are gathered a range of blocks at a time.
+//
+// Which lanes issue an event together is decided by the emulator's rule, not by the
+// hardware's momentary __activemask(): with independent thread scheduling the compiler
+// is free not to reconverge a warp after a divergent `if` (seen on the H100: the store
+// after `if (branch) { av = a(...); }` was recorded twice, by the lanes that skipped the
+// load and then by those that did it). So in a traced block each event point is a round
+// of a warp-level scheduler (ws_turn): every existing lane of the warp waits at its next
+// event point, the lanes at the lowest (line, array, kind) key issue together, a
+// collective waits for every lane its mask names, a barrier issues when every live lane
+// is at it, and lanes that finished stay in the rounds (joining the barriers of their
+// warp-mates) until the whole warp has finished. That is the emulator's scheduling
+// (sim/emulator.h), so the GPU trace and the emulator trace agree event for event.
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -40,7 +52,13 @@ struct SharedArrayRec {
 constexpr int kMaxSharedArrays = 16;
 
 // What the traced build found wrong while it ran (the first fault of a launch wins).
-enum class FaultKind : std::uint32_t { None = 0, OutOfBounds = 1, SharedOverflow = 2 };
+enum class FaultKind : std::uint32_t {
+  None = 0,
+  OutOfBounds = 1,
+  SharedOverflow = 2,
+  Deadlock = 3,  // the lanes of a warp wait for each other (a collective naming lanes
+                 // that exited or wait at a barrier): the traced run stops scheduling
+};
 struct DeviceFault {
   std::uint32_t kind;    // FaultKind
   std::uint32_t line;
@@ -170,8 +188,8 @@ __device__ __forceinline__ bool ws_block_traced() {
 
 // Writes one event for the lanes in `mask` (all of which call this together).
 static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
-                                     std::uint8_t bytes, std::uint16_t line,
-                                     std::uint32_t ballot, std::uint32_t offset) {
+                                            std::uint8_t bytes, std::uint16_t line,
+                                            std::uint32_t ballot, std::uint32_t offset) {
   const unsigned tid = ws_tid_linear(), lane = tid & 31u;
   const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
   unsigned long long slot = 0;
@@ -195,13 +213,118 @@ static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::
   e->offset[lane] = offset;
 }
 
-// A collective or control event (no address): recorded by the lanes executing it.
-__device__ __forceinline__ void ws_control(EventKind kind, std::uint16_t line,
-                                           std::uint32_t ballot_pred_mask = 0,
-                                           bool has_ballot = false) {
+// --- The warp scheduler of traced blocks (see the header comment) ---
+
+// Keys order the event points of a warp: the emulator's (line, array, kind), then a
+// barrier, then "finished" (both above every site).
+constexpr std::uint32_t kBarrierKey = 0xFFFFFFFEu;
+constexpr std::uint32_t kExitKey = 0xFFFFFFFFu;
+__host__ __device__ constexpr std::uint32_t ws_key(std::uint16_t line, std::uint8_t array,
+                                                   EventKind kind) {
+  return (std::uint32_t(line) << 16) | (std::uint32_t(array) << 8) | std::uint32_t(kind);
+}
+__device__ __forceinline__ bool ws_is_collective(std::uint32_t key) {
+  const auto k = EventKind(key & 0xFFu);
+  return key < kBarrierKey &&
+         (k == EventKind::Shuffle || k == EventKind::Vote || k == EventKind::WarpSync);
+}
+// The lanes that exist in this thread's warp (a block's last warp may be partial).
+__device__ __forceinline__ unsigned ws_warp_lanes() {
+  const unsigned threads = blockDim.x * blockDim.y * blockDim.z;
+  const unsigned first = ws_tid_linear() & ~31u;
+  const unsigned n = threads - first >= 32u ? 32u : threads - first;
+  return n == 32u ? 0xFFFFFFFFu : (1u << n) - 1u;
+}
+__device__ __forceinline__ unsigned ws_reduce_min(unsigned mask, unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_min_sync(mask, v);
+#else
+  for (int d = 16; d; d >>= 1) {
+    const unsigned o = __shfl_xor_sync(mask, v, d);
+    v = o < v ? o : v;
+  }
+  return v;
+#endif
+}
+__device__ __forceinline__ unsigned ws_reduce_or(unsigned mask, unsigned v) {
+#if __CUDA_ARCH__ >= 800
+  return __reduce_or_sync(mask, v);
+#else
+  for (int d = 16; d; d >>= 1) v |= __shfl_xor_sync(mask, v, d);
+  return v;
+#endif
+}
+
+struct Turn {
+  unsigned group;     // lanes issuing together (this lane among them)
+  std::uint32_t key;  // what issued: this lane's key, or kBarrierKey for a finished lane
+};
+
+static __device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
+                                             std::uint8_t array, bool shared, long long index,
+                                             unsigned long long extent);
+
+// Waits until this lane's event point issues. Every existing lane of the warp calls this
+// the same number of times per round (the collectives below have the warp's lanes as
+// mask), so the rounds stay in step however the lanes are spread over the code.
+// `cmask`: the lanes a collective names (0 for anything else).
+static __device__ __noinline__ Turn ws_turn(std::uint32_t key, std::uint32_t cmask,
+                                            std::uint16_t line) {
+  const unsigned P = ws_warp_lanes(), lane = ws_tid_linear() & 31u, me = 1u << lane;
+  for (;;) {
+    if (*(volatile std::uint32_t*)&ws_trace.fault->kind == std::uint32_t(cuda::FaultKind::Deadlock))
+      return Turn{me, key};  // scheduling was abandoned: run free, the run is reported
+    unsigned avail = P, group = 0;
+    std::uint32_t mn = 0;
+    for (;;) {
+      const bool mine = (avail & me) != 0;
+      mn = ws_reduce_min(P, mine ? key : 0xFFFFFFFFu);
+      group = __ballot_sync(P, mine && key == mn);
+      if (!ws_is_collective(mn)) break;
+      const unsigned need = ws_reduce_or(P, (group & me) ? cmask : 0u);
+      if (!(need & ~group)) break;
+      avail &= ~group;  // the collective waits for lanes still on their way
+      if (!avail) {
+        group = 0;
+        break;
+      }
+    }
+    const unsigned finished = __ballot_sync(P, key == kExitKey);
+    const bool stuck = group == 0 || (mn == kExitKey && group != P) ||
+                       (mn == kBarrierKey && (group | finished) != P);
+    if (stuck) {
+      if (lane == unsigned(__ffs(int(P))) - 1u)
+        ws_fault(cuda::FaultKind::Deadlock, line, kNoArray, false, (long long)mn, P);
+      __syncwarp(P);
+      return Turn{me, key};
+    }
+    if (group & me) return Turn{group, mn};
+    // A finished lane joins the barrier its live warp-mates pass (they issue it), since
+    // __syncthreads waits for every thread that has not returned.
+    if (mn == kBarrierKey && key == kExitKey) return Turn{group, kBarrierKey};
+  }
+}
+
+// A collective or control event (no address): recorded by the lanes issuing it.
+__device__ __forceinline__ unsigned ws_control(EventKind kind, std::uint16_t line,
+                                               std::uint32_t cmask) {
+  const Turn t = ws_turn(ws_key(line, kNoArray, kind), cmask, line);
+  ws_emit(t.group, kind, kNoArray, 0, line, 0u, 0u);
+  return t.group;
+}
+
+// Called by ws_entry when the body returns: stays in the rounds until every lane of the
+// warp has finished, joining the barriers of the lanes still running.
+__device__ __forceinline__ void ws_finish() {
   if (!ws_block_traced()) return;
-  const unsigned m = __activemask();
-  ws_emit(m, kind, kNoArray, 0, line, has_ballot ? ballot_pred_mask : 0u, 0u);
+  for (;;) {
+    const Turn t = ws_turn(kExitKey, 0u, 0);
+    if (t.key == kBarrierKey) {
+      __syncthreads();
+      continue;
+    }
+    return;
+  }
 }
 
 static __device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
@@ -267,8 +390,8 @@ class Ref {
       ws_fault(cuda::FaultKind::OutOfBounds, line_, array_, shared_, i_,
                (unsigned long long)count_);
     if (ws_block_traced()) {
-      const unsigned m = __activemask();
-      ws_emit(m, k, array_, std::uint8_t(sizeof(T)), line_, 0u,
+      const Turn turn = ws_turn(ws_key(line_, array_, k), 0u, line_);
+      ws_emit(turn.group, k, array_, std::uint8_t(sizeof(T)), line_, 0u,
               base_off_ + std::uint32_t(i_) * std::uint32_t(sizeof(T)));
     }
     return inside;
@@ -418,63 +541,71 @@ class Thread {
     return __shfl_xor_sync(mask, v, lane_mask, width);
   }
 #else
-  // Control events are recorded before the barrier and after a collective: after it,
-  // the lanes named by its mask are converged, so __activemask() names exactly them.
+  // In a traced block each call is an event point of the warp scheduler (ws_turn); the
+  // collective itself runs once its lanes are issued together. Untraced blocks run the
+  // plain intrinsics.
   __device__ __forceinline__ void syncthreads(int line = __builtin_LINE()) {
-    ws_control(EventKind::Barrier, std::uint16_t(line));
+    if (ws_block_traced()) {
+      const Turn turn = ws_turn(kBarrierKey, 0u, std::uint16_t(line));
+      ws_emit(turn.group, EventKind::Barrier, kNoArray, 0, std::uint16_t(line), 0u, 0u);
+    }
     __syncthreads();
   }
   __device__ __forceinline__ void syncwarp(unsigned mask = WS_FULL_MASK,
                                            int line = __builtin_LINE()) {
+    if (ws_block_traced()) ws_control(EventKind::WarpSync, std::uint16_t(line), mask);
     __syncwarp(mask);
-    ws_control(EventKind::WarpSync, std::uint16_t(line));
   }
   __device__ __forceinline__ bool branch(bool cond, int line = __builtin_LINE()) {
     if (ws_block_traced()) {
-      const unsigned m = __activemask();
-      const unsigned b = __ballot_sync(m, cond);
-      ws_emit(m, EventKind::Branch, kNoArray, 0, std::uint16_t(line), b, 0u);
+      const std::uint16_t l = std::uint16_t(line);
+      const Turn turn = ws_turn(ws_key(l, kNoArray, EventKind::Branch), 0u, l);
+      const unsigned b = __ballot_sync(turn.group, cond);
+      ws_emit(turn.group, EventKind::Branch, kNoArray, 0, l, b, 0u);
     }
     return cond;
   }
   __device__ __forceinline__ unsigned ballot_sync(unsigned mask, bool pred,
                                                   int line = __builtin_LINE()) {
-    const unsigned b = __ballot_sync(mask, pred);
-    ws_control(EventKind::Vote, std::uint16_t(line), b, true);
-    return b;
+    if (!ws_block_traced()) return __ballot_sync(mask, pred);
+    const std::uint16_t l = std::uint16_t(line);
+    const Turn turn = ws_turn(ws_key(l, kNoArray, EventKind::Vote), mask, l);
+    const unsigned votes = __ballot_sync(turn.group, pred);
+    ws_emit(turn.group, EventKind::Vote, kNoArray, 0, l, votes, 0u);
+    return votes & mask;
   }
+  // The lanes issuing together, as the emulator answers (in an untraced block, the
+  // hardware's answer).
   __device__ __forceinline__ unsigned activemask(int line = __builtin_LINE()) {
-    const unsigned m = __activemask();
-    ws_control(EventKind::Vote, std::uint16_t(line), m, true);
-    return m;
+    if (!ws_block_traced()) return __activemask();
+    const std::uint16_t l = std::uint16_t(line);
+    const Turn turn = ws_turn(ws_key(l, kNoArray, EventKind::Vote), 0u, l);
+    ws_emit(turn.group, EventKind::Vote, kNoArray, 0, l, turn.group, 0u);
+    return turn.group;
   }
   template <class V>
   __device__ __forceinline__ V shfl_sync(unsigned mask, V v, int src, int width = 32,
                                          int line = __builtin_LINE()) {
-    const V r = __shfl_sync(mask, v, src, width);
-    ws_control(EventKind::Shuffle, std::uint16_t(line));
-    return r;
+    if (ws_block_traced()) ws_control(EventKind::Shuffle, std::uint16_t(line), mask);
+    return __shfl_sync(mask, v, src, width);
   }
   template <class V>
   __device__ __forceinline__ V shfl_up_sync(unsigned mask, V v, int delta, int width = 32,
                                             int line = __builtin_LINE()) {
-    const V r = __shfl_up_sync(mask, v, unsigned(delta), width);
-    ws_control(EventKind::Shuffle, std::uint16_t(line));
-    return r;
+    if (ws_block_traced()) ws_control(EventKind::Shuffle, std::uint16_t(line), mask);
+    return __shfl_up_sync(mask, v, unsigned(delta), width);
   }
   template <class V>
   __device__ __forceinline__ V shfl_down_sync(unsigned mask, V v, int delta, int width = 32,
                                               int line = __builtin_LINE()) {
-    const V r = __shfl_down_sync(mask, v, unsigned(delta), width);
-    ws_control(EventKind::Shuffle, std::uint16_t(line));
-    return r;
+    if (ws_block_traced()) ws_control(EventKind::Shuffle, std::uint16_t(line), mask);
+    return __shfl_down_sync(mask, v, unsigned(delta), width);
   }
   template <class V>
   __device__ __forceinline__ V shfl_xor_sync(unsigned mask, V v, int lane_mask, int width = 32,
                                              int line = __builtin_LINE()) {
-    const V r = __shfl_xor_sync(mask, v, lane_mask, width);
-    ws_control(EventKind::Shuffle, std::uint16_t(line));
-    return r;
+    if (ws_block_traced()) ws_control(EventKind::Shuffle, std::uint16_t(line), mask);
+    return __shfl_xor_sync(mask, v, lane_mask, width);
   }
 #endif
 
@@ -537,6 +668,9 @@ template <class K>
 __global__ void ws_entry(K k) {
   Thread t;
   k(t);
+#if defined(WS_MODE_TRACED)
+  ws_finish();
+#endif
 }
 
 // Queues a variant's launches on one stream. The first failure is kept and later

@@ -94,7 +94,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 funcs = re.split(r'\n(?=\s*Function : )', text)
 for f in funcs:
-    if f.strip() and 'TransposeTiled' in f.strip().splitlines()[0]:
+    if f.strip() and '14TransposeTiledE' in f.strip().splitlines()[0]:
         print(f)
         ops = re.findall(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z][A-Z0-9._]+)', f)
         mem = [o for o in ops if o.split('.')[0] in ('LDG', 'STG', 'LDS', 'STS', 'BAR', 'ATOM', 'ATOMS', 'RED', 'LDL', 'STL')]
@@ -103,7 +103,9 @@ for f in funcs:
 EOF
   # The traced build of the same kernel, for comparison (size only).
   obj=$(find "$B" -name 'catalogue_traced.cu.o' | head -1)
-  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 TransposeTiled | head -4
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledE | head -4
+  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledE | head -4
 }
 
 bench() {

@@ -79,8 +79,9 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   const bool emu = b->kind() == BackendKind::Emu;
   out << "warpscope demo: no display, so here is what the app would show.\n";
   if (emu) {
-    out << "Backend: the SIMT emulator" << (notice.empty() ? "" : " (" + notice + ")")
-        << ".\nCounts come from the emulated trace; times are MODELLED from them, not measured.\n";
+    out << "Backend: the SIMT emulator. Counts come from the emulated trace; times are "
+           "MODELLED from them, not measured.\n";
+    if (!notice.empty()) out << "(" << notice << ")\n";
   } else {
     out << "Backend: cuda on " << b->device().name << ": times are measured.\n";
   }
@@ -104,13 +105,15 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
     }
     for (auto& c : mine) cs.push_back(std::move(c));
   }
-  out << "Kernel: " << family << ", " << params_text(cs.front().completed) << "\n\n";
+  out << "Kernel: " << family << ", n=" << cs.front().completed.at("n")
+      << " (other parameters at each variant's defaults)\n\n";
 
   BenchOptions bo;
   bo.totals = true;
   bo.repeats = 10;
   bo.progress = &err;
   BenchReport r = run_bench(*b, family, std::move(cs), bo);
+  r.sets = sets;
 
   const std::string unit = r.unit();
   std::vector<std::vector<std::string>> rows;

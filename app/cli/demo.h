@@ -19,9 +19,9 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
 struct DemoOptions {
   std::string dir = "warpscope-demo";  // charts go here (created if missing)
   std::string backend = "auto";
-  // Matrix side on the emulator, where every thread is a fiber: large enough for whole
-  // tiles and many warps, small enough to finish in seconds. The GPU uses the default.
-  long long emu_n = 512;
+  // Matrix side on the emulator: the size of the H100 reference counters, so the demo's
+  // counts can be held against them; it emulates in seconds. The GPU uses the default.
+  long long emu_n = 1024;
 };
 
 // Runs the transpose family on the best backend, prints per variant the metrics that

@@ -355,21 +355,24 @@ Json timing_json(const Timing& t) {
   return j;
 }
 
-// Keys whose values differ between rows: what labels a bar.
-std::set<std::string> varying_keys(const BenchReport& r) {
-  std::map<std::string, std::set<long long>> vals;
+// Keys whose values differ between rows of one variant: what tells its bars apart.
+std::map<std::string, std::set<std::string>> varying_keys(const BenchReport& r) {
+  std::map<std::string, std::map<std::string, std::set<long long>>> vals;
   for (const auto& row : r.rows)
-    for (const auto& [k, v] : row.cfg.completed) vals[k].insert(v);
-  std::set<std::string> out;
-  for (const auto& [k, s] : vals)
-    if (s.size() > 1) out.insert(k);
+    for (const auto& [k, v] : row.cfg.completed) vals[row.cfg.variant->name][k].insert(v);
+  std::map<std::string, std::set<std::string>> out;
+  for (const auto& [variant, keys] : vals)
+    for (const auto& [k, s] : keys)
+      if (s.size() > 1) out[variant].insert(k);
   return out;
 }
 
-std::string row_label(const BenchRow& row, const std::set<std::string>& keys) {
+std::string row_label(const BenchRow& row,
+                      const std::map<std::string, std::set<std::string>>& varying) {
   std::string s = row.cfg.variant->name;
+  const auto it = varying.find(s);
   for (const auto& [k, v] : row.cfg.completed)
-    if (keys.count(k)) s += " " + k + "=" + std::to_string(v);
+    if (it != varying.end() && it->second.count(k)) s += " " + k + "=" + std::to_string(v);
   return s;
 }
 
@@ -549,7 +552,7 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
   const std::string unit = r.unit();
   const bool modelled = r.modelled();
   c.y_label = unit + (modelled ? " (modelled)" : "");
-  const std::string where = r.device.name + (modelled ? ", emulated" : "");
+  const std::string where = modelled ? "emulated, modelled times" : r.device.name;
   const bool lines = r.sweeps.size() == 1 && r.sweeps[0].values.size() >= 2;
 
   std::map<double, double> copy_at;  // x -> memcpy throughput (line charts)
@@ -620,8 +623,8 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
 
   c.meta["kernel"] = r.family;
   c.meta["device"] = r.device.name;
-  c.meta["driver"] = r.device.driver;
-  c.meta["runtime"] = r.device.runtime;
+  if (!r.device.driver.empty()) c.meta["driver"] = r.device.driver;
+  if (!r.device.runtime.empty()) c.meta["runtime"] = r.device.runtime;
   if (r.device.mem_clock_mhz > 0) c.meta["memory clock MHz"] = fmt(r.device.mem_clock_mhz);
   if (r.device.bus_width_bits > 0) c.meta["bus width bits"] = fmt(r.device.bus_width_bits);
   c.meta["backend"] = std::string(to_string(r.kind));

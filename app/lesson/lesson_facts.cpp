@@ -223,30 +223,21 @@ std::vector<Quantity> wanted_quantities(const Step& s) {
   return out;
 }
 
-Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
-              const std::vector<Quantity>& wanted) {
-  Params p = lab.params;
-  for (const auto& [k, v] : overrides) p[k] = v;
-  p = params_for(lab.family, lab.variant, p);
-  RunOptions opt;
-  opt.keep_blocks = lab.keep_blocks;
-  opt.timing = std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
-  const DeviceInfo dev = backend.device();
-  RunResult r = backend.run(lab.family, lab.variant, p, opt);
-  Facts f = facts_from_run(r, dev);
-  f.backend = std::string(to_string(backend.kind()));
-  if (!r.error.empty()) return f;
-  if (!r.verified && f.error.empty())
-    f.error = "the output is wrong: " + r.verify_message;
-
+void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceInfo& dev,
+                     const std::vector<Quantity>& wanted, Backend* backend, RunOptions opt) {
+  if (!r.error.empty()) return;
   const double mine = throughput_of(r);
   for (const auto& q : wanted) {
     if (q.kind != QuantityKind::Ratio) continue;
     double v = std::nan("");
     if (q.name == "copy_bandwidth") {
       if (r.plan.gflops()) continue;  // a copy has no FLOPs to compare with
-      PeerResult pr = backend.run_peer(Peer::MemcpyD2D, r.params, opt);
-      double copy = pr.error.empty() ? pr.timing.throughput : 0;
+      double copy = 0;
+      if (backend) {
+        PeerResult pr = backend->run_peer(Peer::MemcpyD2D, r.params, opt);
+        if (pr.error.empty()) copy = pr.timing.throughput;
+      }
+      if (!(copy > 0) && r.timing.measured) continue;  // a GPU run needs a measured copy
       if (!(copy > 0)) {
         // No measured copy (the emulator): the model's time for moving the same logical
         // bytes with no waste, the same estimate the kernel's own time comes from.
@@ -264,15 +255,34 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
       v = ratio(mine, peak);
     } else if (q.name.rfind("over:", 0) == 0) {
       const std::string other = q.name.substr(5);
-      if (!find_variant(lab.family, other)) continue;
+      if (!backend || !find_variant(lab.family, other)) continue;
       Params op = params_for(lab.family, other, r.params);
       RunOptions o2 = opt;
       o2.keep_blocks.clear();
-      RunResult rr = backend.run(lab.family, other, op, o2);
+      RunResult rr = backend->run(lab.family, other, op, o2);
       if (rr.error.empty()) v = ratio(mine, throughput_of(rr));
     }
     if (std::isfinite(v)) f.values[q.key()] = v;
   }
+}
+
+Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
+              const std::vector<Quantity>& wanted) {
+  Params p = lab.params;
+  for (const auto& [k, v] : overrides) p[k] = v;
+  p = params_for(lab.family, lab.variant, p);
+  RunOptions opt;
+  opt.keep_blocks = lab.keep_blocks;
+  opt.timing = std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+  const DeviceInfo dev = backend.device();
+  RunResult r = backend.run(lab.family, lab.variant, p, opt);
+  Facts f = facts_from_run(r, dev);
+  f.backend = std::string(to_string(backend.kind()));
+  if (!r.error.empty()) return f;
+  if (!r.verified && f.error.empty())
+    f.error = "the output is wrong: " + r.verify_message;
+
+  add_ratio_facts(f, lab, r, dev, wanted, &backend, opt);
   return f;
 }
 

@@ -204,6 +204,14 @@ Facts facts_from_run(const RunResult& r, const DeviceInfo& dev);
 Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
               const std::vector<Quantity>& wanted);
 
+// Adds the ratios among `wanted` to f for the run r of lab: `peak` from dev (or the
+// model), `copy_bandwidth` from a copy timed on `backend` (on the emulator, or with no
+// backend for an emulated run, the model's time for the same bytes), `over:VARIANT` by
+// running that variant on `backend` (skipped without one).
+// @post no key other than ratio keys of `wanted` is added or changed.
+void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceInfo& dev,
+                     const std::vector<Quantity>& wanted, Backend* backend, RunOptions opt = {});
+
 // The parameters of `p` that family/variant declares (all of them when it is unknown):
 // what a run keeps when the student or a goal's reach switches variants.
 // @post every key of the result is a key of p and a parameter of the variant.

@@ -1,0 +1,437 @@
+// The lesson player in the window's lesson slot: the lesson list with progress, the open
+// step's text, its lab applied through the host, predict inputs with the explanation
+// from the trace, goal status, and a presenter mode (one step per screen, keys only).
+// The logic lives in ws::lesson::Player; this file only draws it and feeds it results.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <optional>
+
+#include "app/gui/lesson_panel.h"
+#include "app/lesson/lesson_model.h"
+#include "app/lesson/player.h"
+
+namespace ws::gui {
+
+namespace {
+
+using namespace ws::lesson;
+namespace fs = std::filesystem;
+
+const ImVec4 kText{0.92f, 0.92f, 0.92f, 1.f};
+const ImVec4 kEmph{0.62f, 0.82f, 1.00f, 1.f};
+const ImVec4 kStrong{1.00f, 0.86f, 0.50f, 1.f};
+const ImVec4 kCode{0.60f, 0.95f, 0.60f, 1.f};
+const ImVec4 kHeading{1.00f, 1.00f, 1.00f, 1.f};
+const ImVec4 kDim{0.62f, 0.62f, 0.66f, 1.f};
+const ImVec4 kGood{0.45f, 0.90f, 0.45f, 1.f};
+const ImVec4 kBad{1.00f, 0.50f, 0.40f, 1.f};
+const ImVec4 kBox{0.16f, 0.18f, 0.22f, 1.f};
+
+bool key_pressed(ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), false); }
+
+// Draws styled runs as flowing text, wrapped at the panel's width, word by word.
+void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {
+  const float left = ImGui::GetCursorPosX();
+  const float width = std::max(50.f, ImGui::GetContentRegionAvail().x);
+  const float space = ImGui::CalcTextSize(" ").x;
+  float x = 0;          // end of the line so far, from `left`
+  bool line_empty = true, pending_space = false, any = false;
+  for (const Span& s : spans) {
+    if (s.line_break) {
+      line_empty = true;
+      pending_space = false;
+      x = 0;
+      continue;
+    }
+    const ImVec4 col = s.code ? kCode : s.strong ? kStrong : s.emphasis || !s.link.empty() ? kEmph : base;
+    const std::string& t = s.text;
+    std::size_t i = 0;
+    while (i < t.size()) {
+      if (t[i] == ' ') {
+        pending_space = true;
+        ++i;
+        continue;
+      }
+      std::size_t j = i;
+      while (j < t.size() && t[j] != ' ') ++j;
+      const std::string word = t.substr(i, j - i);
+      const float w = ImGui::CalcTextSize(word.c_str()).x;
+      const float gap = pending_space && !line_empty ? space : 0;
+      if (!line_empty && x + gap + w > width) {
+        x = 0;  // wrap: the next item starts a new line
+        line_empty = true;
+      } else if (!line_empty) {
+        ImGui::SameLine(0, 0);
+        ImGui::SetCursorPosX(left + x + gap);
+        x += gap;
+      }
+      if (line_empty) ImGui::SetCursorPosX(left);
+      ImGui::TextColored(col, "%s", word.c_str());
+      x += w;
+      line_empty = false;
+      pending_space = false;
+      any = true;
+      i = j;
+    }
+  }
+  if (!any) ImGui::NewLine();
+}
+
+void flow_plain(const std::string& text, const ImVec4& col = kText) {
+  Span s;
+  s.text = text;
+  flow({s}, col);
+}
+
+struct DrawCtx;
+void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c);
+
+// What block markers need: the player and the host.
+struct DrawCtx {
+  Player& player;
+  LessonHost& host;
+  std::map<std::size_t, double>& inputs;
+  bool presenter;
+  int depth = 0;
+};
+
+void code_block(const Block& b) {
+  ImGui::PushStyleColor(ImGuiCol_ChildBg, kBox);
+  const float lines = float(std::count(b.text.begin(), b.text.end(), '\n') + 1);
+  const float h = lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y * 2;
+  ImGui::BeginChild(ImGui::GetID(&b), ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
+  ImGui::TextColored(kCode, "%s", b.text.c_str());
+  ImGui::EndChild();
+  ImGui::PopStyleColor();
+}
+
+void lab_line(const Lab& lab, DrawCtx& c) {
+  std::string s = "Lab: " + lab.family + " / " + c.player.variant() + "  " + ws::to_string(c.player.params());
+  if (!lab.view.empty()) s += "  (view: " + lab.view + ")";
+  ImGui::TextColored(kDim, "%s", s.c_str());
+  if (!c.player.changes().empty() || c.player.variant() != lab.variant) {
+    ImGui::SameLine();
+    if (ImGui::SmallButton("reset lab")) {
+      c.player.reset_params();
+      c.player.set_variant(lab.variant);
+      c.host.open_lab(lab.family, lab.variant, lab.params);
+    }
+  }
+}
+
+void predict_box(std::size_t i, DrawCtx& c) {
+  const Predict& p = c.player.step().predicts.at(i);
+  ImGui::PushID(int(1000 + i));
+  ImGui::Separator();
+  ImGui::TextColored(kStrong, "Predict");
+  flow_plain(p.question);
+  if (const PredictResult* r = c.player.result(i)) {
+    flow_plain(r->explanation, r->correct ? kGood : kBad);
+    if (ImGui::SmallButton("answer again")) c.player.answer(i, c.inputs[i]);
+  } else {
+    double& v = c.inputs[i];
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
+    const bool enter = ImGui::InputDouble("##guess", &v, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+    if (!p.unit.empty()) {
+      ImGui::SameLine();
+      ImGui::TextColored(kDim, "%s", p.unit.c_str());
+    }
+    ImGui::SameLine();
+    if (ImGui::Button("Answer") || enter) c.player.answer(i, v);
+    if (!c.player.has_base_facts())
+      ImGui::TextColored(kDim, "%s", c.host.run_pending() ? "the lab is running..." : "waiting for the lab's run");
+  }
+  ImGui::PopID();
+}
+
+void goal_box(std::size_t i, DrawCtx& c) {
+  const Goal& g = c.player.step().goals.at(i);
+  ImGui::Separator();
+  ImGui::TextColored(kStrong, "Goal");
+  flow_plain(g.text);
+  const GoalStatus s = c.player.goal(i);
+  const bool done = c.player.goal_done(i);
+  const std::string target = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
+  ImGui::TextColored(kDim, "target: %s", target.c_str());
+  flow_plain((done ? "[x] " : "[ ] ") + s.label, done ? kGood : kText);
+}
+
+void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c) {
+  for (const Block& b : blocks) {
+    switch (b.kind) {
+      case BlockKind::Heading:
+        ImGui::Spacing();
+        ImGui::SetWindowFontScale(b.level <= 2 ? 1.3f : 1.12f);
+        flow(b.spans, kHeading);
+        ImGui::SetWindowFontScale(1.f);
+        break;
+      case BlockKind::Paragraph:
+        flow(b.spans);
+        ImGui::Spacing();
+        break;
+      case BlockKind::Code:
+        code_block(b);
+        break;
+      case BlockKind::List: {
+        int n = b.start;
+        for (const Block& item : b.children) {
+          const std::string mark = b.ordered ? std::to_string(n++) + "." : "-";
+          ImGui::TextColored(kDim, "%s", mark.c_str());
+          ImGui::SameLine();
+          ImGui::BeginGroup();
+          ++c.depth;
+          draw_blocks(item.children, c);
+          --c.depth;
+          ImGui::EndGroup();
+        }
+        ImGui::Spacing();
+        break;
+      }
+      case BlockKind::ListItem:
+        draw_blocks(b.children, c);
+        break;
+      case BlockKind::Quote:
+        ImGui::Indent();
+        draw_blocks(b.children, c);
+        ImGui::Unindent();
+        break;
+      case BlockKind::Rule:
+        ImGui::Separator();
+        break;
+      case BlockKind::Lab:
+        if (c.player.step().lab) lab_line(*c.player.step().lab, c);
+        break;
+      case BlockKind::Predict:
+        predict_box(b.index, c);
+        break;
+      case BlockKind::Goal:
+        goal_box(b.index, c);
+        break;
+    }
+  }
+}
+
+// The variant of `family` whose plan names the run's kernel ("" when the run is of
+// another family): the student may switch variants from the app's controls.
+std::string variant_of(const RunResult& r, const std::string& family) {
+  if (r.plan.launches.empty()) return "";
+  for (const auto& v : catalogue()) {
+    if (v.family != family || !v.plan) continue;
+    Params done;
+    if (!validate(v, r.params, DeviceLimits{}, done).empty()) continue;
+    const Plan p = v.plan(done);
+    if (!p.launches.empty() && p.launches[0].kernel == r.plan.launches[0].kernel) return v.name;
+  }
+  return "";
+}
+
+struct ListEntry {
+  std::string path, id, title, error;
+  std::size_t steps = 0;
+};
+
+class PlayerPanel : public LessonPanel {
+ public:
+  bool open(const std::string& path, std::string& err) override {
+    ParseResult r = parse_lesson(path);
+    std::vector<Diagnostic> d = r.errors;
+    if (r.lesson) {
+      auto v = validate_lesson(*r.lesson);
+      d.insert(d.end(), v.begin(), v.end());
+    }
+    dir_ = fs::path(path).parent_path().string();
+    entries_.clear();
+    if (!d.empty()) {
+      error_.clear();
+      for (const auto& e : d) error_ += e.str() + "\n";
+      err = "the lesson " + path + " has " + std::to_string(d.size()) + " error(s); first: " + d[0].str();
+      player_.reset();
+      return false;
+    }
+    error_.clear();
+    player_.emplace(std::move(*r.lesson), default_data_dir());
+    applied_ = SIZE_MAX;
+    seen_gen_ = 0;
+    inputs_.clear();
+    return true;
+  }
+  bool is_open() const override { return player_.has_value(); }
+  std::string title() const override { return player_ ? player_->lesson().title : "Lesson"; }
+
+  void draw(LessonHost& host) override {
+    if (!player_) {
+      if (!error_.empty()) {
+        ImGui::TextColored(kBad, "This lesson cannot be opened:");
+        ImGui::PushTextWrapPos(0);
+        ImGui::TextColored(kBad, "%s", error_.c_str());
+        ImGui::PopTextWrapPos();
+        ImGui::Separator();
+      }
+      lesson_list();
+      return;
+    }
+    Player& p = *player_;
+    if (p.step_count() == 0) return;
+    apply_lab(host);
+    take_result(host);
+    const bool pres = host.presenter();
+
+    if (!p.notice().empty()) flow_plain(p.notice(), kBad);
+    header(p, pres);
+    ImGui::Separator();
+
+    DrawCtx c{p, host, inputs_, pres};
+    ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
+    if (p.step_index() == 0 && !p.lesson().intro.empty()) draw_blocks(p.lesson().intro, c);
+    ImGui::SetWindowFontScale(pres ? 1.25f : 1.15f);
+    ImGui::TextColored(kHeading, "%s", p.step().title.c_str());
+    ImGui::SetWindowFontScale(1.f);
+    ImGui::Spacing();
+    draw_blocks(p.step().body, c);
+    if (!pres) {
+      ImGui::Spacing();
+      ImGui::Separator();
+      if (ImGui::CollapsingHeader("All lessons")) lesson_list();
+    }
+    ImGui::EndChild();
+    nav(p, pres);
+  }
+
+ private:
+  void header(Player& p, bool pres) {
+    const Lesson& l = p.lesson();
+    if (!pres) {
+      ImGui::TextColored(kHeading, "%s", l.title.c_str());
+      ImGui::TextColored(kDim, "%s, %d min", l.level.c_str(), l.minutes);
+    }
+    const float frac = float(p.lesson_progress().steps_done()) / float(p.step_count());
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "step %zu of %zu", p.step_index() + 1, p.step_count());
+    ImGui::ProgressBar(frac, ImVec2(-1, 0), buf);
+  }
+
+  void nav(Player& p, bool pres) {
+    bool back = false, next = false;
+    if (ImGui::Button("< Back") && !p.at_first()) back = true;
+    ImGui::SameLine();
+    if (ImGui::Button("Next >") && !p.at_last()) next = true;
+    ImGui::SameLine();
+    if (p.step_complete())
+      ImGui::TextColored(kGood, "%s", p.lesson_complete() ? "lesson complete" : "step done");
+    else
+      ImGui::TextColored(kDim, "%s", pres ? "PgDn next, PgUp back" : "answer and reach the goals to finish the step");
+    if (!ImGui::GetIO().WantTextInput) {
+      if (key_pressed(ImGuiKey_PageDown)) next = true;
+      if (key_pressed(ImGuiKey_PageUp)) back = true;
+    }
+    if (next) p.next();
+    if (back) p.back();
+  }
+
+  // Opening a step applies its lab: kernel, variant and parameters go to the app's views.
+  void apply_lab(LessonHost& host) {
+    Player& p = *player_;
+    if (applied_ == p.step_index()) return;
+    applied_ = p.step_index();
+    inputs_.clear();
+    if (const Lab* lab = p.lab()) {
+      host.open_lab(lab->family, p.variant(), p.params());
+      seen_gen_ = host.result_generation();  // results before this request are not the lab's
+    }
+  }
+
+  // A finished run becomes the player's facts, with the student's changes read off it.
+  void take_result(LessonHost& host) {
+    Player& p = *player_;
+    const Lab* lab = p.lab();
+    if (!lab || host.run_pending() || host.result_generation() == seen_gen_) return;
+    seen_gen_ = host.result_generation();
+    auto r = host.latest_result();
+    if (!r) return;
+    const std::string v = variant_of(*r, lab->family);
+    if (v.empty()) return;  // the student is looking at another kernel
+    const VariantInfo* vi = find_variant(lab->family, v);
+    Params lab_done;
+    validate(*vi, params_for(lab->family, v, lab->params), DeviceLimits{}, lab_done);
+    p.reset_params();
+    p.set_variant(v == lab->variant ? "" : v);
+    for (const auto& [k, val] : r->params)
+      if (!lab_done.count(k) || lab_done.at(k) != val) p.set_param(k, val);
+    const DeviceInfo dev = host.device();
+    Facts f = facts_from_run(*r, dev);
+    f.backend = r->timing.measured ? "cuda" : "emu";
+    if (!r->error.empty()) f.error = r->error;
+    else if (!r->verified) f.error = "the output is wrong: " + r->verify_message;
+    Lab ran = *lab;
+    ran.variant = v;
+    add_ratio_facts(f, ran, *r, dev, p.wanted(), nullptr);
+    p.set_facts(std::move(f));
+  }
+
+  void lesson_list() {
+    if (entries_.empty()) scan();
+    const Progress prog = load_progress(default_data_dir());
+    if (entries_.empty()) {
+      ImGui::TextColored(kDim, "No lessons found in %s", dir_.c_str());
+      return;
+    }
+    for (const ListEntry& e : entries_) {
+      std::string status;
+      auto it = prog.lessons.find(e.id);
+      if (!e.error.empty()) status = "has errors";
+      else if (it != prog.lessons.end() && it->second.completed) status = "done";
+      else if (it != prog.lessons.end())
+        status = std::to_string(it->second.steps_done()) + "/" + std::to_string(e.steps) + " steps";
+      else status = std::to_string(e.steps) + " steps";
+      const bool current = player_ && player_->lesson().id == e.id;
+      const std::string label = (e.title.empty() ? e.id : e.title) + "##" + e.id;
+      if (ImGui::Selectable(label.c_str(), current, 0, ImVec2(ImGui::GetContentRegionAvail().x * 0.7f, 0)) &&
+          !current) {
+        std::string err;
+        open(e.path, err);
+        entries_.clear();
+        return;
+      }
+      ImGui::SameLine();
+      ImGui::TextColored(status == "done" ? kGood : e.error.empty() ? kDim : kBad, "%s", status.c_str());
+    }
+  }
+
+  void scan() {
+    if (dir_.empty()) dir_ = (fs::path(WS_SOURCE_DIR) / "lessons").string();
+    std::error_code ec;
+    for (const auto& de : fs::directory_iterator(dir_, ec)) {
+      if (de.path().extension() != ".md" || de.path().filename() == "README.md") continue;
+      ListEntry e;
+      e.path = de.path().string();
+      e.id = de.path().stem().string();
+      ParseResult r = parse_lesson(e.path);
+      if (r.lesson) {
+        e.title = r.lesson->title;
+        e.steps = r.lesson->steps.size();
+      } else {
+        e.error = r.errors.empty() ? "?" : r.errors[0].str();
+      }
+      entries_.push_back(std::move(e));
+    }
+    std::sort(entries_.begin(), entries_.end(),
+              [](const ListEntry& a, const ListEntry& b) { return a.id < b.id; });
+  }
+
+  std::optional<Player> player_;
+  std::string error_, dir_;
+  std::vector<ListEntry> entries_;
+  std::size_t applied_ = SIZE_MAX;
+  std::uint64_t seen_gen_ = 0;
+  std::map<std::size_t, double> inputs_;
+};
+
+}  // namespace
+
+std::unique_ptr<LessonPanel> make_lesson_panel() { return std::make_unique<PlayerPanel>(); }
+
+}  // namespace ws::gui

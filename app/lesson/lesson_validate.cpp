@@ -165,7 +165,14 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
     out << "lesson --validate: no lesson files given\n";
     return 1;
   }
+  std::size_t checked = 0;
   for (const auto& f : files) {
+    // `lessons/*.md` also matches the folder's README, which describes the format.
+    if (std::filesystem::path(f).filename() == "README.md") {
+      out << f << ": skipped (README.md describes the format; it is not a lesson)\n";
+      continue;
+    }
+    ++checked;
     ParseResult r = parse_lesson(f);
     std::vector<Diagnostic> d = r.errors;
     if (r.lesson) {
@@ -195,7 +202,7 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
       }
     }
   }
-  out << "validate: " << files.size() << " file(s), " << blocks << " block(s) ok, " << errors
+  out << "validate: " << checked << " file(s), " << blocks << " block(s) ok, " << errors
       << " error(s) in " << bad_files << " file(s)\n";
   return bad_files == 0 ? 0 : 1;
 }

@@ -170,3 +170,43 @@ TEST(LessonCheck, InvalidLessonIsNotRun) {
   EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);
   EXPECT_NE(out.str().find("not checked, 1 validation error(s)"), std::string::npos) << out.str();
 }
+
+TEST(LessonValidate, ReadmeIsSkipped) {
+  TempFile f("# not a lesson\n", "README.md");
+  std::ostringstream out;
+  EXPECT_EQ(validate_files({f.path.string()}, out), 0);
+  EXPECT_NE(out.str().find("skipped"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("validate: 0 file(s)"), std::string::npos) << out.str();
+}
+
+TEST(LessonFactsRun, ParamsForKeepsOnlyTheVariantsParameters) {
+  ws::Params p{{"n", 64}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}};
+  EXPECT_EQ(params_for("transpose", "naive", p),
+            (ws::Params{{"n", 64}, {"tile", 32}, {"block_rows", 8}}));
+  EXPECT_EQ(params_for("transpose", "tiled", p), p);
+  EXPECT_EQ(params_for("nosuch", "x", p), p);
+}
+
+TEST(LessonFactsRun, RatiosWithoutABackendComeFromTheModel) {
+  auto emu = ws::make_emu_backend();
+  Lab lab;
+  lab.family = "transpose";
+  lab.variant = "naive";
+  lab.params = {{"n", 64}};
+  ws::RunResult r = emu->run(lab.family, lab.variant, lab.params, {});
+  ASSERT_EQ(r.error, "");
+  Facts f = facts_from_run(r, emu->device());
+  const Facts before = f;
+  std::vector<Quantity> want = {{QuantityKind::Ratio, "peak"},
+                                {QuantityKind::Ratio, "copy_bandwidth"},
+                                {QuantityKind::Ratio, "over:tiled"}};
+  add_ratio_facts(f, lab, r, emu->device(), want, nullptr);
+  EXPECT_TRUE(f.has("ratio:peak"));
+  EXPECT_TRUE(f.has("ratio:copy_bandwidth"));
+  EXPECT_LT(f.get("ratio:copy_bandwidth"), 1.0);  // the naive store moves 8x its bytes
+  EXPECT_FALSE(f.has("ratio:over:tiled"));         // needs a backend to run tiled
+  EXPECT_EQ(f.values.size(), before.values.size() + 2);
+  for (const auto& [k, v] : before.values) EXPECT_EQ(f.get(k), v) << k;
+  add_ratio_facts(f, lab, r, emu->device(), want, emu.get());
+  EXPECT_GT(f.get("ratio:over:tiled"), 0.0);
+}

@@ -8,7 +8,7 @@
 #   scripts/device_run.sh                 every stage
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
-# Stages: toolchain build tests fixtures sass bench ncu sanitizer. Each stage writes its
+# Stages: toolchain build tests fixtures sass bench ncu ncu_noise sanitizer. Each stage writes its
 # log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
 # the next one. The exit code is 1 when any stage failed.
 set -uo pipefail
@@ -113,10 +113,12 @@ bench() {
   mkdir -p "$o"
   "$w" info --backend cuda || return 1
   "$w" bench --kernel transpose --set n=8192 --peers --repeats 20 --backend cuda --json "$o/transpose.json" || rc=1
+  "$w" bench --kernel transpose --variant tiled --set n=8192 --sweep pad=0,1 --repeats 20 --backend cuda --json "$o/transpose_pad.json" || rc=1
+  "$w" bench --kernel transpose --variant naive --set n=8192 --sweep block_rows=8,16,32 --repeats 20 --backend cuda --json "$o/transpose_naive.json" || rc=1
   "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
   "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
-  "$w" bench --kernel access --variant stride --set n=67108864 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
+  "$w" bench --kernel access --variant stride --set n=16777216 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
   "$w" bench --kernel access --variant offset --set n=67108864 --sweep offset=0,1,8,16,32 --repeats 20 --backend cuda --json "$o/access_offset.json" || rc=1
   "$w" bench --kernel divergence --peers --repeats 20 --backend cuda --json "$o/divergence.json" || rc=1
   python3 - "$o" <<'EOF'
@@ -139,6 +141,13 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
     j = load(fam)
     if not j: print(f'| {fam} | (no data) | | | | | |'); continue
     b = best(j)
+    # The copies are not transposes (they are the ceiling); the padded tiled transpose
+    # comes from the pad sweep.
+    if fam == 'transpose':
+        rows = [r for r in j['rows'] if r.get('verified') and r['variant'] not in ('copy', 'tiled_copy') and isinstance(r.get('throughput'), (int, float))]
+        jp = load('transpose_pad')
+        rows += [dict(r, variant=r['variant'] + ' pad=' + str(r['params'].get('pad'))) for r in (jp['rows'] if jp else []) if r.get('verified') and isinstance(r.get('throughput'), (int, float))]
+        b = max(rows, key=lambda r: r['throughput']) if rows else None
     names = [p.get('peer') for p in j.get('peers', [])]
     pn = next((n for n in names if pname in n.lower()), None)
     pt = peer(j, pn) if pn else None
@@ -148,7 +157,7 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
     else:
         print(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
 print()
-for fam in ('transpose', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
+for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
     j = load(fam)
     if not j: continue
     print(f"## {fam} ({j.get('device', {}).get('name', '')})")
@@ -163,6 +172,15 @@ EOF
   return $rc
 }
 
+# The same counters several times, and at a second size: is a difference noise?
+ncu_noise() {
+  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu_noise" \
+    --repeat 3 --only reduce/interleaved_modulo reduce/interleaved_strided reduce/sequential \
+    reduce/warp_shuffle matmul/vectorized
+  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu_noise_big" \
+    --repeat 2 --set n=4194304 --only reduce/interleaved_modulo reduce/sequential
+}
+
 ncu_stage() {
   python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu" \
     ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
@@ -172,10 +190,13 @@ sanitizer() {
   local rc=0 fam var
   while read -r fam var; do
     for tool in memcheck racecheck; do
+      if (( SECONDS > ${WS_DEADLINE:-100000} )); then
+        echo "$tool $fam/$var: not run (the call's time is running out)"; rc=1; continue
+      fi
       # The fast build is what gets timed; memcheck also runs the traced build.
       local extra=(--fast-only)
       [[ $tool == memcheck ]] && extra=()
-      if timeout 300 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
+      if timeout 120 compute-sanitizer --tool "$tool" --error-exitcode 9 --print-limit 20 \
           "$B/warpscope" metrics --kernel "$fam" --variant "$var" --backend cuda "${extra[@]}" \
           > "$LOGS/sanitizer_${tool}_${fam}_${var}.log" 2>&1; then
         echo "$tool $fam/$var: clean ($(grep -h 'ERROR SUMMARY\|RACECHECK SUMMARY' "$LOGS/sanitizer_${tool}_${fam}_${var}.log" | tr '\n' ' '))"
@@ -195,6 +216,7 @@ want fixtures && run_stage fixtures fixtures
 want sass && run_stage sass sass
 want bench && run_stage bench bench
 want ncu && run_stage ncu ncu_stage
+want ncu_noise && run_stage ncu_noise ncu_noise
 want sanitizer && run_stage sanitizer sanitizer
 
 note "done: status $status"

@@ -94,6 +94,8 @@ def main():
     ap.add_argument("--only", nargs="*", default=[])
     ap.add_argument("--set", nargs="*", default=[], help="key=value for every variant")
     ap.add_argument("--timeout", type=int, default=300)
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="profile each variant this many times (the spread shows noise)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
 
@@ -118,15 +120,22 @@ def main():
             cmd = [a.ncu, "--metrics", ",".join(METRICS), "--csv", "--page", "raw",
                    "--clock-control", "none", "-k", "regex:ws_entry", a.warpscope] + base + [
                    "--backend", "cuda", "--fast-only"]
-            p, secs = run(cmd, a.timeout)
-            with open(os.path.join(a.out, f"ncu_{fam}_{var}.csv"), "w") as f:
-                f.write(p.stdout)
-                f.write(p.stderr)
-            if p.returncode != 0:
-                raise RuntimeError("ncu: " + (p.stderr or p.stdout).strip()[-400:])
-            sums, names, missing = parse_ncu_csv(p.stdout)
-            if not names:
-                raise RuntimeError("ncu profiled no ws_entry kernel")
+            runs = []
+            for rep in range(a.repeat):
+                p, secs = run(cmd, a.timeout)
+                with open(os.path.join(a.out, f"ncu_{fam}_{var}_{rep}.csv"), "w") as f:
+                    f.write(p.stdout)
+                    f.write(p.stderr)
+                if p.returncode != 0:
+                    raise RuntimeError("ncu: " + (p.stderr or p.stdout).strip()[-400:])
+                sums, names, missing = parse_ncu_csv(p.stdout)
+                if not names:
+                    raise RuntimeError("ncu profiled no ws_entry kernel")
+                runs.append(sums)
+            entry["ncu_runs"] = runs
+            if a.repeat > 1:
+                entry["spread"] = {m: [min(r[m] for r in runs), max(r[m] for r in runs)]
+                                   for m in METRICS}
             entry["ncu"] = sums
             entry["kernels"] = sorted(set(names))
             entry["launches"] = len(names)
@@ -140,7 +149,10 @@ def main():
         print(f"{fam}/{var}: " + ("ERROR " + entry["error"] if "error" in entry else
               ("equal" if not any(entry["diff"].values()) else
                "differs: " + ", ".join(f"{SHORT[m]} {entry['diff'][m]:+.0f}"
-                                       for m in METRICS if entry["diff"][m]))), flush=True)
+                                       for m in METRICS if entry["diff"][m]))) +
+              ("" if "spread" not in entry else "  runs: " + "; ".join(
+                  f"{SHORT[m]} {int(lo)}..{int(hi)}" for m, (lo, hi) in entry["spread"].items()
+                  if entry["diff"][m] or lo != hi)), flush=True)
 
     with open(os.path.join(a.out, "ncu_compare.json"), "w") as f:
         json.dump(results, f, indent=1)

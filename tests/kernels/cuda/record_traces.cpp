@@ -4,11 +4,13 @@
 // blocks and prints whether the two agree, so one device run shows both.
 //
 //   record_traces OUT_DIR [family/variant ...]
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <set>
+#include <sstream>
 
 #include "kernels/backend.h"
 #include "kernels/cuda_backend.h"
@@ -18,9 +20,9 @@ using namespace ws;
 
 namespace {
 
-// More than this many events over the chosen blocks and only block 0 is kept: the
-// fixtures stay small, and one block still covers every site.
-constexpr std::size_t kMaxEvents = 6000;
+// A fixture larger than this keeps fewer blocks, then fewer warps (first and last of a
+// block): the repository stays small, and one warp still covers every site it reaches.
+constexpr std::size_t kMaxBytes = 100 * 1024;
 
 std::string file_name(const VariantInfo& v) {
   std::string s = v.family + "_" + v.name;
@@ -63,50 +65,88 @@ int main(int argc, char** argv) {
     RunOptions opt;
     opt.totals = false;
     opt.keep_blocks.assign(chosen.begin(), chosen.end());
-    RunResult g = cuda->run(v.family, v.name, done, opt);
+    const RunResult g = cuda->run(v.family, v.name, done, opt);
     std::size_t events = 0;
     for (const auto& k : g.kept) events += k.events.size();
-    if (g.error.empty() && events > kMaxEvents) {
-      opt.keep_blocks = {0};
-      g = cuda->run(v.family, v.name, done, opt);
-    }
     if (!g.error.empty() || !g.problems.empty()) {
       std::cerr << v.family << "/" << v.name << ": GPU run failed: " << g.error
                 << (g.problems.empty() ? "" : g.problems.front().message) << "\n";
       ++failed;
       continue;
     }
+    // Fixtures from the run, smaller and smaller until one fits.
+    const unsigned warps = plan.launches[0].block.count() > 0
+                               ? unsigned((plan.launches[0].block.count() + 31) / 32)
+                               : 1;
+    struct Cut {
+      std::vector<std::uint32_t> blocks;
+      std::vector<std::uint16_t> warps;
+    };
+    std::vector<Cut> cuts = {{opt.keep_blocks, {}}, {{0}, {}}};
+    if (warps > 2) cuts.push_back({{0}, {0, std::uint16_t(warps - 1)}});
+    if (warps > 1) cuts.push_back({{0}, {0}});
     fixture::Fixture f;
-    f.device = d.name + ", driver " + d.driver + ", runtime " + d.runtime;
-    f.source_file = v.source_file;
-    f.source_hash = fixture::file_hash(std::string(WS_SOURCE_DIR) + "/" + v.source_file);
-    f.family = v.family;
-    f.variant = v.name;
-    f.params = g.params;
-    f.blocks = opt.keep_blocks;
-    for (std::size_t i = 0; i < g.kept.size(); ++i)
-      f.launches.push_back({plan.launches.at(i), g.kept[i].events});
+    std::string text;
+    for (const Cut& cut : cuts) {
+      f = fixture::Fixture{};
+      f.device = d.name + ", driver " + d.driver + ", runtime " + d.runtime;
+      f.source_file = v.source_file;
+      f.source_hash = fixture::file_hash(std::string(WS_SOURCE_DIR) + "/" + v.source_file);
+      f.family = v.family;
+      f.variant = v.name;
+      f.params = g.params;
+      f.blocks = cut.blocks;
+      f.warps = cut.warps;
+      for (std::size_t i = 0; i < g.kept.size(); ++i) {
+        fixture::Launch l{plan.launches.at(i), {}};
+        for (const WarpEvent& e : g.kept[i].events) {
+          const bool block_in =
+              std::find(cut.blocks.begin(), cut.blocks.end(), e.block) != cut.blocks.end();
+          const bool warp_in = cut.warps.empty() ||
+                               std::find(cut.warps.begin(), cut.warps.end(), e.warp) !=
+                                   cut.warps.end();
+          if (block_in && warp_in) l.events.push_back(e);
+        }
+        f.launches.push_back(std::move(l));
+      }
+      text = fixture::write(f);
+      if (text.size() <= kMaxBytes) break;
+    }
     const auto path = out_dir / (file_name(v) + ".trace");
-    std::ofstream(path) << fixture::write(f);
+    std::ofstream(path) << text;
     ++written;
+    opt.keep_blocks = f.blocks;
 
     // The emulator on the same blocks, for the log.
+    // The file as read back (so the encoding is checked too) against the emulator.
     const RunResult e = emu->run(v.family, v.name, done, opt);
-    std::string verdict = "equal";
-    if (!e.error.empty()) {
+    fixture::Fixture back;
+    std::istringstream in(text);
+    std::string verdict = fixture::read(in, back);
+    if (!verdict.empty()) {
+      verdict = "the fixture does not read back: " + verdict;
+    } else if (!e.error.empty()) {
       verdict = "emulator failed: " + e.error;
-    } else if (e.kept.size() != g.kept.size()) {
+    } else if (e.kept.size() != back.launches.size()) {
       verdict = "different launch counts";
     } else {
-      for (std::size_t i = 0; i < g.kept.size() && verdict == "equal"; ++i) {
-        const auto a = canonical(g.kept[i].events), b = canonical(e.kept[i].events);
+      verdict = "equal";
+      for (std::size_t i = 0; i < back.launches.size() && verdict == "equal"; ++i) {
+        std::vector<WarpEvent> emulated;
+        for (const WarpEvent& x : e.kept[i].events)
+          if (f.warps.empty() || std::find(f.warps.begin(), f.warps.end(), x.warp) !=
+                                     f.warps.end())
+            emulated.push_back(x);
+        const auto a = canonical(back.launches[i].events), b = canonical(emulated);
         if (!(a == b)) verdict = "DIFFERENT: " + first_difference(a, b);
       }
     }
     if (verdict != "equal") ++failed;
     if (!g.verified) ++failed;
-    std::printf("%-28s %2zu blocks %7zu events  GPU output %s  GPU vs emulator: %s\n",
-                (v.family + "/" + v.name).c_str(), f.blocks.size(), events,
+    std::printf("%-28s %2zu blocks %2zu warps %7zu events %7zu bytes  GPU output %s  "
+                "GPU vs emulator: %s\n",
+                (v.family + "/" + v.name).c_str(), f.blocks.size(), f.warps.size(), events,
+                text.size(),
                 g.verified ? "verified" : ("WRONG (" + g.verify_message + ")").c_str(),
                 verdict.c_str());
   }

@@ -247,7 +247,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
     j["totals"] = t;
     j["verified"] = r.verified;
     j["device"] = device_json(b->device());
-    out << pretty(j, 3);
+    out << pretty(j, 4);
   } else {
     const DeviceInfo d = b->device();
     out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
@@ -417,7 +417,6 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
   j["params"] = params_json(r.params.empty() ? c.completed : r.params);
   j["backend"] = std::string(to_string(b->kind()));
   j["block"] = a.block;
-  j["verified"] = r.verified;
   Json ls = Json::array();
   for (const auto& k : r.kept) {
     Json l;
@@ -554,6 +553,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
                "when a display is available, else a headless demo.",
                "warpscope"};
   app.set_version_flag("--version", "warpscope 0.1");
+  app.footer("Exit status: 0 success, 1 a run failed or a result was WRONG, 2 bad input.");
   app.require_subcommand(0, 1);
 
   InfoArgs ia;

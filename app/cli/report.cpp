@@ -251,6 +251,8 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
     const double size = gf ? row.cfg.plan.flops : row.cfg.plan.logical_bytes;
     for (Peer p : peers_for(family, gf)) {
       if (!opt.peers && p != Peer::MemcpyD2D) continue;
+      // The emulator has no peers to time: ask only when the user asked for the list.
+      if (!opt.peers && backend.kind() == BackendKind::Emu) continue;
       if (timed.count({int(p), size})) continue;
       timed[{int(p), size}] = true;
       if (opt.progress)
@@ -341,6 +343,12 @@ Json device_json(const DeviceInfo& d) {
 
 namespace {
 
+std::string speedup_text(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2fx", s);
+  return buf;
+}
+
 std::string pct(double f) { return std::isnan(f) ? "" : fmt(100.0 * f, 3) + "%"; }
 
 Json timing_json(const Timing& t) {
@@ -388,7 +396,9 @@ std::string bench_text(const BenchReport& r) {
   std::ostringstream o;
   const std::string unit = r.unit();
   o << r.family << " on " << r.device.name << ", backend " << backend_words(r) << "\n";
-  o << "date " << r.date << ", median of " << r.repeats << " runs";
+  o << "date " << r.date << ", "
+    << (r.modelled() ? std::string("times modelled from the trace, not measured")
+                     : "median of " + std::to_string(r.repeats) + " runs");
   if (r.device.peak_gbps > 0) o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s";
   o << "\n\n";
   const std::string tcol = r.modelled() ? "time ms (modelled)" : "median ms";
@@ -408,7 +418,7 @@ std::string bench_text(const BenchReport& r) {
       cells.push_back(row.wrong() ? "WRONG" : fmt(t.throughput));
       cells.push_back(pct(row.frac_copy));
       cells.push_back(pct(row.frac_peak));
-      cells.push_back(std::isnan(row.speedup) ? "" : fmt(row.speedup, 3) + "x");
+      cells.push_back(std::isnan(row.speedup) ? "" : speedup_text(row.speedup));
       cells.push_back(row.status());
     }
     rows.push_back(std::move(cells));

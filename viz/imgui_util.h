@@ -18,12 +18,19 @@ inline void frame(ImDrawList* dl, const Rect& r, std::uint32_t col, float thick 
                   float rounding = 0) {
   dl->AddRect(v2(r.x0, r.y0), v2(r.x1, r.y1), to_imgui(col), rounding, 0, thick);
 }
-// Text centred on (cx, cy); skipped when it would not fit `max_w` (0: no limit).
+// Text centred on (cx, cy). When it does not fit `max_w` (0: no limit) it is drawn
+// smaller, down to 60 % of the font size, and skipped below that.
 inline void text_centered(ImDrawList* dl, float cx, float cy, std::string_view s,
                           std::uint32_t col, float max_w = 0) {
-  const ImVec2 sz = ImGui::CalcTextSize(s.data(), s.data() + s.size());
-  if (max_w > 0 && sz.x > max_w) return;
-  dl->AddText(v2(cx - sz.x / 2, cy - sz.y / 2), to_imgui(col), s.data(), s.data() + s.size());
+  ImFont* font = ImGui::GetFont();
+  const float base = ImGui::GetFontSize();
+  for (float k : {1.0f, 0.8f, 0.6f}) {
+    const ImVec2 sz = font->CalcTextSizeA(base * k, 1e9f, 0, s.data(), s.data() + s.size());
+    if (max_w > 0 && sz.x > max_w) continue;
+    dl->AddText(font, base * k, v2(cx - sz.x / 2, cy - sz.y / 2), to_imgui(col), s.data(),
+                s.data() + s.size());
+    return;
+  }
 }
 inline void text_at(ImDrawList* dl, float x, float y, std::string_view s, std::uint32_t col) {
   dl->AddText(v2(x, y), to_imgui(col), s.data(), s.data() + s.size());

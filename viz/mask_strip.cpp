@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cstdio>
+#include <vector>
 
 #include "viz/imgui_util.h"
 
@@ -67,39 +68,72 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
   const float row_h = d.cell_h + 1;
   const float height = in.height > 0 ? in.height : std::max(avail.y, row_h * 3);
 
+  // Display rows: each event, and under a divergent branch the two sides it splits into.
+  struct DRow {
+    int index, side;
+  };
+  std::vector<DRow> drows;
+  drows.reserve(h.masks.size() + 8);
+  int current_drow = -1;
+  for (int i = 0; i < d.rows_total; ++i) {
+    if (i == in.current) current_drow = int(drows.size());
+    drows.push_back({i, 0});
+    const std::uint32_t m = h.masks[std::size_t(i)];
+    const std::uint32_t b = std::size_t(i) < h.ballots.size() ? h.ballots[std::size_t(i)] & m : 0;
+    const bool branch = std::size_t(i) < h.kinds.size() && h.kinds[std::size_t(i)] == EventKind::Branch;
+    if (branch && b != 0 && b != m) {
+      drows.push_back({i, 1});
+      drows.push_back({i, 2});
+    }
+  }
+  d.display_rows = int(drows.size());
+
   ImGui::BeginChild("##maskrows", v2(0, height), false);
   const ImGuiID key = ImGui::GetID("##last_current");
   ImGuiStorage* st = ImGui::GetStateStorage();
-  if (in.follow_current && in.current >= 0 && st->GetInt(key, -1) != in.current) {
-    const float target = in.current * row_h - ImGui::GetWindowHeight() / 2 + row_h;
+  if (in.follow_current && current_drow >= 0 && st->GetInt(key, -1) != in.current) {
+    const float target = current_drow * row_h - ImGui::GetWindowHeight() / 2 + row_h;
     ImGui::SetScrollY(std::max(0.0f, target));
     st->SetInt(key, in.current);
   }
   ImDrawList* dl = ImGui::GetWindowDrawList();
   ImGuiListClipper clip;
-  clip.Begin(d.rows_total, row_h);
+  clip.Begin(d.display_rows, row_h);
   const std::uint32_t dim = dim_text_colour(style), ink = text_colour(style);
   while (clip.Step()) {
-    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
+    for (int r = clip.DisplayStart; r < clip.DisplayEnd; ++r) {
+      const int i = drows[std::size_t(r)].index;
       const ImVec2 p = ImGui::GetCursorScreenPos();
       MaskRow row;
       row.index = i;
+      row.side = drows[std::size_t(r)].side;
       row.mask = h.masks[std::size_t(i)];
       row.ballot = std::size_t(i) < h.ballots.size() ? h.ballots[std::size_t(i)] : 0;
       row.kind = std::size_t(i) < h.kinds.size() ? h.kinds[std::size_t(i)] : EventKind::GlobalLoad;
       row.line = std::size_t(i) < h.lines.size() ? h.lines[std::size_t(i)] : 0;
       char lab[64];
-      std::snprintf(lab, sizeof lab, "#%d L%u %s", i, unsigned(row.line),
-                    std::string(to_string(row.kind)).c_str());
-      const bool cur = i == in.current;
-      text_at(dl, p.x, p.y + (d.cell_h - fh) / 2, lab, cur ? highlight_colour(style) : (row.mask == 0xFFFFFFFFu ? dim : ink));
+      if (row.side == 0) {
+        std::snprintf(lab, sizeof lab, "#%d L%u %s", i, unsigned(row.line),
+                      std::string(to_string(row.kind)).c_str());
+      } else {
+        row.mask = row.side == 1 ? row.mask & row.ballot : row.mask & ~row.ballot;
+        std::snprintf(lab, sizeof lab, "   %s side", row.side == 1 ? "taken" : "other");
+      }
+      const bool cur = i == in.current && row.side == 0;
+      text_at(dl, p.x, p.y + (d.cell_h - fh) / 2, lab,
+              cur ? highlight_colour(style) : (row.mask == 0xFFFFFFFFu || row.side ? dim : ink));
       const float x0 = p.x + label_w;
       row.rect = Rect{x0, p.y, x0 + 32 * d.cell_w, p.y + d.cell_h};
       for (int l = 0; l < 32; ++l) {
-        const std::uint32_t c = mask_cell_colour(row.mask, row.ballot, row.kind, l, style);
+        const bool on = (row.mask >> l) & 1u;
+        const std::uint32_t c =
+            row.side == 0 ? mask_cell_colour(row.mask, row.ballot, row.kind, l, style)
+            : !on         ? lane_off_colour(style)
+            : row.side == 1 ? ballot_true_colour(style)
+                            : ballot_false_colour(style);
         const float gap = d.cell_w >= 8 ? 1.0f : 0.0f;
         fill(dl, Rect{x0 + l * d.cell_w + gap, p.y, x0 + (l + 1) * d.cell_w - gap, p.y + d.cell_h}, c);
-        ((row.mask >> l) & 1u) ? ++d.cells_on : ++d.cells_off;
+        on ? ++d.cells_on : ++d.cells_off;
       }
       const int active = std::popcount(row.mask);
       char right[16];
@@ -110,10 +144,16 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
       if (ImGui::IsItemClicked()) d.clicked = i;
       if (ImGui::IsItemHovered()) {
         ImGui::BeginTooltip();
-        ImGui::Text("event %d: %s at line %u", i, std::string(to_string(row.kind)).c_str(), unsigned(row.line));
-        ImGui::Text("mask 0x%08x: %d of 32 lanes active", row.mask, active);
-        if (row.kind == EventKind::Branch || row.kind == EventKind::Vote)
-          ImGui::Text("ballot 0x%08x: condition true on %d lanes", row.ballot, std::popcount(row.ballot));
+        if (row.side == 0) {
+          ImGui::Text("event %d: %s at line %u", i, std::string(to_string(row.kind)).c_str(), unsigned(row.line));
+          ImGui::Text("mask 0x%08x: %d of 32 lanes active", row.mask, active);
+          if (row.kind == EventKind::Branch || row.kind == EventKind::Vote)
+            ImGui::Text("ballot 0x%08x: condition true on %d lanes", row.ballot, std::popcount(row.ballot & row.mask));
+        } else {
+          ImGui::Text("the %s side of the branch at line %u runs with %d of 32 lanes;",
+                      row.side == 1 ? "taken" : "other", unsigned(row.line), active);
+          ImGui::TextUnformatted("the warp runs both sides, one after the other");
+        }
         ImGui::EndTooltip();
       }
       d.rows.push_back(row);

@@ -21,7 +21,9 @@ struct MaskStripInput {
 
 struct MaskRow {
   int index = 0;               // event index in the history
-  std::uint32_t mask = 0, ballot = 0;
+  int side = 0;                // 0: the event; 1/2: the taken/not-taken side of a divergent
+                               // branch, which the warp runs one after the other
+  std::uint32_t mask = 0, ballot = 0;  // side rows: mask = the lanes that run that side
   EventKind kind = EventKind::GlobalLoad;
   std::uint16_t line = 0;
   Rect rect;                   // the 32 cells of the row
@@ -30,7 +32,8 @@ struct MaskRow {
 struct MaskStripDraw {
   bool drawn = false;
   std::string note;
-  int rows_total = 0;
+  int rows_total = 0;          // events
+  int display_rows = 0;        // events plus two side rows per divergent branch
   double simd_efficiency = 0;  // from the history (the model)
   int divergent_rows = 0;      // rows with some lane off
   std::vector<MaskRow> rows;   // the rows drawn this frame (only visible ones)
@@ -41,7 +44,9 @@ struct MaskStripDraw {
 
 // Lane l of a drawn row r sits at rect (r.rect.x0 + l * cell_w, r.rect.y0) .. +(cell_w, cell_h).
 // @post rows_total == history->masks.size(); cells_on + cells_off == 32 * rows.size();
-//       for each drawn row, cells_on counts popcount(mask).
+//       for each drawn row, cells_on counts popcount(mask); a divergent branch (ballot
+//       neither 0 nor the whole mask) is followed by its two sides, masks mask & ballot
+//       and mask & ~ballot.
 MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style = {});
 
 // The colour of lane l in an event: off, on, or for a branch the ballot's side.

@@ -2,6 +2,7 @@
 #include "viz/sector_map.h"
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <map>
 
@@ -18,6 +19,19 @@ std::uint32_t use_colour(double f) {
                  b = unsigned(50 * (1 - t) + 82 * t);
   return rgba(r, g, b);
 }
+
+namespace {
+
+// "7", "0-7", or "5 lanes": which lanes a sector serves, as short as fits.
+std::string lane_label(std::uint32_t bits) {
+  if (bits == 0) return "";
+  const int lo = std::countr_zero(bits), hi = 31 - std::countl_zero(bits);
+  if (lo == hi) return std::to_string(lo);
+  if (std::popcount(bits) == hi - lo + 1) return std::to_string(lo) + "-" + std::to_string(hi);
+  return std::to_string(std::popcount(bits)) + " lanes";
+}
+
+}  // namespace
 
 SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) {
   SectorMapDraw d;
@@ -54,9 +68,12 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
 
   // Lanes per sector (by each lane's first byte), from the model's lane -> sector map.
   std::vector<int> lanes(a.sector_ids.size(), 0);
+  std::vector<std::uint32_t> lane_bits(a.sector_ids.size(), 0);
   for (int l = 0; l < 32; ++l)
-    if (a.lane_sector[l] >= 0 && std::size_t(a.lane_sector[l]) < lanes.size())
+    if (a.lane_sector[l] >= 0 && std::size_t(a.lane_sector[l]) < lanes.size()) {
       ++lanes[std::size_t(a.lane_sector[l])];
+      lane_bits[std::size_t(a.lane_sector[l])] |= 1u << l;
+    }
   // The distinct lines, in address order, each with its sectors.
   std::map<std::uint64_t, std::vector<std::size_t>> lines;  // line -> indices in sector_ids
   for (std::size_t i = 0; i < a.sector_ids.size(); ++i)
@@ -66,7 +83,7 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float fh = ImGui::GetTextLineHeight();
-  const float label_w = ImGui::CalcTextSize("lanes ").x + 4;
+  const float label_w = ImGui::CalcTextSize("sectors ").x + 4;
   const float cell = std::clamp((avail.x - label_w) / 32.0f, 9.0f, 44.0f);
   const float cell_h = std::max(fh + 4, cell);
   const float x0 = origin.x + label_w;
@@ -117,7 +134,7 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
         c.colour = use_colour(c.lanes ? used : 1.0);
         sector_rect[*it] = r;
         fill(dl, r, c.colour, 2);
-        text_centered(dl, r.cx(), r.cy(), std::to_string(c.lanes), ink_on(c.colour), r.w());
+        text_centered(dl, r.cx(), r.cy(), lane_label(lane_bits[*it]), ink_on(c.colour), r.w());
         ++d.sectors_drawn;
       } else {
         c.colour = 0;
@@ -129,7 +146,11 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
     ++d.lines_drawn;
     ++li;
   }
-  for (int l = 0; l < 32; ++l) {
+  // Lines from lanes to sectors read well over one row of lines; over several rows they
+  // would cross the rows, and the lane numbers in the sectors say it instead.
+  const unsigned rows = (li + lines_per_row - 1) / lines_per_row;
+  d.rows = int(rows);
+  for (int l = 0; l < 32 && rows <= 1; ++l) {
     const int s = a.lane_sector[l];
     if (s < 0 || std::size_t(s) >= sector_rect.size()) continue;
     const Rect& r = sector_rect[std::size_t(s)];
@@ -137,11 +158,10 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
                 to_imgui((lane_on_colour(style) & 0xFFFFFF00u) | 0xB0u), 1.2f * style.line);
     ++d.links;
   }
-  const unsigned rows = (li + lines_per_row - 1) / lines_per_row;
   const float bottom = sectors_y + rows * row_h + fh * 0.5f;
   ImGui::Dummy(v2(avail.x, bottom - origin.y));
-  ImGui::TextDisabled("Numbers in sectors: lanes served. Hollow: sectors of a touched line that "
-                      "this access does not need.");
+  ImGui::TextDisabled("In each sector: the lanes it serves. Hollow: sectors of a touched line that "
+                      "this access does not need (not moved).");
   return d;
 }
 

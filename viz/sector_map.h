@@ -36,7 +36,8 @@ struct SectorMapDraw {
   int sectors_drawn = 0;     // touched sector cells
   int idle_sectors_drawn = 0;  // untouched sectors of touched lines
   int lines_drawn = 0;
-  int links = 0;             // lane -> sector lines
+  int rows = 0;              // rows of 128 B lines drawn
+  int links = 0;             // lane -> sector lines (drawn when the lines fit one row)
   std::vector<SectorCell> cells;
   std::array<Rect, 32> lane_rect{};
 };

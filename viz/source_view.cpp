@@ -93,6 +93,10 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       char num[16];
       std::snprintf(num, sizeof num, "%4d", line);
       text_at(dl, p.x + 6, p.y, num, dim_text_colour(style));
+      if (auto m = in.marks.find(line); m != in.marks.end()) {
+        dl->AddCircleFilled(v2(p.x + 5, p.y + fh / 2), std::max(2.5f, fh * 0.18f), to_imgui(m->second));
+        ++d.marks_drawn;
+      }
       const std::string& text = f.lines[std::size_t(i)];
       text_at(dl, p.x + num_w, p.y, text, line == in.current_line ? 0xFFFFFFFFu : text_colour(style));
       float right = p.x + num_w + ImGui::CalcTextSize(text.c_str()).x;
@@ -103,6 +107,7 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
         right = nx + ImGui::CalcTextSize(("// " + note->second).c_str()).x;
       }
       ImGui::Dummy(v2(right - p.x + 8, fh));
+      if (note != in.notes.end() && ImGui::IsItemHovered()) ImGui::SetTooltip("line %d: %s", line, note->second.c_str());
       ++d.lines_drawn;
     }
   }

@@ -1,6 +1,7 @@
 #pragma once
 // The source view: the kernel's family header with the current line highlighted, and a
 // note beside each line that the trace touched (conflicts, sectors, active lanes).
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct SourceViewInput {
   int current_line = 0;  // 1-based; 0: none
   int focus_line = 0;    // scrolled to when there is no current line (the kernel's struct)
   std::map<int, std::string> notes;  // line -> short note drawn at the right
+  std::map<int, std::uint32_t> marks;  // line -> colour of a dot in the gutter (red: a conflict)
   float height = 0;      // 0: the rest of the window
 };
 
@@ -32,6 +34,7 @@ struct SourceViewDraw {
   bool drawn = false;
   std::string note;
   int lines_drawn = 0, first_line = 0;  // visible lines this frame
+  int marks_drawn = 0;
   int current_line = 0;
   Rect current_rect;                    // the highlight bar (empty when off screen)
 };

@@ -166,16 +166,18 @@ StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
   if (ImGui::Button("next conflict")) act = StepAction::NextConflict;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("a shared access with a bank conflict, or a global access with more sectors than ideal");
-  ImGui::SameLine();
-  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 6);
-  ImGui::SliderFloat("steps/s", &s.steps_per_second, 0.5f, 30.0f, "%.1f", ImGuiSliderFlags_Logarithmic);
 
-  int p = int(s.pos);
-  ImGui::SetNextItemWidth(-1);
-  if (ImGui::SliderInt("##scrub", &p, 0, int(s.size()) - 1, "event %d") && act == StepAction::None) {
-    s.seek(std::size_t(std::max(0, p)));
+  // The scrub bar counts events from 1, like the label under it.
+  int p = int(s.pos) + 1;
+  const float speed_w = ImGui::GetFontSize() * 9;
+  ImGui::SetNextItemWidth(std::max(60.0f, ImGui::GetContentRegionAvail().x - speed_w));
+  if (ImGui::SliderInt("##scrub", &p, 1, int(s.size()), "event %d") && act == StepAction::None) {
+    s.seek(std::size_t(std::max(1, p) - 1));
     act = StepAction::Scrub;
   }
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+  ImGui::SliderFloat("steps/s", &s.steps_per_second, 0.5f, 30.0f, "%.1f", ImGuiSliderFlags_Logarithmic);
   if (act != StepAction::None && act != StepAction::Scrub) s.apply(act, events, m);
   if (act == StepAction::Scrub) s.playing = false;
   d.action = act;

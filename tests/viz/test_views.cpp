@@ -186,7 +186,8 @@ TEST(SectorMap, StridedStoreTouchesThirtyTwoSectors) {
   EXPECT_EQ(d.sectors_drawn, 32);
   EXPECT_EQ(d.lines_drawn, 32);
   EXPECT_EQ(d.idle_sectors_drawn, 32 * 3);
-  EXPECT_EQ(d.links, 32);
+  EXPECT_GT(d.rows, 1);
+  EXPECT_EQ(d.links, 0) << "over several rows, lane numbers replace the lines";
   EXPECT_EQ(d.access.ideal_sectors, 4u);
   EXPECT_EQ(d.access.bytes_moved, 32u * 32u);
   for (const SectorCell& c : d.cells)
@@ -202,6 +203,8 @@ TEST(SectorMap, CoalescedLoadTouchesFour) {
   EXPECT_EQ(d.sectors_drawn, 4);
   EXPECT_EQ(d.lines_drawn, 1);
   EXPECT_EQ(d.idle_sectors_drawn, 0);
+  EXPECT_EQ(d.rows, 1);
+  EXPECT_EQ(d.links, 32);
   for (const SectorCell& c : d.cells) {
     EXPECT_EQ(c.lanes, 8);
     EXPECT_EQ(c.colour, use_colour(1.0));
@@ -220,10 +223,17 @@ TEST(MaskStrip, ModuloBranchShowsAlternateLanes) {
   h.frame([&] { d = draw_mask_strip({&hist, 2, true, 400}); });
   ASSERT_TRUE(d.drawn);
   EXPECT_EQ(d.rows_total, 5);
-  ASSERT_EQ(d.rows.size(), 5u);
-  EXPECT_EQ(d.cells_on, 32 + 32 + 16 + 16 + 32);
-  EXPECT_EQ(d.cells_on + d.cells_off, 32 * 5);
-  EXPECT_EQ(d.rows[2].mask, 0x55555555u);
+  EXPECT_EQ(d.display_rows, 7) << "the divergent branch gets its two sides";
+  ASSERT_EQ(d.rows.size(), 7u);
+  EXPECT_EQ(d.rows[1].kind, EventKind::Branch);
+  EXPECT_EQ(d.rows[2].side, 1);
+  EXPECT_EQ(d.rows[2].mask, 0x55555555u) << "taken side: even lanes";
+  EXPECT_EQ(d.rows[3].side, 2);
+  EXPECT_EQ(d.rows[3].mask, 0xAAAAAAAAu) << "other side: odd lanes";
+  EXPECT_EQ(d.rows[4].index, 2);
+  EXPECT_EQ(d.rows[4].mask, 0x55555555u);
+  EXPECT_EQ(d.cells_on, 32 + 32 + 16 + 16 + 16 + 16 + 32);
+  EXPECT_EQ(d.cells_on + d.cells_off, 32 * 7);
   EXPECT_DOUBLE_EQ(d.simd_efficiency, hist.simd_efficiency());
   EXPECT_EQ(d.divergent_rows, 2);
   const ViewStyle s;
@@ -300,15 +310,29 @@ TEST(SourceView, LoadsHighlightsAndExplainsMissingFiles) {
   Headless h;
   SourceViewDraw d;
   for (int i = 0; i < 2; ++i)  // the scroll set in frame 1 applies in frame 2
-    h.frame([&] { d = draw_source_view({&f, line + 3, 0, {{line + 3, "32 sectors"}}, 600}); });
+    h.frame([&] {
+      viz::SourceViewInput in;
+      in.file = &f;
+      in.current_line = line + 3;
+      in.notes = {{line + 3, "32 sectors"}};
+      in.marks = {{line + 3, heat_colour(32)}};
+      in.height = 600;
+      d = draw_source_view(in);
+    });
   ASSERT_TRUE(d.drawn);
   EXPECT_FALSE(d.current_rect.empty());
   EXPECT_GT(d.lines_drawn, 10);
   EXPECT_LE(d.first_line, line + 3);
+  EXPECT_EQ(d.marks_drawn, 1);
 
   SourceFile missing = load_source("kernels/nope.cuh", {WS_SOURCE_DIR});
   EXPECT_NE(missing.error.find("kernels/nope.cuh"), std::string::npos);
-  h.frame([&] { d = draw_source_view({&missing, 3, 0, {}, 0}); });
+  h.frame([&] {
+    viz::SourceViewInput in;
+    in.file = &missing;
+    in.current_line = 3;
+    d = draw_source_view(in);
+  });
   EXPECT_FALSE(d.drawn);
   EXPECT_EQ(d.note, missing.error);
 }

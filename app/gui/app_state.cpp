@@ -1,0 +1,737 @@
+// The app's state on the UI thread.
+#include "app/gui/app_state.h"
+
+#include "viz/view_common.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <set>
+
+namespace ws::gui {
+
+namespace {
+
+constexpr std::size_t kHistoryMax = 60;
+
+struct ViewName {
+  View v;
+  const char* name;
+};
+constexpr ViewName kViews[] = {
+    {View::Window, "window"},       {View::BankMap, "bank-map"},   {View::SectorMap, "sector-map"},
+    {View::Divergence, "divergence"}, {View::Charts, "charts"},    {View::Metrics, "metrics"},
+    {View::Stepper, "stepper"},     {View::Compare, "compare"},    {View::Lesson, "lesson"},
+};
+
+std::string params_text(const Params& p) { return ws::to_string(p); }
+
+}  // namespace
+
+std::string_view to_string(View v) {
+  for (const auto& n : kViews)
+    if (n.v == v) return n.name;
+  return "window";
+}
+
+bool view_from_string(std::string_view s, View& out) {
+  for (const auto& n : kViews)
+    if (s == n.name) {
+      out = n.v;
+      return true;
+    }
+  return false;
+}
+
+std::string view_names() {
+  std::string s;
+  for (const auto& n : kViews) s += (s.empty() ? "" : ", ") + std::string(n.name);
+  return s;
+}
+
+std::vector<std::string> source_roots() {
+  std::vector<std::string> roots;
+  if (const char* e = std::getenv("WARPSCOPE_SOURCE_DIR"); e && *e) roots.push_back(e);
+#if defined(WS_SOURCE_DIR)
+  roots.push_back(WS_SOURCE_DIR);
+#endif
+#if defined(WS_INSTALL_SHARE_DIR)
+  roots.push_back(WS_INSTALL_SHARE_DIR);
+#endif
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    roots.push_back((exe.parent_path() / "..").lexically_normal().string());
+    roots.push_back((exe.parent_path() / "../share/warpscope").lexically_normal().string());
+  }
+  roots.push_back(".");
+  return roots;
+}
+
+// ---------------------------------------------------------------------------------------
+// Loaded
+
+const KeptLaunch* Loaded::kept() const {
+  if (!run || run->kept.empty()) return nullptr;
+  return &run->kept[std::min(sel.launch, run->kept.size() - 1)];
+}
+
+const std::vector<WarpEvent>& Loaded::events() const {
+  static const std::vector<WarpEvent> none;
+  const KeptLaunch* k = kept();
+  return k ? k->events : none;
+}
+
+const ArrayDesc* Loaded::array_of(const WarpEvent& e) const {
+  const KeptLaunch* k = kept();
+  if (!k) return nullptr;
+  for (const ArrayDesc& a : k->info.arrays)
+    if (a.id == e.array) return &a;
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------
+// AppState
+
+AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(worker) {
+  presenter_on = opt.presenter;
+  const auto& cat = catalogue();
+  if (!opt.family.empty() || !opt.variant.empty()) {
+    const VariantInfo* v = nullptr;
+    if (!opt.variant.empty()) v = find_variant(opt.family, opt.variant);
+    if (!v)  // a family alone opens its first variant
+      for (const auto& c : cat)
+        if (c.family == opt.family && opt.variant.empty()) {
+          v = &c;
+          break;
+        }
+    if (v) {
+      sel_.family = v->family;
+      sel_.variant = v->name;
+    } else {
+      add_notice("unknown kernel " + opt.family + (opt.variant.empty() ? "" : "/" + opt.variant) +
+                     ": showing the first in the catalogue",
+                 true);
+    }
+  }
+  if (sel_.family.empty() && !cat.empty()) {
+    sel_.family = cat.front().family;
+    sel_.variant = cat.front().name;
+  }
+  sel_.params = opt.params;
+  lesson = make_lesson_panel();
+  if (!opt.lesson.empty()) {
+    std::string err;
+    if (!lesson->open(opt.lesson, err)) add_notice(err, true);
+  }
+  default_sweep_params();
+  request_run();
+}
+
+void AppState::add_notice(const std::string& text, bool error) {
+  for (const Notice& n : notices)
+    if (n.text == text) return;
+  notices.push_back({text, error});
+  if (notices.size() > 8) notices.erase(notices.begin());
+}
+
+const VariantInfo* AppState::variant_info() const { return find_variant(sel_.family, sel_.variant); }
+
+DeviceLimits AppState::limits() const {
+  return worker_.ready() ? worker_.device().limits : DeviceLimits{};
+}
+
+bool AppState::emulated() const { return worker_.ready() && worker_.backend_kind() == BackendKind::Emu; }
+
+std::string AppState::backend_line() const {
+  if (!worker_.ready()) return "starting the backend...";
+  const DeviceInfo d = worker_.device();
+  if (worker_.backend_kind() == BackendKind::Emu) return "SIMT emulator (no GPU)";
+  return d.name + (d.driver.empty() ? "" : ", driver " + d.driver);
+}
+
+void AppState::select(const std::string& family, const std::string& variant) {
+  const VariantInfo* v = find_variant(family, variant);
+  if (!v) {
+    add_notice("unknown kernel " + family + "/" + variant, true);
+    return;
+  }
+  const bool same_family = family == sel_.family;
+  sel_.family = family;
+  sel_.variant = variant;
+  // Keep the values the new variant also has, so switching naive -> tiled keeps n.
+  Params kept;
+  for (const ParamSpec& ps : v->params)
+    if (auto it = sel_.params.find(ps.name); it != sel_.params.end()) kept[ps.name] = it->second;
+  sel_.params = kept;
+  sel_.launch = 0;
+  if (!same_family) {
+    sel_.block = 0;
+    sel_.warp = 0;
+  }
+  default_sweep_params();
+  request_run();
+}
+
+void AppState::set_param(const std::string& name, long long value) {
+  sel_.params[name] = value;
+  request_run();
+}
+
+void AppState::set_params(const Params& p) {
+  for (const auto& [k, v] : p) sel_.params[k] = v;
+  request_run();
+}
+
+void AppState::set_block(std::uint32_t block) {
+  sel_.block = block;
+  request_run();
+}
+
+void AppState::set_warp(std::uint16_t warp) {
+  sel_.warp = warp;
+  main.sel.warp = warp;
+  derive(main, false);
+  if (cmp.valid()) {
+    cmp.sel.warp = warp;
+    derive(cmp, true);
+  }
+  stepper.order = main.order;
+  stepper.seek(0);
+}
+
+void AppState::set_launch(std::size_t launch) {
+  sel_.launch = launch;
+  main.sel.launch = launch;
+  derive(main, false);
+  stepper.order = main.order;
+  stepper.seek(0);
+}
+
+void AppState::set_compare(bool on, const std::string& variant, const Params& overrides) {
+  compare_mode = on;
+  if (!variant.empty()) {
+    compare_variant = variant;
+    compare_overrides = overrides;
+  }
+  if (on && compare_variant.empty()) {
+    const VariantInfo* v = variant_info();
+    const bool has_pad = v && std::any_of(v->params.begin(), v->params.end(),
+                                          [](const ParamSpec& p) { return p.name == "pad"; });
+    if (has_pad) {
+      compare_variant = sel_.variant;
+      const auto it = completed_.find("pad");
+      compare_overrides = {{"pad", it != completed_.end() && it->second != 0 ? 0 : 1}};
+    } else {
+      std::vector<std::string> names;
+      for (const auto& c : catalogue())
+        if (c.family == sel_.family) names.push_back(c.name);
+      auto it = std::find(names.begin(), names.end(), sel_.variant);
+      if (it != names.end() && it != names.begin()) compare_variant = *(it - 1);
+      else if (it != names.end() && it + 1 != names.end()) compare_variant = *(it + 1);
+      else compare_variant = sel_.variant;
+      compare_overrides.clear();
+    }
+  }
+  if (!on) cmp = Loaded{};
+  if (on) request_run();
+}
+
+std::string AppState::compare_label() const {
+  std::string s = compare_variant;
+  for (const auto& [k, v] : compare_overrides) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
+Job AppState::make_job(JobKind k, const std::string& variant, const Params& p) const {
+  Job j;
+  j.kind = k;
+  j.family = sel_.family;
+  j.variant = variant;
+  j.params = p;
+  j.opt.timing = true;
+  j.opt.totals = true;
+  j.opt.keep_blocks = (k == JobKind::Main || k == JobKind::Compare)
+                          ? std::vector<std::uint32_t>{sel_.block}
+                          : std::vector<std::uint32_t>{};
+  return j;
+}
+
+void AppState::request_run() {
+  const VariantInfo* v = variant_info();
+  if (!v) {
+    refusal_ = "unknown kernel " + sel_.family + "/" + sel_.variant;
+    return;
+  }
+  Params full;
+  refusal_ = validate(*v, sel_.params, limits(), full);
+  if (!refusal_.empty()) return;
+  completed_ = full;
+  // A block outside the new grid falls back to block 0.
+  const Plan plan = v->plan(full);
+  if (!plan.launches.empty()) {
+    const std::size_t li = std::min(sel_.launch, plan.launches.size() - 1);
+    if (sel_.block >= plan.launches[li].grid.count()) sel_.block = 0;
+    const unsigned warps = unsigned((plan.launches[li].block.count() + 31) / 32);
+    if (sel_.warp >= warps) sel_.warp = 0;
+  }
+  Job j = make_job(JobKind::Main, sel_.variant, full);
+  j.gen = next_gen_++;
+  main_pending_gen_ = j.gen;
+  worker_.submit(j);
+  if (compare_mode) {
+    const VariantInfo* cv = find_variant(sel_.family, compare_variant);
+    if (cv) {
+      Params given, cfull;
+      for (const ParamSpec& ps : cv->params) {
+        if (auto it = full.find(ps.name); it != full.end()) given[ps.name] = it->second;
+        if (auto it = compare_overrides.find(ps.name); it != compare_overrides.end()) given[ps.name] = it->second;
+      }
+      const std::string why = validate(*cv, given, limits(), cfull);
+      if (why.empty()) {
+        Job c = make_job(JobKind::Compare, compare_variant, cfull);
+        c.gen = next_gen_++;
+        cmp_pending_gen_ = c.gen;
+        worker_.submit(c);
+      } else {
+        add_notice("comparison " + compare_label() + " cannot run with these parameters: " + why, true);
+      }
+    }
+  }
+  if (live_charts) request_bars();
+  const std::string peers_key = sel_.family + " " + std::to_string(plan.logical_bytes);
+  if (peers_key != peers_for_) {
+    peers_for_ = peers_key;
+    request_peers();
+  }
+}
+
+void AppState::request_bars() {
+  Params full = completed_;
+  Job j = make_job(JobKind::Bars, sel_.variant, full);
+  j.gen = next_gen_++;
+  bars_pending_gen_ = j.gen;
+  worker_.submit(j);
+}
+
+void AppState::request_peers() {
+  Job j = make_job(JobKind::Peers, sel_.variant, completed_);
+  j.opt.timing = true;
+  j.gen = next_gen_++;
+  peers_pending_gen_ = j.gen;
+  worker_.submit(j);
+}
+
+std::vector<long long> AppState::sweep_values(const std::string& param) const {
+  const VariantInfo* v = variant_info();
+  if (!v) return {};
+  for (const ParamSpec& ps : v->params) {
+    if (ps.name != param) continue;
+    if (!ps.choices.empty()) return ps.choices;
+    if (ps.max - ps.min + 1 <= 9) {
+      std::vector<long long> out;
+      for (long long x = ps.min; x <= ps.max; ++x) out.push_back(x);
+      return out;
+    }
+    // Wide ranges: powers of two around the current value (sizes, mostly).
+    const auto cur_it = completed_.find(param);
+    const long long cur = cur_it != completed_.end() ? cur_it->second : ps.def;
+    std::vector<long long> out;
+    for (long long x = 1; x <= ps.max && x > 0; x *= 2)
+      if (x >= ps.min && x >= cur / 8 && x <= cur * 4) out.push_back(x);
+    if (out.empty()) out.push_back(cur);
+    return out;
+  }
+  return {};
+}
+
+void AppState::default_sweep_params() {
+  const VariantInfo* v = variant_info();
+  sweep_x.clear();
+  sweep_series.clear();
+  if (!v || v->params.empty()) return;
+  auto has = [&](const char* n) {
+    return std::any_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == n; });
+  };
+  if (has("tile")) sweep_x = "tile";
+  if (has("pad")) sweep_series = "pad";
+  for (const ParamSpec& p : v->params) {
+    if (sweep_x.empty() && !p.choices.empty() && p.name != "n") sweep_x = p.name;
+    else if (sweep_series.empty() && p.name != sweep_x && !p.choices.empty()) sweep_series = p.name;
+  }
+  if (sweep_x.empty()) sweep_x = v->params.front().name;
+  if (sweep_series == sweep_x) sweep_series.clear();
+}
+
+void AppState::request_sweep() {
+  if (!refusal_.empty()) {
+    add_notice("sweep not started: " + refusal_, true);
+    return;
+  }
+  Job j = make_job(JobKind::Sweep, sel_.variant, completed_);
+  j.sweep_x = sweep_x;
+  j.sweep_series = sweep_series;
+  j.xs = sweep_values(sweep_x);
+  if (!sweep_series.empty()) j.ss = sweep_values(sweep_series);
+  j.gen = next_gen_++;
+  sweep_pending_gen_ = j.gen;
+  sweep.clear();
+  sweep_for = sel_.family + "/" + sel_.variant;
+  worker_.submit(j);
+}
+
+bool AppState::any_pending() const {
+  return main_pending_gen_ || cmp_pending_gen_ || bars_pending_gen_ || sweep_pending_gen_ ||
+         peers_pending_gen_;
+}
+
+void AppState::poll() {
+  if (!worker_ready_seen_ && worker_.ready()) {
+    worker_ready_seen_ = true;
+    if (const std::string e = worker_.error(); !e.empty()) add_notice(e, true);
+    // Validation before the backend was up used default limits; check again with its own.
+    const std::string before = refusal_;
+    Params full;
+    if (const VariantInfo* v = variant_info()) {
+      const std::string now = validate(*v, sel_.params, limits(), full);
+      if (now != before) {
+        refusal_ = now;
+        if (now.empty()) request_run();
+      }
+    }
+  }
+  for (JobResult& r : worker_.take()) install(r);
+}
+
+void AppState::install(JobResult& r) {
+  switch (r.kind) {
+    case JobKind::Main: {
+      if (r.gen != main_pending_gen_) return;  // an older run finished after a newer request
+      main_pending_gen_ = 0;
+      const bool keep = main.valid() && main.sel.family == r.job.family &&
+                        main.sel.variant == r.job.variant && main.sel.block == sel_.block &&
+                        main.sel.warp == sel_.warp;
+      main.run = r.run;
+      main.gen = r.gen;
+      main.seconds = r.seconds;
+      main.sel = sel_;
+      main.sel.variant = r.job.variant;
+      main.sel.params = r.job.params;
+      if (!r.job.opt.keep_blocks.empty()) main.sel.block = r.job.opt.keep_blocks.front();
+      derive(main, keep);
+      const std::size_t pos = stepper.pos;
+      stepper.order = main.order;
+      stepper.seek(keep ? pos : 0);
+      if (!stepper.order.empty() && !keep) stepper.playing = false;
+      const RunResult& rr = *main.run;
+      if (rr.error.empty() && rr.timing.throughput > 0) {
+        HistoryPoint h;
+        h.run = ++runs_done;
+        h.series = r.job.variant;
+        h.label = r.job.variant + " " + params_text(r.job.params);
+        h.throughput = rr.timing.throughput;
+        h.unit = rr.timing.unit;
+        h.wrong = !rr.ok();
+        h.modelled = !rr.timing.measured;
+        history.push_back(h);
+        while (history.size() > kHistoryMax) history.pop_front();
+      }
+      break;
+    }
+    case JobKind::Compare:
+      if (r.gen != cmp_pending_gen_) return;
+      cmp_pending_gen_ = 0;
+      cmp.run = r.run;
+      cmp.gen = r.gen;
+      cmp.seconds = r.seconds;
+      cmp.sel = sel_;
+      cmp.sel.variant = r.job.variant;
+      cmp.sel.params = r.job.params;
+      derive(cmp, false);
+      break;
+    case JobKind::Bars:
+      if (r.gen != bars_pending_gen_) return;
+      bars_pending_gen_ = 0;
+      bars = std::move(r.bars);
+      bars_family = r.job.family;
+      bars_cancelled = r.cancelled;
+      break;
+    case JobKind::Sweep:
+      if (r.gen != sweep_pending_gen_) return;
+      sweep_pending_gen_ = 0;
+      sweep = std::move(r.sweep);
+      break;
+    case JobKind::Peers:
+      if (r.gen != peers_pending_gen_) return;
+      peers_pending_gen_ = 0;
+      peers = std::move(r.peers);
+      break;
+  }
+}
+
+void AppState::derive(Loaded& l, bool) {
+  l.info = find_variant(l.sel.family, l.sel.variant);
+  if (l.info && (l.source.path.empty() || l.source.path.find(l.info->source_file) == std::string::npos)) {
+    l.source = viz::load_source(l.info->source_file, source_roots());
+  }
+  l.struct_line = l.info ? viz::find_struct_line(l.source, l.info->entry) : 0;
+  const auto& ev = l.events();
+  l.order = viz::warp_events(ev, l.sel.block, l.sel.warp);
+  l.mask = sim::mask_history(ev, l.sel.block, l.sel.warp);
+  // What the trace did on each source line, for the source view's margin.
+  struct LineSum {
+    unsigned events = 0, max_degree = 0, max_sectors = 0, ideal = 0, divergent = 0, branches = 0;
+    bool shared = false, global = false;
+  };
+  std::map<int, LineSum> sums;
+  const sim::DeviceModel m;
+  for (std::size_t i : l.order) {
+    const WarpEvent& e = ev[i];
+    LineSum& s = sums[e.line];
+    ++s.events;
+    if (is_shared(e.kind)) {
+      s.shared = true;
+      s.max_degree = std::max(s.max_degree, sim::analyze_shared(e, m).max_degree);
+    } else if (is_global(e.kind)) {
+      s.global = true;
+      const sim::GlobalAccess g = sim::analyze_global(e, m);
+      if (g.sectors > s.max_sectors) {
+        s.max_sectors = g.sectors;
+        s.ideal = g.ideal_sectors;
+      }
+    } else if (e.kind == EventKind::Branch) {
+      ++s.branches;
+      const std::uint32_t t = e.ballot & e.mask;
+      if (t != 0 && t != e.mask) ++s.divergent;
+    }
+  }
+  l.notes.clear();
+  l.marks.clear();
+  for (const auto& [line, s] : sums) {
+    std::string n;
+    if (s.shared)
+      n += s.max_degree > 1 ? std::to_string(s.max_degree) + "-way bank conflict" : "no bank conflict";
+    if (s.global) {
+      if (!n.empty()) n += ", ";
+      n += std::to_string(s.max_sectors) + " sectors/request (ideal " + std::to_string(s.ideal) + ")";
+    }
+    if (s.branches) {
+      if (!n.empty()) n += ", ";
+      n += s.divergent ? "diverges " + std::to_string(s.divergent) + " of " + std::to_string(s.branches) + " times"
+                       : "uniform branch";
+    }
+    if (n.empty()) continue;
+    l.notes[line] = n + (s.events > 1 ? " (x" + std::to_string(s.events) + ")" : "");
+    const bool conflict = s.max_degree > 1 || s.max_sectors > s.ideal;
+    l.marks[line] = conflict ? viz::heat_colour(32) : s.divergent ? viz::ballot_false_colour({}) : viz::heat_colour(1);
+  }
+}
+
+std::size_t AppState::compare_pos() const {
+  if (cmp.order.empty()) return 0;
+  return std::min(stepper.pos, cmp.order.size() - 1);
+}
+
+std::size_t AppState::interesting_pos(View v) const {
+  const auto& ev = main.events();
+  const auto& ord = main.order;
+  const sim::DeviceModel m;
+  auto first = [&](auto pred) -> std::optional<std::size_t> {
+    for (std::size_t p = 0; p < ord.size(); ++p)
+      if (pred(ev[ord[p]])) return p;
+    return std::nullopt;
+  };
+  std::optional<std::size_t> p;
+  switch (v) {
+    case View::BankMap:
+    case View::Compare:
+      p = first([&](const WarpEvent& e) { return is_shared(e.kind) && sim::analyze_shared(e, m).conflicts > 0; });
+      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::SharedLoad; });
+      if (!p) p = first([](const WarpEvent& e) { return is_shared(e.kind); });
+      break;
+    case View::SectorMap:
+      p = first([&](const WarpEvent& e) {
+        if (!is_global(e.kind)) return false;
+        const auto g = sim::analyze_global(e, m);
+        return g.sectors > g.ideal_sectors;
+      });
+      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::GlobalStore; });
+      if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind); });
+      break;
+    case View::Divergence:
+      p = first([](const WarpEvent& e) {
+        const std::uint32_t t = e.ballot & e.mask;
+        return e.kind == EventKind::Branch && t != 0 && t != e.mask;
+      });
+      if (!p) p = first([](const WarpEvent& e) { return e.mask != 0xFFFFFFFFu; });
+      break;
+    case View::Stepper:
+    case View::Window:
+      p = first([&](const WarpEvent& e) { return viz::is_conflict(e, m); });
+      break;
+    default:
+      break;
+  }
+  return p.value_or(0);
+}
+
+unsigned AppState::grid_row_elems(const ArrayDesc& a) const {
+  if (grid_row_override) return grid_row_override;
+  const Params& p = main.sel.params;
+  auto get = [&](const char* k) -> long long {
+    auto it = p.find(k);
+    return it == p.end() ? -1 : it->second;
+  };
+  const long long tile = get("tile"), pad = std::max(0LL, get("pad"));
+  if (tile > 0 && a.count == std::uint64_t(tile * (tile + pad))) return unsigned(tile + pad);
+  // A square array whose side is one of the parameters is a 2D tile (matmul's As, Bs).
+  const auto side = std::uint64_t(std::llround(std::sqrt(double(a.count))));
+  if (side * side == a.count)
+    for (const auto& [k, v] : p)
+      if (v > 0 && std::uint64_t(v) == side) return unsigned(side);
+  return 0;  // one row = one pass over the banks: column = bank
+}
+
+// --- charts ---------------------------------------------------------------------------
+
+double AppState::copy_gbps() const {
+  for (const PeerResult& p : peers)
+    if (p.peer == Peer::MemcpyD2D && p.error.empty() && p.timing.throughput > 0) return p.timing.throughput;
+  return 0;
+}
+
+double AppState::peak() const {
+  const std::string unit = main.valid() ? main.run->timing.unit : "GB/s";
+  if (!worker_.ready()) return 0;
+  const DeviceInfo d = worker_.device();
+  const sim::DeviceModel m;
+  if (unit == "GB/s") return d.peak_gbps > 0 ? d.peak_gbps : (emulated() ? m.dram_gbps : 0);
+  if (unit == "GFLOP/s" && emulated()) return m.fp32_gflops;
+  return 0;
+}
+
+std::map<std::string, std::string> AppState::export_meta() const {
+  std::map<std::string, std::string> m;
+  const DeviceInfo d = worker_.device();
+  m["device"] = emulated() ? "SIMT emulator (modelled " + sim::DeviceModel{}.name + ")" : d.name;
+  if (!d.driver.empty()) m["driver"] = d.driver;
+  if (!d.runtime.empty()) m["runtime"] = d.runtime;
+  m["kernel"] = sel_.family + "/" + sel_.variant;
+  m["params"] = ws::to_string(completed_);
+  m["times"] = emulated() ? "modelled by the emulator, not measured" : "measured with CUDA events";
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  m["date"] = buf;
+  m["tool"] = "warpscope";
+  return m;
+}
+
+viz::ChartSpec AppState::history_chart() const {
+  viz::ChartSpec c;
+  c.title = "Throughput per run";
+  c.x_label = "run";
+  const std::string unit = history.empty() ? "GB/s" : history.back().unit;
+  c.y_label = unit;
+  std::map<std::string, std::size_t> index;
+  for (const HistoryPoint& h : history) {
+    if (h.unit != unit) continue;
+    auto it = index.find(h.series);
+    if (it == index.end()) {
+      it = index.emplace(h.series, c.series.size()).first;
+      viz::Series s;
+      s.name = h.series;
+      s.kind = viz::SeriesKind::Line;
+      c.series.push_back(s);
+    }
+    viz::Series& s = c.series[it->second];
+    s.x.push_back(h.run);
+    s.y.push_back(h.throughput);
+    s.wrong.push_back(h.wrong);
+    s.modelled.push_back(h.modelled);
+  }
+  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  if (const double cp = copy_gbps(); cp > 0 && unit == "GB/s")
+    c.refs.push_back({emulated() ? "copy (modelled)" : "cudaMemcpy D2D", cp, 0});
+  c.meta = export_meta();
+  return c;
+}
+
+viz::ChartSpec AppState::bars_chart() const {
+  viz::ChartSpec c;
+  c.title = "Variants of " + (bars_family.empty() ? sel_.family : bars_family) + " at " + ws::to_string(completed_);
+  c.x_label = "variant";
+  viz::Series s;
+  s.name = "throughput";
+  s.kind = viz::SeriesKind::Bars;
+  std::string unit;
+  for (std::size_t i = 0; i < bars.size(); ++i) {
+    const BarPoint& b = bars[i];
+    const bool ran = b.skipped.empty() && b.result.error.empty();
+    c.categories.push_back(ran ? b.variant : b.variant + " (n/a)");
+    s.x.push_back(double(i));
+    s.y.push_back(ran ? b.result.timing.throughput : NAN);
+    s.wrong.push_back(ran && !b.result.ok());
+    s.modelled.push_back(ran && !b.result.timing.measured);
+    if (ran && unit.empty()) unit = b.result.timing.unit;
+  }
+  c.y_label = unit.empty() ? "GB/s" : unit;
+  c.series.push_back(s);
+  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  for (const PeerResult& p : peers) {
+    if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != c.y_label) continue;
+    std::string name = std::string(ws::to_string(p.peer));
+    if (!p.timing.measured) name += " (modelled)";
+    c.refs.push_back({name, p.timing.throughput, 0});
+  }
+  c.meta = export_meta();
+  return c;
+}
+
+viz::ChartSpec AppState::sweep_chart() const {
+  viz::ChartSpec c;
+  c.title = "Sweep of " + sweep_x + (sweep_series.empty() ? "" : " x " + sweep_series) + " (" + sweep_for + ")";
+  c.x_label = sweep_x;
+  std::map<long long, std::size_t> index;
+  std::string unit;
+  for (const SweepPoint& p : sweep) {
+    if (!p.skipped.empty() || !p.error.empty()) continue;
+    auto it = index.find(p.s);
+    if (it == index.end()) {
+      it = index.emplace(p.s, c.series.size()).first;
+      viz::Series s;
+      s.name = sweep_series.empty() ? sweep_for : sweep_series + "=" + std::to_string(p.s);
+      s.kind = viz::SeriesKind::Line;
+      c.series.push_back(s);
+    }
+    viz::Series& s = c.series[it->second];
+    s.x.push_back(double(p.x));
+    s.y.push_back(p.throughput);
+    s.wrong.push_back(!p.verified);
+    s.modelled.push_back(!p.measured);
+    if (unit.empty()) unit = p.unit;
+  }
+  c.y_label = unit.empty() ? "GB/s" : unit;
+  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  c.meta = export_meta();
+  return c;
+}
+
+void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params) {
+  if (!find_variant(family, variant)) {
+    add_notice("the lesson names an unknown kernel " + family + "/" + variant, true);
+    return;
+  }
+  sel_.family = family;
+  sel_.variant = variant;
+  sel_.params = params;
+  sel_.launch = 0;
+  default_sweep_params();
+  request_run();
+}
+
+}  // namespace ws::gui

@@ -1,0 +1,192 @@
+#pragma once
+// The app's state on the UI thread: what is selected, the installed results and what the
+// views derive from them, the stepper, the charts' data, notices and exports. Runs go to
+// the worker; poll() installs what came back. Nothing here draws.
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/gui.h"
+#include "app/gui/lesson_panel.h"
+#include "app/gui/worker.h"
+#include "kernels/backend.h"
+#include "sim/model.h"
+#include "viz/chart.h"
+#include "viz/source_view.h"
+#include "viz/stepper.h"
+
+namespace ws::gui {
+
+enum class View { Window, BankMap, SectorMap, Divergence, Charts, Metrics, Stepper, Compare, Lesson };
+std::string_view to_string(View v);
+bool view_from_string(std::string_view s, View& out);
+std::string view_names();  // "window, bank-map, ..." for messages
+
+struct Selection {
+  std::string family, variant;
+  Params params;             // as the student set them (completed by validate)
+  std::uint32_t block = 0;   // the block whose events are kept
+  std::uint16_t warp = 0;    // the warp the stepper walks
+  std::size_t launch = 0;    // which launch of a multi-launch variant
+};
+
+// One finished run and what the views derive from it.
+struct Loaded {
+  std::shared_ptr<const RunResult> run;
+  Selection sel;
+  std::uint64_t gen = 0;
+  double seconds = 0;
+  const VariantInfo* info = nullptr;
+  viz::SourceFile source;
+  int struct_line = 0;               // where the kernel's struct starts in its source
+  std::vector<std::size_t> order;    // the warp's events in the kept launch
+  sim::MaskHistory mask;
+  std::map<int, std::string> notes;  // source line -> what the trace did there
+  std::map<int, std::uint32_t> marks;  // source line -> gutter dot: red conflict, orange divergence, green fine
+  bool valid() const { return run != nullptr; }
+  const KeptLaunch* kept() const;    // the launch shown (nullptr: none kept)
+  const std::vector<WarpEvent>& events() const;
+  const ArrayDesc* array_of(const WarpEvent& e) const;
+};
+
+struct HistoryPoint {
+  int run = 0;
+  std::string label;  // "tiled n=1024 tile=32 pad=1"
+  std::string series; // variant name: one colour per variant
+  double throughput = 0;
+  std::string unit;
+  bool wrong = false, modelled = false;
+};
+
+struct Notice {
+  std::string text;
+  bool error = false;
+};
+
+struct Panels {
+  bool controls = true, stepper = true, source = true, bank = true, sector = true,
+       mask = true, metrics = true, charts = true, lesson = true;
+};
+
+class AppState : public LessonHost {
+ public:
+  AppState(const GuiOptions& opt, Worker& worker);
+
+  // --- selection (each change re-runs on the worker) ---
+  void select(const std::string& family, const std::string& variant);
+  // @post the parameter is set and a run is requested, or refusal() says why not.
+  void set_param(const std::string& name, long long value);
+  void set_params(const Params& p);
+  void set_block(std::uint32_t block);
+  void set_warp(std::uint16_t warp);
+  void set_launch(std::size_t launch);
+  const Selection& selection() const { return sel_; }
+  const VariantInfo* variant_info() const;
+  // Why the current parameters cannot run ("" when they can). The last good result stays
+  // on screen, marked as not matching the controls.
+  const std::string& refusal() const { return refusal_; }
+  Params completed_params() const { return completed_; }
+  DeviceLimits limits() const;
+
+  // --- running ---
+  void request_run();
+  void request_bars();
+  void request_sweep();
+  void request_peers();
+  void poll();  // installs finished results; call once per frame
+  bool main_pending() const { return main_pending_gen_ != 0; }
+  bool any_pending() const;
+  Worker& worker() { return worker_; }
+  const Worker& worker() const { return worker_; }
+
+  // --- views ---
+  Loaded main, cmp;
+  viz::StepperState stepper;
+  bool compare_mode = false;
+  std::string compare_variant;
+  Params compare_overrides;  // B's parameters that differ from A's
+  // Turns compare mode on or off. With no variant named, B is the family's padding knob
+  // flipped when the variant has one (the comparison students ask for first), else the
+  // variant before this one in the family (its baseline).
+  void set_compare(bool on, const std::string& variant = "", const Params& overrides = {});
+  std::size_t compare_pos() const;
+  std::string compare_label() const;  // "tiled pad=1"  // the comparison side's position, in step with main
+  // The first event of the warp that a view is about (a conflict for the maps, a divergent
+  // branch for the mask strip), or 0.
+  std::size_t interesting_pos(View v) const;
+  unsigned grid_row_elems(const ArrayDesc& a) const;
+  unsigned grid_row_override = 0;
+
+  // --- charts ---
+  std::deque<HistoryPoint> history;
+  int runs_done = 0;
+  std::vector<BarPoint> bars;
+  std::string bars_family;
+  bool bars_cancelled = false;
+  std::vector<SweepPoint> sweep;
+  std::string sweep_x, sweep_series;           // parameter names
+  std::string sweep_for;                       // "family/variant" the sweep belongs to
+  std::vector<PeerResult> peers;
+  bool live_charts = true;                     // bars follow every change
+  std::vector<long long> sweep_values(const std::string& param) const;
+  viz::ChartSpec history_chart() const;
+  viz::ChartSpec bars_chart() const;
+  viz::ChartSpec sweep_chart() const;
+  double copy_gbps() const;     // the memcpy peer's throughput (0: none)
+  double peak() const;          // theoretical peak in the main run's unit (0: unknown)
+  std::map<std::string, std::string> export_meta() const;
+
+  // --- window state ---
+  bool presenter_on = false;
+  float font_size = 17, presenter_font_size = 30;
+  bool font_dirty = true;       // the session rebuilds the font atlas between frames
+  bool fullscreen_request = false;
+  Panels panels;
+  View single_view = View::Window;  // screenshots: draw only this view
+  std::string export_dir = ".";
+  std::string last_export;          // what the last export wrote, or why it failed
+  bool last_export_failed = false;
+  bool window_png_request = false;  // the session writes the next frame to a PNG
+  std::vector<Notice> notices;
+  void add_notice(const std::string& text, bool error);
+  bool emulated() const;
+  std::string backend_line() const;  // "emulator" or the GPU's name, for the title bar
+  std::unique_ptr<LessonPanel> lesson;
+  bool quit_request = false;
+  double frame_ms_median = 0;  // over the last frames (0 until there are enough)
+
+  // --- LessonHost ---
+  void open_lab(const std::string& family, const std::string& variant, const Params& params) override;
+  std::shared_ptr<const RunResult> latest_result() const override { return main.run; }
+  std::uint64_t result_generation() const override { return main.gen; }
+  bool run_pending() const override { return main_pending(); }
+  DeviceInfo device() const override { return worker_.device(); }
+  bool presenter() const override { return presenter_on; }
+  void notice(const std::string& text) override { add_notice(text, false); }
+
+ private:
+  void install(JobResult& r);
+  void derive(Loaded& l, bool keep_pos);
+  Job make_job(JobKind k, const std::string& variant, const Params& p) const;
+  void default_sweep_params();
+
+  GuiOptions opt_;
+  Worker& worker_;
+  Selection sel_;
+  Params completed_;
+  std::string refusal_;
+  std::uint64_t next_gen_ = 1;
+  std::uint64_t main_pending_gen_ = 0, cmp_pending_gen_ = 0, bars_pending_gen_ = 0,
+                sweep_pending_gen_ = 0, peers_pending_gen_ = 0;
+  std::string peers_for_;   // the family/size the peers were measured for
+  bool worker_ready_seen_ = false;
+};
+
+// Source roots searched for a variant's family header: $WARPSCOPE_SOURCE_DIR, the source
+// tree this was built from, the install's share directory, the working directory.
+std::vector<std::string> source_roots();
+
+}  // namespace ws::gui

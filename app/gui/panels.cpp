@@ -1,0 +1,887 @@
+// The window's panels and their layout.
+#include "app/gui/panels.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/gui/export.h"
+#include "app/gui/platform/glfw_gl3.h"
+#include "viz/chart_paint.h"
+#include "viz/imgui_util.h"
+
+namespace ws::gui {
+
+using platform::Keys;
+using viz::Rect;
+
+namespace {
+
+constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
+                                         ImGuiWindowFlags_NoCollapse |
+                                         ImGuiWindowFlags_NoSavedSettings |
+                                         ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+viz::ViewStyle style_of(const AppState& s) {
+  return s.presenter_on ? viz::ViewStyle::presenter() : viz::ViewStyle{};
+}
+
+// Opens a panel window at a fixed place; false when it is not visible this frame.
+bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra = 0) {
+  ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(r.w(), r.h()), ImGuiCond_Always);
+  const bool open = ImGui::Begin(title, nullptr, kPanelFlags | extra);
+  fd.panels[title] = r;
+  ++fd.panels_drawn;
+  return open;
+}
+
+// The event a map shows: the current one when it is of the map's kind, else the latest
+// such event before it, else the next one after it.
+struct MapPick {
+  const WarpEvent* e = nullptr;
+  std::size_t pos = 0;
+  int where = 0;  // 0 current, -1 before, +1 after
+};
+
+MapPick pick_event(const Loaded& l, std::size_t pos, bool shared) {
+  MapPick p;
+  const auto& ev = l.events();
+  if (l.order.empty()) return p;
+  pos = std::min(pos, l.order.size() - 1);
+  auto match = [&](std::size_t q) {
+    const WarpEvent& e = ev[l.order[q]];
+    return shared ? is_shared(e.kind) : is_global(e.kind);
+  };
+  for (std::size_t q = pos + 1; q-- > 0;)
+    if (match(q)) {
+      p.e = &ev[l.order[q]];
+      p.pos = q;
+      p.where = q == pos ? 0 : -1;
+      return p;
+    }
+  for (std::size_t q = pos + 1; q < l.order.size(); ++q)
+    if (match(q)) {
+      p.e = &ev[l.order[q]];
+      p.pos = q;
+      p.where = 1;
+      return p;
+    }
+  return p;
+}
+
+std::string map_caption(const Loaded& l, const MapPick& p, const char* what) {
+  char b[200];
+  std::snprintf(b, sizeof b, "%s/%s - block %u warp %u - event %zu of %zu, line %u%s%s", l.sel.family.c_str(),
+                l.sel.variant.c_str(), l.sel.block, unsigned(l.sel.warp), p.pos + 1, l.order.size(),
+                p.e ? unsigned(p.e->line) : 0u, p.where == 0 ? "" : p.where < 0 ? " - the latest " : " - the next ",
+                p.where == 0 ? "" : what);
+  return b;
+}
+
+void no_result(const AppState& s, const Loaded& l) {
+  if (l.valid()) return;
+  if (s.main_pending() || !s.worker().ready())
+    ImGui::TextDisabled("Running %s/%s on the %s...", s.selection().family.c_str(),
+                        s.selection().variant.c_str(), s.emulated() ? "emulator" : "backend");
+  else
+    ImGui::TextDisabled("No result yet.");
+}
+
+// --- panels -----------------------------------------------------------------------------
+
+viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
+  if (!l.valid()) {
+    no_result(s, l);
+    return {};
+  }
+  const MapPick p = pick_event(l, pos, true);
+  viz::BankMapInput in;
+  in.event = p.e;
+  in.array = p.e ? l.array_of(*p.e) : nullptr;
+  in.row_elems = in.array ? s.grid_row_elems(*in.array) : 0;
+  in.caption = p.e ? map_caption(l, p, "shared access") : "";
+  if (!p.e) {
+    in.caption = l.sel.variant + ": this warp makes no shared-memory access";
+  }
+  return viz::draw_bank_map(in, style_of(s));
+}
+
+viz::SectorMapDraw sector_panel(AppState& s, const Loaded& l, std::size_t pos) {
+  if (!l.valid()) {
+    no_result(s, l);
+    return {};
+  }
+  const MapPick p = pick_event(l, pos, false);
+  viz::SectorMapInput in;
+  in.event = p.e;
+  in.array = p.e ? l.array_of(*p.e) : nullptr;
+  in.caption = p.e ? map_caption(l, p, "global access") : l.sel.variant + ": this warp makes no global access";
+  return viz::draw_sector_map(in, style_of(s));
+}
+
+viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, float height = 0) {
+  if (!l.valid()) {
+    no_result(s, l);
+    return {};
+  }
+  viz::SourceViewInput in;
+  in.file = &l.source;
+  in.current_line = l.order.empty() ? 0 : l.events()[l.order[std::min(pos, l.order.size() - 1)]].line;
+  in.focus_line = l.struct_line;
+  in.notes = l.notes;
+  in.marks = l.marks;
+  in.height = height;
+  if (!l.source.path.empty()) ImGui::TextDisabled("%s", l.source.path.c_str());
+  return viz::draw_source_view(in, style_of(s));
+}
+
+viz::MaskStripDraw mask_panel(AppState& s, const Loaded& l, std::size_t pos) {
+  if (!l.valid()) {
+    no_result(s, l);
+    return {};
+  }
+  viz::MaskStripInput in;
+  in.history = &l.mask;
+  in.current = l.order.empty() ? -1 : int(std::min(pos, l.order.size() - 1));
+  viz::MaskStripDraw d = viz::draw_mask_strip(in, style_of(s));
+  if (d.clicked >= 0 && &l == &s.main) s.stepper.seek(std::size_t(d.clicked));
+  return d;
+}
+
+viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<std::string>& problems) {
+  viz::MetricsInput in;
+  if (!l.valid()) return in;
+  const RunResult& r = *l.run;
+  in.ran = r.error.empty();
+  in.error = r.error;
+  in.totals = &r.totals;
+  in.verified = r.verified;
+  in.verify_message = r.verify_message;
+  in.measured = r.timing.measured;
+  in.median_ms = r.timing.median_ms;
+  in.min_ms = r.timing.min_ms;
+  in.max_ms = r.timing.max_ms;
+  in.samples = int(r.timing.samples_ms.size());
+  in.throughput = r.timing.throughput;
+  in.unit = r.timing.unit;
+  in.copy_gbps = s.copy_gbps();
+  in.peak = s.peak();
+  for (const sim::Problem& p : r.problems) problems.push_back(std::string(sim::to_string(p.kind)) + ": " + p.message);
+  in.problems = problems;
+  return in;
+}
+
+viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
+  if (!l.valid()) {
+    no_result(s, l);
+    return {};
+  }
+  std::vector<std::string> problems;
+  const viz::MetricsInput in = metrics_input(s, l, problems);
+  ImGui::Text("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  if (&l == &s.main && !s.refusal().empty())
+    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "(from the last parameters that could run)");
+  return viz::draw_metrics_table(in, style_of(s));
+}
+
+void export_buttons(AppState& s, const char* id, const viz::ChartSpec& spec, const std::string& base) {
+  ImGui::PushID(id);
+  for (const char* fmt : {"png", "svg", "csv"}) {
+    ImGui::SameLine();
+    char label[16];
+    std::snprintf(label, sizeof label, "%s", fmt);
+    for (char* c = label; *c; ++c) *c = char(std::toupper(*c));
+    if (ImGui::SmallButton(label)) {
+      std::string err;
+      const std::string path = export_chart(spec, fmt, s.export_dir, base, err);
+      s.last_export = path.empty() ? err : "saved " + path;
+      s.last_export_failed = path.empty();
+    }
+  }
+  ImGui::PopID();
+}
+
+std::string chart_base(const AppState& s, const char* what) {
+  return std::string(what) + "-" + s.selection().family + "-" + s.selection().variant;
+}
+
+void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
+  const viz::ViewStyle st = style_of(s);
+  auto history = [&](float h) {
+    const viz::ChartSpec c = s.history_chart();
+    ImGui::TextUnformatted("History: one point per run");
+    export_buttons(s, "hist", c, chart_base(s, "history"));
+    fd.history = viz::DrawChart("history", c, ImVec2(0, h), st);
+  };
+  auto bars = [&](float h) {
+    const viz::ChartSpec c = s.bars_chart();
+    ImGui::TextUnformatted("Every variant at these parameters");
+    export_buttons(s, "bars", c, chart_base(s, "variants"));
+    ImGui::SameLine();
+    ImGui::Checkbox("follow changes", &s.live_charts);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("run now")) s.request_bars();
+    if (s.worker().running() == JobKind::Bars) {
+      const auto [done, total] = s.worker().progress();
+      ImGui::SameLine();
+      ImGui::TextDisabled("%d/%d", done, total);
+    }
+    for (const BarPoint& b : s.bars)
+      if (!b.skipped.empty()) ImGui::TextDisabled("%s not run: %s", b.variant.c_str(), b.skipped.c_str());
+    fd.bars = viz::DrawChart("bars", c, ImVec2(0, h), st);
+  };
+  auto sweep = [&](float h) {
+    const viz::ChartSpec c = s.sweep_chart();
+    ImGui::TextUnformatted("Sweep");
+    export_buttons(s, "sweep", c, chart_base(s, "sweep"));
+    const VariantInfo* v = s.variant_info();
+    if (v) {
+      auto combo = [&](const char* label, std::string& value, bool allow_none) {
+        ImGui::SameLine();
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+        if (ImGui::BeginCombo(label, value.empty() ? "(none)" : value.c_str())) {
+          if (allow_none && ImGui::Selectable("(none)", value.empty())) value.clear();
+          for (const ParamSpec& p : v->params)
+            if (ImGui::Selectable(p.name.c_str(), p.name == value)) value = p.name;
+          ImGui::EndCombo();
+        }
+      };
+      combo("x##sweepx", s.sweep_x, false);
+      combo("series##sweeps", s.sweep_series, true);
+      ImGui::SameLine();
+      if (ImGui::SmallButton("run sweep")) s.request_sweep();
+      if (s.worker().running() == JobKind::Sweep) {
+        const auto [done, total] = s.worker().progress();
+        ImGui::SameLine();
+        ImGui::TextDisabled("%d/%d", done, total);
+      }
+    }
+    int skipped = 0;
+    std::string first_why;
+    for (const SweepPoint& p : s.sweep)
+      if (!p.skipped.empty() || !p.error.empty()) {
+        if (!skipped++) first_why = p.skipped.empty() ? p.error : p.skipped;
+      }
+    if (skipped) ImGui::TextDisabled("%d point%s not run (%s)", skipped, skipped == 1 ? "" : "s", first_why.c_str());
+    fd.sweep = viz::DrawChart("sweep", c, ImVec2(0, h), st);
+  };
+  if (stacked) {
+    const float h = (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 7) / 3;
+    history(h);
+    bars(h);
+    sweep(h);
+    return;
+  }
+  if (ImGui::BeginTabBar("charts")) {
+    if (ImGui::BeginTabItem("Variants")) {
+      bars(0);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("History")) {
+      history(0);
+      ImGui::EndTabItem();
+    }
+    if (ImGui::BeginTabItem("Sweep")) {
+      sweep(0);
+      ImGui::EndTabItem();
+    }
+    ImGui::EndTabBar();
+  }
+}
+
+// Parameter widgets: choices are a combo (only valid values), ranges an input clamped to the
+// range; whatever the combination still refuses is explained under them.
+void param_widgets(AppState& s) {
+  const VariantInfo* v = s.variant_info();
+  if (!v) return;
+  Params cur = s.selection().params;
+  const Params completed = s.completed_params();
+  for (const ParamSpec& ps : v->params) {
+    long long value = ps.def;
+    if (auto it = cur.find(ps.name); it != cur.end()) value = it->second;
+    else if (auto jt = completed.find(ps.name); jt != completed.end()) value = jt->second;
+    ImGui::PushID(ps.name.c_str());
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    if (!ps.choices.empty()) {
+      if (ImGui::BeginCombo(ps.name.c_str(), std::to_string(value).c_str())) {
+        for (long long c : ps.choices)
+          if (ImGui::Selectable(std::to_string(c).c_str(), c == value)) s.set_param(ps.name, c);
+        ImGui::EndCombo();
+      }
+    } else {
+      long long edit = value;
+      const long long step = 1, fast = std::max(1LL, (ps.max - ps.min) / 16);
+      if (ImGui::InputScalar(ps.name.c_str(), ImGuiDataType_S64, &edit, &step, &fast, "%lld",
+                             ImGuiInputTextFlags_EnterReturnsTrue)) {
+        edit = std::clamp(edit, ps.min, ps.max);
+        if (edit != value) s.set_param(ps.name, edit);
+      }
+      if (ps.max >= 16 * std::max(1LL, ps.min)) {  // sizes: halve and double
+        ImGui::SameLine();
+        if (ImGui::SmallButton("/2") && value / 2 >= ps.min) s.set_param(ps.name, value / 2);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("x2") && value * 2 <= ps.max) s.set_param(ps.name, value * 2);
+      }
+    }
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive()) {
+      if (!ps.choices.empty())
+        ImGui::SetTooltip("%s", ps.help.c_str());
+      else
+        ImGui::SetTooltip("%s (%lld..%lld)", ps.help.c_str(), ps.min, ps.max);
+    }
+    ImGui::PopID();
+  }
+}
+
+// The run's verdict in one line, always in view: throughput, time, whether it was right.
+void result_line(const AppState& s) {
+  ImGui::Separator();
+  if (!s.main.valid()) {
+    no_result(s, s.main);
+    return;
+  }
+  const RunResult& r = *s.main.run;
+  if (!r.error.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "did not run");
+    return;
+  }
+  if (r.timing.throughput > 0)
+    ImGui::TextColored(r.timing.measured ? ImVec4(0.6f, 0.85f, 1, 1) : ImVec4(0.95f, 0.8f, 0.35f, 1),
+                       "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
+                       viz::format_ms(r.timing.median_ms).c_str(), r.timing.measured ? "measured" : "modelled");
+  if (r.ok())
+    ImGui::TextColored(ImVec4(0.5f, 0.85f, 0.5f, 1), "output matches the CPU reference");
+  else
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "WRONG RESULT%s%s", r.verify_message.empty() ? "" : ": ",
+                       r.verify_message.c_str());
+  if (s.main_pending()) ImGui::TextDisabled("re-running with the new parameters...");
+}
+
+void controls_panel(AppState& s, FrameDraw& fd) {
+  const auto& cat = catalogue();
+  const Selection& sel = s.selection();
+  // Family and variant.
+  std::vector<std::string> families;
+  for (const auto& v : cat)
+    if (std::find(families.begin(), families.end(), v.family) == families.end()) families.push_back(v.family);
+  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4);
+  if (ImGui::BeginCombo("kernel", sel.family.c_str())) {
+    for (const auto& f : families)
+      if (ImGui::Selectable(f.c_str(), f == sel.family))
+        for (const auto& v : cat)
+          if (v.family == f) {
+            s.select(v.family, v.name);
+            break;
+          }
+    ImGui::EndCombo();
+  }
+  const VariantInfo* info = s.variant_info();
+  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4);
+  if (ImGui::BeginCombo("variant", info ? info->title.c_str() : sel.variant.c_str())) {
+    for (const auto& v : cat)
+      if (v.family == sel.family && ImGui::Selectable((v.name + ": " + v.title).c_str(), v.name == sel.variant))
+        s.select(v.family, v.name);
+    ImGui::EndCombo();
+  }
+  if (info && !info->why.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", info->why.c_str());
+    ImGui::PopStyleColor();
+  }
+  ImGui::Separator();
+  param_widgets(s);
+  if (!s.refusal().empty()) {
+    fd.refusal_shown = s.refusal();
+    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.35f, 1));
+    ImGui::TextWrapped("Not run: %s", s.refusal().c_str());
+    ImGui::PopStyleColor();
+  }
+  // Which block's and warp's events to walk.
+  if (info) {
+    const Plan plan = info->plan(s.completed_params());
+    if (plan.launches.size() > 1) {
+      int li = int(sel.launch);
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+      if (ImGui::SliderInt("launch", &li, 0, int(plan.launches.size()) - 1)) s.set_launch(std::size_t(li));
+    }
+    if (!plan.launches.empty()) {
+      const LaunchCfg& lc = plan.launches[std::min(sel.launch, plan.launches.size() - 1)];
+      ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", lc.grid.x, lc.grid.y, lc.grid.z,
+                          lc.block.x, lc.block.y, lc.block.z, lc.shared_bytes);
+      int b = int(sel.block);
+      const int blocks = int(std::min<unsigned long long>(lc.grid.count(), 1u << 30));
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+      if (ImGui::InputInt("block", &b, 1, 16, ImGuiInputTextFlags_EnterReturnsTrue)) {
+        b = std::clamp(b, 0, blocks - 1);
+        if (b != int(sel.block)) s.set_block(std::uint32_t(b));
+      }
+      int w = sel.warp;
+      const int warps = int((lc.block.count() + 31) / 32);
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+      if (ImGui::SliderInt("warp", &w, 0, std::max(0, warps - 1))) s.set_warp(std::uint16_t(w));
+    }
+  }
+  result_line(s);
+  ImGui::Separator();
+  bool cmp = s.compare_mode;
+  if (ImGui::Checkbox("compare with", &cmp)) s.set_compare(cmp);
+  ImGui::SameLine();
+  ImGui::SetNextItemWidth(-1);
+  if (ImGui::BeginCombo("##cmpvariant", s.compare_variant.empty() ? "(choose)" : s.compare_variant.c_str())) {
+    for (const auto& v : cat)
+      if (v.family == sel.family && ImGui::Selectable(v.name.c_str(), v.name == s.compare_variant))
+        s.set_compare(true, v.name);
+    ImGui::EndCombo();
+  }
+  // B's own values for the parameters it may change (padding, tile, ...): everything
+  // else follows A.
+  if (s.compare_mode)
+    if (const VariantInfo* cv = find_variant(sel.family, s.compare_variant)) {
+      for (const ParamSpec& ps : cv->params) {
+        if (ps.choices.empty() && ps.max - ps.min > 8) continue;  // sizes stay A's
+        const auto ov = s.compare_overrides.find(ps.name);
+        const Params a = s.completed_params();
+        long long value = ov != s.compare_overrides.end() ? ov->second
+                          : a.count(ps.name)               ? a.at(ps.name)
+                                                           : ps.def;
+        ImGui::PushID(("cmp" + ps.name).c_str());
+        ImGui::SetNextItemWidth(ImGui::GetFontSize() * 5);
+        const std::string label = "B " + ps.name;
+        std::vector<long long> options = ps.choices;
+        if (options.empty())
+          for (long long x = ps.min; x <= ps.max; ++x) options.push_back(x);
+        if (ImGui::BeginCombo(label.c_str(), std::to_string(value).c_str())) {
+          for (long long o : options)
+            if (ImGui::Selectable(std::to_string(o).c_str(), o == value)) {
+              Params over = s.compare_overrides;
+              over[ps.name] = o;
+              s.set_compare(true, s.compare_variant, over);
+            }
+          ImGui::EndCombo();
+        }
+        ImGui::PopID();
+        ImGui::SameLine();
+      }
+      ImGui::NewLine();
+    }
+  ImGui::Separator();
+  static char dir[512] = {0};
+  if (dir[0] == 0) std::snprintf(dir, sizeof dir, "%s", s.export_dir.c_str());
+  ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6);
+  if (ImGui::InputText("export to", dir, sizeof dir)) s.export_dir = dir;
+  if (ImGui::Button("save window PNG (F12)")) s.window_png_request = true;
+  if (!s.last_export.empty()) {
+    ImGui::PushStyleColor(ImGuiCol_Text, s.last_export_failed ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.5f, 0.85f, 0.5f, 1));
+    ImGui::TextWrapped("%s", s.last_export.c_str());
+    ImGui::PopStyleColor();
+  }
+}
+
+viz::StepperDraw stepper_panel(AppState& s) {
+  if (!s.main.valid()) {
+    no_result(s, s.main);
+    return {};
+  }
+  return viz::draw_stepper(s.stepper, s.main.events(), {}, style_of(s));
+}
+
+void notices_bar(AppState& s, FrameDraw& fd) {
+  for (std::size_t i = 0; i < s.notices.size(); ++i) {
+    const Notice& n = s.notices[i];
+    ImGui::PushID(int(i));
+    if (ImGui::SmallButton("x")) {
+      s.notices.erase(s.notices.begin() + long(i));
+      ImGui::PopID();
+      break;
+    }
+    ImGui::SameLine();
+    ImGui::TextColored(n.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.9f, 0.85f, 0.5f, 1), "%s", n.text.c_str());
+    fd.notices_shown.push_back(n.text);
+    ImGui::PopID();
+  }
+}
+
+void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
+  ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0), ImGuiCond_Always);
+  ImGui::SetNextWindowSize(ImVec2(r.w(), r.h()), ImGuiCond_Always);
+  ImGui::Begin("##toolbar", nullptr, kPanelFlags | ImGuiWindowFlags_NoTitleBar | ImGuiWindowFlags_NoScrollbar);
+  ImGui::TextUnformatted("warpscope");
+  ImGui::SameLine();
+  ImGui::TextDisabled("| %s", s.backend_line().c_str());
+  if (s.emulated()) {
+    ImGui::SameLine();
+    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.42f, 0.05f, 1));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.55f, 0.42f, 0.05f, 1));
+    ImGui::SmallButton(kEmulatedNotice);
+    ImGui::PopStyleColor(2);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.worker().notice().c_str());
+    fd.emulated_notice = true;
+  }
+  ImGui::SameLine();
+  if (auto k = s.worker().running()) {
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "| %s %.1f s", std::string(to_string(*k)).c_str(),
+                       s.worker().running_seconds());
+  } else {
+    ImGui::TextDisabled("| idle");
+  }
+  if (s.frame_ms_median > 0) {
+    ImGui::SameLine();
+    ImGui::TextDisabled("| %.1f ms/frame", s.frame_ms_median);
+  }
+  const float right = ImGui::GetFontSize() * 22;
+  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, r.w() - right));
+  if (ImGui::SmallButton(s.presenter_on ? "leave presenter (F5)" : "presenter (F5)")) {
+    s.presenter_on = !s.presenter_on;
+    s.font_dirty = true;
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("panels")) ImGui::OpenPopup("panels");
+  if (ImGui::BeginPopup("panels")) {
+    ImGui::Checkbox("controls", &s.panels.controls);
+    ImGui::Checkbox("stepper", &s.panels.stepper);
+    ImGui::Checkbox("source", &s.panels.source);
+    ImGui::Checkbox("bank map", &s.panels.bank);
+    ImGui::Checkbox("sector map", &s.panels.sector);
+    ImGui::Checkbox("divergence", &s.panels.mask);
+    ImGui::Checkbox("metrics", &s.panels.metrics);
+    ImGui::Checkbox("charts", &s.panels.charts);
+    ImGui::Checkbox("lesson", &s.panels.lesson);
+    ImGui::EndPopup();
+  }
+  ImGui::SameLine();
+  if (ImGui::SmallButton("keys")) ImGui::OpenPopup("keys");
+  if (ImGui::BeginPopup("keys")) {
+    for (const auto& [k, what] : shortcuts()) ImGui::Text("%-12s %s", k.c_str(), what.c_str());
+    ImGui::EndPopup();
+  }
+  notices_bar(s, fd);
+  ImGui::End();
+}
+
+void lesson_panel(AppState& s, FrameDraw& fd) {
+  if (s.lesson) s.lesson->draw(s);
+  fd.lesson_drawn = true;
+}
+
+void shortcut_list(FrameDraw& fd, bool one_line) {
+  fd.shortcuts_shown = true;
+  bool first = true;
+  for (const auto& [k, what] : shortcuts()) {
+    if (one_line && !first) ImGui::SameLine(0, ImGui::GetFontSize());
+    first = false;
+    ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", k.c_str());
+    ImGui::SameLine();
+    ImGui::TextUnformatted(what.c_str());
+  }
+}
+
+// --- compare mode --------------------------------------------------------------------------
+
+void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, bool b_side) {
+  if (!l.valid()) {
+    ImGui::TextDisabled(b_side ? "Comparison: running %s..." : "Running %s...",
+                        b_side ? s.compare_label().c_str() : s.selection().variant.c_str());
+    return;
+  }
+  const RunResult& r = *l.run;
+  ImGui::Text("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  if (r.error.empty() && r.timing.throughput > 0) {
+    ImGui::TextColored(r.ok() ? ImVec4(0.5f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1), "%.4g %s%s%s",
+                       r.timing.throughput, r.timing.unit.c_str(), r.timing.measured ? "" : " (modelled)",
+                       r.ok() ? "" : " WRONG RESULT");
+  } else if (!r.error.empty()) {
+    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", r.error.c_str());
+  }
+  const sim::Totals& t = r.totals;
+  ImGui::TextDisabled("ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
+                      (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
+                      (unsigned long long)t.shared_ld_wavefronts, (unsigned long long)t.shared_st_wavefronts,
+                      (unsigned long long)(t.shared_ld_conflicts() + t.shared_st_conflicts()));
+  const float h = ImGui::GetContentRegionAvail().y;
+  ImGui::BeginChild("##src", ImVec2(0, h * 0.30f), true);
+  (b_side ? fd.source_b : fd.source) = source_panel(s, l, pos);
+  ImGui::EndChild();
+  ImGui::BeginChild("##bank", ImVec2(0, h * 0.42f), true);
+  (b_side ? fd.bank_b : fd.bank) = bank_panel(s, l, pos);
+  ImGui::EndChild();
+  ImGui::BeginChild("##sector", ImVec2(0, 0), true);
+  (b_side ? fd.sector_b : fd.sector) = sector_panel(s, l, pos);
+  ImGui::EndChild();
+}
+
+void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
+  const float fh = ImGui::GetFrameHeightWithSpacing();
+  const Rect top{r.x0, r.y0, r.x1, r.y0 + fh * 3.2f};
+  if (begin_panel(fd, "Stepper (both sides in step)", top)) fd.stepper = stepper_panel(s);
+  ImGui::End();
+  const float mid = (r.x0 + r.x1) / 2;
+  if (begin_panel(fd, "A: this variant", Rect{r.x0, top.y1, mid, r.y1}))
+    compare_side(s, fd, s.main, s.stepper.pos, false);
+  ImGui::End();
+  if (begin_panel(fd, "B: compared with", Rect{mid, top.y1, r.x1, r.y1}))
+    compare_side(s, fd, s.cmp, s.compare_pos(), true);
+  ImGui::End();
+}
+
+// --- presenter ---------------------------------------------------------------------------
+
+void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
+  const float fh = ImGui::GetFrameHeightWithSpacing();
+  const float keys_h = fh * 3.4f;
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_h};
+  const float split = r.x0 + r.w() * 0.42f;
+  if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
+    fd.source = source_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+  // The map that fits the current event.
+  const Loaded& l = s.main;
+  const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
+  if (s.compare_mode) {
+    compare_region(s, fd, Rect{split, body.y0, body.x1, body.y1});
+  } else if (cur && is_global(cur->kind)) {
+    if (begin_panel(fd, "Sector map", Rect{split, body.y0, body.x1, body.y1})) fd.sector = sector_panel(s, l, s.stepper.pos);
+    ImGui::End();
+  } else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind)) {
+    if (begin_panel(fd, "Divergence", Rect{split, body.y0, body.x1, body.y1})) fd.mask = mask_panel(s, l, s.stepper.pos);
+    ImGui::End();
+  } else {
+    if (begin_panel(fd, "Bank map", Rect{split, body.y0, body.x1, body.y1})) fd.bank = bank_panel(s, l, s.stepper.pos);
+    ImGui::End();
+  }
+  if (begin_panel(fd, "Keys", Rect{r.x0, body.y1, r.x1, r.y1}, ImGuiWindowFlags_NoScrollbar)) {
+    if (s.main.valid() && !s.main.order.empty()) {
+      fd.stepper.label = "event " + std::to_string(s.stepper.pos + 1) + " of " + std::to_string(s.stepper.size()) +
+                         ": " + viz::describe_event(s.main.events()[s.stepper.current()]);
+      ImGui::TextUnformatted(fd.stepper.label.c_str());
+    } else {
+      no_result(s, s.main);
+    }
+    shortcut_list(fd, true);
+  }
+  ImGui::End();
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& shortcuts() {
+  static const std::vector<std::pair<std::string, std::string>> k = {
+      {"<- ->", "step"},        {"space", "play/pause"},   {"n / p", "next/prev conflict"},
+      {"b", "next barrier"},    {"Home/End", "first/last"}, {"Up/Down", "warp"},
+      {"v", "next variant"},    {"c", "compare"},          {"+ / -", "font size"},
+      {"F5", "presenter"},      {"F11", "full screen"},    {"F12", "save window PNG"},
+  };
+  return k;
+}
+
+void apply_style(bool presenter) {
+  ImGuiStyle& st = ImGui::GetStyle();
+  st = ImGuiStyle();
+  if (!presenter) {
+    ImGui::StyleColorsDark(&st);
+    st.WindowRounding = 0;
+    st.FrameRounding = 2;
+    return;
+  }
+  ImGui::StyleColorsDark(&st);
+  ImVec4* c = st.Colors;
+  c[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 1);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 1);
+  c[ImGuiCol_Text] = ImVec4(1, 1, 1, 1);
+  c[ImGuiCol_TextDisabled] = ImVec4(0.8f, 0.8f, 0.8f, 1);
+  c[ImGuiCol_TitleBg] = c[ImGuiCol_TitleBgActive] = ImVec4(0.1f, 0.1f, 0.35f, 1);
+  c[ImGuiCol_Border] = ImVec4(1, 1, 1, 0.6f);
+  c[ImGuiCol_FrameBg] = ImVec4(0.15f, 0.15f, 0.15f, 1);
+  c[ImGuiCol_Button] = ImVec4(0.1f, 0.25f, 0.6f, 1);
+  st.WindowBorderSize = 2;
+  st.WindowRounding = 0;
+}
+
+void handle_keys(AppState& s) {
+  ImGuiIO& io = ImGui::GetIO();
+  if (io.WantTextInput) return;
+  auto pressed = [](int key, bool repeat = true) { return ImGui::IsKeyPressed(key, repeat); };
+  const auto& ev = s.main.events();
+  if (pressed(Keys::Right)) s.stepper.apply(viz::StepAction::Forward, ev);
+  if (pressed(Keys::Left)) s.stepper.apply(viz::StepAction::Back, ev);
+  if (pressed(Keys::Home, false)) s.stepper.apply(viz::StepAction::First, ev);
+  if (pressed(Keys::End, false)) s.stepper.apply(viz::StepAction::Last, ev);
+  if (pressed(Keys::Space, false))
+    s.stepper.apply(s.stepper.playing ? viz::StepAction::Pause : viz::StepAction::Play, ev);
+  if (pressed(Keys::letter('n'))) s.stepper.apply(viz::StepAction::NextConflict, ev);
+  if (pressed(Keys::letter('p'))) s.stepper.apply(viz::StepAction::PrevConflict, ev);
+  if (pressed(Keys::letter('b'))) s.stepper.apply(viz::StepAction::NextBarrier, ev);
+  if (pressed(Keys::Up) && s.main.valid() && s.main.kept()) {
+    const unsigned warps = s.main.kept()->info.warps_per_block();
+    if (s.selection().warp + 1u < warps) s.set_warp(std::uint16_t(s.selection().warp + 1));
+  }
+  if (pressed(Keys::Down) && s.selection().warp > 0) s.set_warp(std::uint16_t(s.selection().warp - 1));
+  if (pressed(Keys::letter('c'), false)) s.set_compare(!s.compare_mode);
+  if (pressed(Keys::letter('v'), false)) {
+    std::vector<std::string> names;
+    for (const auto& v : catalogue())
+      if (v.family == s.selection().family) names.push_back(v.name);
+    auto it = std::find(names.begin(), names.end(), s.selection().variant);
+    if (!names.empty()) {
+      const std::size_t i = it == names.end() ? 0 : std::size_t(it - names.begin() + 1) % names.size();
+      s.select(s.selection().family, names[i]);
+    }
+  }
+  float& size = s.presenter_on ? s.presenter_font_size : s.font_size;
+  if (pressed(Keys::Equal) || pressed(Keys::KpAdd)) {
+    size = std::min(72.0f, size + 2);
+    s.font_dirty = true;
+  }
+  if (pressed(Keys::Minus) || pressed(Keys::KpSubtract)) {
+    size = std::max(10.0f, size - 2);
+    s.font_dirty = true;
+  }
+  if (pressed(Keys::F5, false)) {
+    s.presenter_on = !s.presenter_on;
+    s.font_dirty = true;
+  }
+  if (pressed(Keys::Escape, false) && s.presenter_on) {
+    s.presenter_on = false;
+    s.font_dirty = true;
+  }
+  if (pressed(Keys::F11, false)) s.fullscreen_request = true;
+  if (pressed(Keys::F12, false)) s.window_png_request = true;
+}
+
+FrameDraw draw_ui(AppState& s) {
+  FrameDraw fd;
+  const ImVec2 ds = ImGui::GetIO().DisplaySize;
+  const float fh = ImGui::GetFrameHeightWithSpacing();
+
+  // Screenshots of one view: that view fills the window.
+  if (s.single_view != View::Window) {
+    const Rect all{0, 0, ds.x, ds.y};
+    const std::size_t pos = s.stepper.pos;
+    switch (s.single_view) {
+      case View::BankMap:
+        if (begin_panel(fd, "Bank map", all)) fd.bank = bank_panel(s, s.main, pos);
+        ImGui::End();
+        break;
+      case View::SectorMap:
+        if (begin_panel(fd, "Sector map", all)) fd.sector = sector_panel(s, s.main, pos);
+        ImGui::End();
+        break;
+      case View::Divergence:
+        if (begin_panel(fd, "Divergence", all)) fd.mask = mask_panel(s, s.main, pos);
+        ImGui::End();
+        break;
+      case View::Charts:
+        if (begin_panel(fd, "Charts", all)) charts_panel(s, fd, true);
+        ImGui::End();
+        break;
+      case View::Metrics:
+        if (begin_panel(fd, "Metrics", all)) fd.metrics = metrics_panel(s, s.main);
+        ImGui::End();
+        break;
+      case View::Stepper: {
+        const Rect top{0, 0, ds.x, fh * 3.4f};
+        if (begin_panel(fd, "Stepper", top)) fd.stepper = stepper_panel(s);
+        ImGui::End();
+        const Rect left{0, top.y1, ds.x * 0.55f, ds.y}, right{left.x1, top.y1, ds.x, ds.y};
+        if (begin_panel(fd, "Source", left)) fd.source = source_panel(s, s.main, pos);
+        ImGui::End();
+        if (begin_panel(fd, "Divergence", right)) fd.mask = mask_panel(s, s.main, pos);
+        ImGui::End();
+        break;
+      }
+      case View::Compare:
+        compare_region(s, fd, all);
+        break;
+      case View::Lesson:
+        if (begin_panel(fd, "Lesson", all)) lesson_panel(s, fd);
+        ImGui::End();
+        break;
+      case View::Window:
+        break;
+    }
+    return fd;
+  }
+
+  const float bar_h = fh * (1.15f + 0.9f * float(s.notices.size()));
+  toolbar(s, fd, Rect{0, 0, ds.x, bar_h});
+  const Rect body{0, bar_h, ds.x, ds.y};
+  if (s.presenter_on) {
+    presenter_layout(s, fd, body);
+    return fd;
+  }
+
+  // Three columns: what to run (controls, lesson); what the warp does (stepper, source,
+  // divergence); what the memory does (bank map, sector map) over the numbers (charts,
+  // metrics).
+  const float W = body.w(), H = body.h(), y0 = body.y0;
+  const float x1 = std::max(W * 0.21f, std::min(ImGui::GetFontSize() * 19, W * 0.3f));
+  const float x2 = x1 + (W - x1) * 0.47f;
+
+  const float ctrl_h = s.panels.lesson ? H * 0.56f : H;
+  if (s.panels.controls) {
+    if (begin_panel(fd, "Kernel", Rect{0, y0, x1, y0 + ctrl_h})) controls_panel(s, fd);
+    ImGui::End();
+  }
+  if (s.panels.lesson) {
+    if (begin_panel(fd, "Lesson", Rect{0, s.panels.controls ? y0 + ctrl_h : y0, x1, body.y1})) lesson_panel(s, fd);
+    ImGui::End();
+  }
+
+  if (s.compare_mode) {
+    compare_region(s, fd, Rect{x1, y0, body.x1, body.y1});
+    return fd;
+  }
+
+  float y = y0;
+  if (s.panels.stepper) {
+    const float h = fh * 3.0f + ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+    if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
+    ImGui::End();
+    y += h;
+  }
+  const float src_h = (body.y1 - y) * (s.panels.mask ? 0.55f : 1.0f);
+  if (s.panels.source) {
+    if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+    y += src_h;
+  }
+  if (s.panels.mask) {
+    if (begin_panel(fd, "Divergence", Rect{x1, y, x2, body.y1})) fd.mask = mask_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+  }
+
+  float yr = y0;
+  const float bank_h = H * 0.42f, sector_h = H * 0.25f;
+  if (s.panels.bank) {
+    if (begin_panel(fd, "Bank map", Rect{x2, yr, body.x1, yr + bank_h})) fd.bank = bank_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+    yr += bank_h;
+  }
+  if (s.panels.sector) {
+    if (begin_panel(fd, "Sector map", Rect{x2, yr, body.x1, yr + sector_h}))
+      fd.sector = sector_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+    yr += sector_h;
+  }
+  if (s.panels.charts || s.panels.metrics) {
+    if (begin_panel(fd, "Numbers", Rect{x2, yr, body.x1, body.y1})) {
+      if (ImGui::BeginTabBar("numbers")) {
+        if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
+          charts_panel(s, fd, false);
+          ImGui::EndTabItem();
+        }
+        if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
+          fd.metrics = metrics_panel(s, s.main);
+          ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
+      }
+    }
+    ImGui::End();
+  }
+  return fd;
+}
+
+}  // namespace ws::gui

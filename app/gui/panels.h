@@ -1,0 +1,51 @@
+#pragma once
+// The window's panels and their layout. draw_ui() draws one frame of the whole window (or
+// of one view, for screenshots) from the app state and returns what every view drew, so
+// tests can check the frame without guessing at pixels.
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/gui/app_state.h"
+#include "viz/bank_map.h"
+#include "viz/chart_widget.h"
+#include "viz/mask_strip.h"
+#include "viz/metrics_table.h"
+#include "viz/sector_map.h"
+#include "viz/source_view.h"
+#include "viz/stepper.h"
+
+namespace ws::gui {
+
+struct FrameDraw {
+  viz::BankMapDraw bank, bank_b;        // _b: the comparison side
+  viz::SectorMapDraw sector, sector_b;
+  viz::MaskStripDraw mask, mask_b;
+  viz::SourceViewDraw source, source_b;
+  viz::MetricsDraw metrics, metrics_b;
+  viz::StepperDraw stepper;
+  viz::ChartDraw history, bars, sweep;
+  bool emulated_notice = false;         // the "emulated: times are modelled" banner
+  bool shortcuts_shown = false;         // the presenter's shortcut list
+  bool lesson_drawn = false;
+  std::string refusal_shown;            // the parameter refusal in the controls
+  std::vector<std::string> notices_shown;
+  std::map<std::string, viz::Rect> panels;  // panel title -> its window rectangle
+  int panels_drawn = 0;
+};
+
+// The exact banner text for runs on the emulator.
+inline constexpr const char* kEmulatedNotice = "emulated: times are modelled, not measured";
+
+// Keyboard shortcuts (ignored while a text field has focus).
+void handle_keys(AppState& s);
+
+FrameDraw draw_ui(AppState& s);
+
+// The shortcut list shown in presenter mode and in the help popup.
+const std::vector<std::pair<std::string, std::string>>& shortcuts();
+
+// Colours of the ImGui style for normal and presenter (high-contrast) mode.
+void apply_style(bool presenter);
+
+}  // namespace ws::gui

@@ -1,0 +1,194 @@
+// One open window with its state and worker.
+#include "app/gui/session.h"
+
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "app/gui/export.h"
+#include "viz/chart.h"
+
+namespace ws::gui {
+
+std::unique_ptr<Session> Session::open(const GuiOptions& opt, const SessionOptions& so, std::string& err) {
+  if (opt.width < 320 || opt.height < 240 || opt.width > 16384 || opt.height > 16384) {
+    err = "window size " + std::to_string(opt.width) + "x" + std::to_string(opt.height) +
+          " is outside 320x240 .. 16384x16384";
+    return nullptr;
+  }
+  std::unique_ptr<Session> s(new Session());
+  s->opt_ = opt;
+  s->so_ = so;
+  s->font_path_ = opt.font.empty() ? kDefaultFont : opt.font;
+  platform::WindowOptions wo;
+  wo.width = opt.width;
+  wo.height = opt.height;
+  wo.visible = so.visible;
+  wo.vsync = so.vsync;
+  wo.fullscreen = opt.presenter && so.visible && opt.screenshot.empty();
+  wo.font = s->font_path_;
+  wo.font_size = opt.presenter ? 30 : 17;
+  wo.title = "warpscope";
+  s->window_ = platform::Window::open(wo, err);
+  if (!s->window_) return nullptr;
+  s->worker_ = std::make_unique<Worker>(so.backend ? so.backend : backend_factory(opt.backend));
+  s->worker_->set_wake([] { platform::Window::wake(); });
+  s->state_ = std::make_unique<AppState>(opt, *s->worker_);
+  s->state_->font_dirty = true;
+  return s;
+}
+
+Session::~Session() {
+  // The state refers to the worker, the worker outlives no one: tear down in that order.
+  state_.reset();
+  worker_.reset();
+  window_.reset();
+}
+
+void Session::apply_font() {
+  AppState& st = *state_;
+  apply_style(st.presenter_on);
+  std::string err;
+  const float size = st.presenter_on ? st.presenter_font_size : st.font_size;
+  if (!window_->set_font(font_path_, size, err)) st.add_notice(err, true);
+  st.font_dirty = false;
+}
+
+FrameDraw Session::frame(bool capture) {
+  AppState& st = *state_;
+  // Sleep until input or a result arrives when nothing moves; while a run is under way,
+  // wake ten times a second to show its elapsed time. The worker wakes the loop when it
+  // finishes, so no frame is spent spinning beside a kernel on a small machine.
+  const bool still = !st.stepper.playing && !st.font_dirty && !st.window_png_request;
+  window_->poll_events(so_.idle_wait && still, st.any_pending() ? 0.1 : 0.5);
+  const double t0 = now_seconds();
+  if (st.font_dirty) apply_font();
+  if (st.fullscreen_request) {
+    window_->set_fullscreen(!window_->fullscreen());
+    st.fullscreen_request = false;
+  }
+  window_->new_frame();
+  st.poll();
+  handle_keys(st);
+  st.stepper.tick(ImGui::GetIO().DeltaTime);
+  FrameDraw fd = draw_ui(st);
+  window_->render();
+  if (capture || st.window_png_request) pixels_ = window_->read_pixels();
+  if (st.window_png_request) {
+    st.window_png_request = false;
+    std::string png, err, path;
+    if (encode_png(pixels_, png, err))
+      path = write_new_file(st.export_dir, "window-" + st.selection().family + "-" + st.selection().variant, "png",
+                            png, err);
+    st.last_export = path.empty() ? err : "saved " + path;
+    st.last_export_failed = path.empty();
+  }
+  window_->present();
+  if (st.quit_request) window_->request_close();
+  frame_ms_.push_back((now_seconds() - t0) * 1000.0);
+  if (frame_ms_.size() >= 30 && frame_ms_.size() % 10 == 0) {
+    std::vector<double> last(frame_ms_.end() - long(std::min<std::size_t>(frame_ms_.size(), 120)), frame_ms_.end());
+    st.frame_ms_median = frame_stats(std::move(last)).median_ms;
+  }
+  return fd;
+}
+
+bool Session::settle(double timeout_s, std::string& err) {
+  const double end = now_seconds() + timeout_s;
+  while (now_seconds() < end) {
+    frame();
+    if (!state_->any_pending() && worker_->idle()) {
+      frame();
+      frame();
+      return true;
+    }
+    worker_->wait_result(0.05);
+  }
+  auto k = worker_->running();
+  err = "timed out after " + std::to_string(int(timeout_s)) + " s waiting for the " +
+        (k ? std::string(to_string(*k)) : std::string("backend")) + " of " + state_->selection().family + "/" +
+        state_->selection().variant + " (try a smaller size, e.g. --set n=256)";
+  return false;
+}
+
+FrameStats frame_stats(std::vector<double> ms) {
+  FrameStats f;
+  f.frames = int(ms.size());
+  if (ms.empty()) return f;
+  std::sort(ms.begin(), ms.end());
+  auto q = [&](double p) {
+    const std::size_t i = std::min(ms.size() - 1, std::size_t(std::ceil(p * double(ms.size()))) - (p > 0 ? 1 : 0));
+    return ms[i];
+  };
+  f.median_ms = q(0.5);
+  f.p99_ms = q(0.99);
+  f.max_ms = ms.back();
+  return f;
+}
+
+int render_screenshot(const GuiOptions& opt, std::string& message) {
+  View view;
+  if (!view_from_string(opt.view, view)) {
+    message = "unknown view '" + opt.view + "' (views: " + view_names() + ")";
+    return 1;
+  }
+  if (view == View::Lesson && opt.lesson.empty()) {
+    message = "the lesson view needs a lesson: add --lesson FILE";
+    return 1;
+  }
+  SessionOptions so;
+  so.visible = false;
+  so.vsync = false;
+  so.idle_wait = false;
+  std::string err;
+  auto s = Session::open(opt, so, err);
+  if (!s) {
+    message = "cannot render the screenshot: " + err;
+    return 1;
+  }
+  AppState& st = s->state();
+  st.single_view = view;
+  st.live_charts = view == View::Charts || view == View::Window;
+  if (view == View::Compare) st.set_compare(true);
+  if (!st.refusal().empty()) {
+    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.refusal();
+    return 1;
+  }
+  constexpr double kTimeout = 300;
+  if (!s->settle(kTimeout, err)) {
+    message = err;
+    return 1;
+  }
+  if (view == View::Charts || view == View::Window) {
+    // The charts need more than one run: a sweep, and a second point in the history.
+    st.request_sweep();
+    st.request_run();
+    if (!s->settle(kTimeout, err)) {
+      message = err;
+      return 1;
+    }
+  }
+  if (st.main.valid() && !st.main.run->error.empty()) {
+    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.main.run->error;
+    return 1;
+  }
+  st.stepper.seek(st.interesting_pos(view));
+  for (int i = 0; i < 3; ++i) s->frame();
+  s->frame(true);
+  std::string png;
+  if (!encode_png(s->pixels(), png, err)) {
+    message = err;
+    return 1;
+  }
+  if (!viz::write_file_atomic(opt.screenshot, png, true, err)) {
+    message = "cannot write the screenshot: " + err;
+    return 1;
+  }
+  message = "wrote " + opt.screenshot + " (" + std::string(to_string(view)) + ", " +
+            std::to_string(s->pixels().width) + "x" + std::to_string(s->pixels().height) + ")";
+  return 0;
+}
+
+}  // namespace ws::gui

@@ -63,7 +63,8 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
   const float fh = ImGui::GetTextLineHeight();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
   const float label_w = ImGui::CalcTextSize("#0000 L000 atom.shared ").x;
-  d.cell_w = std::clamp((avail.x - label_w - ImGui::GetStyle().ScrollbarSize - 4) / 32.0f, 4.0f, 36.0f);
+  const float count_w = ImGui::CalcTextSize(" 32/32").x + 6;
+  d.cell_w = std::clamp((avail.x - label_w - count_w - ImGui::GetStyle().ScrollbarSize - 4) / 32.0f, 4.0f, 36.0f);
   d.cell_h = std::max(fh + 2, 6.0f);
   const float row_h = d.cell_h + 1;
   const float height = in.height > 0 ? in.height : std::max(avail.y, row_h * 3);

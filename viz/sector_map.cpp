@@ -105,7 +105,9 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   const unsigned lines_per_row =
       std::max(1u, unsigned((avail.x - label_w + gap_line) / (line_w + gap_line)));
   const float row_h = cell_h + fh * 1.4f;
-  const float sectors_y = lane_y + cell_h + std::max(3.0f * fh, cell * 2.0f);
+  // Room for the lane -> sector lines only when they will be drawn (one row of lines).
+  const std::size_t rows_needed = (lines.size() + lines_per_row - 1) / lines_per_row;
+  const float sectors_y = lane_y + cell_h + (rows_needed <= 1 ? std::max(3.0f * fh, cell * 2.0f) : fh * 0.6f);
   text_at(dl, origin.x, sectors_y + fh * 1.2f + (cell_h - fh) / 2, "sectors", dim);
 
   // Place every sector of every touched line.

@@ -337,12 +337,15 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
       for (long long x = ps.min; x <= ps.max; ++x) out.push_back(x);
       return out;
     }
-    // Wide ranges: powers of two around the current value (sizes, mostly).
+    // Wide ranges go in powers of two: a problem size around its current value (the
+    // emulator would take minutes at the top of the range), anything else over its range.
     const auto cur_it = completed_.find(param);
     const long long cur = cur_it != completed_.end() ? cur_it->second : ps.def;
+    const bool size = param == "n" || param == "block";
     std::vector<long long> out;
-    for (long long x = 1; x <= ps.max && x > 0; x *= 2)
-      if (x >= ps.min && x >= cur / 8 && x <= cur * 4) out.push_back(x);
+    if (!size && ps.min == 0) out.push_back(0);
+    for (long long x = 1; x <= ps.max && x > 0 && out.size() < 9; x *= 2)
+      if (x >= ps.min && (!size || (x >= cur / 8 && x <= cur * 4))) out.push_back(x);
     if (out.empty()) out.push_back(cur);
     return out;
   }
@@ -357,14 +360,20 @@ void AppState::default_sweep_params() {
   auto has = [&](const char* n) {
     return std::any_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == n; });
   };
-  if (has("tile")) sweep_x = "tile";
-  if (has("pad")) sweep_series = "pad";
-  for (const ParamSpec& p : v->params) {
-    if (sweep_x.empty() && !p.choices.empty() && p.name != "n") sweep_x = p.name;
-    else if (sweep_series.empty() && p.name != sweep_x && !p.choices.empty()) sweep_series = p.name;
+  // The transpose's question is tile x padding; elsewhere the knob the family is about
+  // (stride, offset, k) along x, one line per choice of a listed parameter (elem, tile).
+  if (has("tile") && has("pad")) {
+    sweep_x = "tile";
+    sweep_series = "pad";
+    return;
   }
+  for (const ParamSpec& p : v->params)
+    if (sweep_x.empty() && p.choices.empty() && p.name != "n" && p.name != "block") sweep_x = p.name;
+  for (const ParamSpec& p : v->params)
+    if (sweep_x.empty() && !p.choices.empty()) sweep_x = p.name;
   if (sweep_x.empty()) sweep_x = v->params.front().name;
-  if (sweep_series == sweep_x) sweep_series.clear();
+  for (const ParamSpec& p : v->params)
+    if (sweep_series.empty() && !p.choices.empty() && p.name != sweep_x) sweep_series = p.name;
 }
 
 void AppState::request_sweep() {
@@ -709,14 +718,22 @@ viz::ChartSpec AppState::sweep_chart() const {
       c.series.push_back(s);
     }
     viz::Series& s = c.series[it->second];
+    double y = p.throughput;
+    if (!sweep_metric.empty()) {
+      y = NAN;
+      for (const auto& [k, v] : p.plain)
+        if (k == sweep_metric) y = v;
+    }
     s.x.push_back(double(p.x));
-    s.y.push_back(p.throughput);
+    s.y.push_back(y);
     s.wrong.push_back(!p.verified);
-    s.modelled.push_back(!p.measured);
+    // Counts come from the model on every backend; only times can be modelled.
+    s.modelled.push_back(sweep_metric.empty() && !p.measured);
     if (unit.empty()) unit = p.unit;
   }
-  c.y_label = unit.empty() ? "GB/s" : unit;
-  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  c.y_label = !sweep_metric.empty() ? sweep_metric : unit.empty() ? "GB/s" : unit;
+  if (const double pk = peak(); pk > 0 && sweep_metric.empty())
+    c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
   c.meta = export_meta();
   return c;
 }

@@ -129,6 +129,7 @@ class AppState : public LessonHost {
   std::vector<SweepPoint> sweep;
   std::string sweep_x, sweep_series;           // parameter names
   std::string sweep_for;                       // "family/variant" the sweep belongs to
+  std::string sweep_metric;                    // "" = throughput, else a Totals::plain() name
   std::vector<PeerResult> peers;
   bool live_charts = true;                     // bars follow every change
   std::vector<long long> sweep_values(const std::string& param) const;
@@ -141,7 +142,7 @@ class AppState : public LessonHost {
 
   // --- window state ---
   bool presenter_on = false;
-  float font_size = 17, presenter_font_size = 30;
+  float font_size = 17, presenter_font_size = 26;
   bool font_dirty = true;       // the session rebuilds the font atlas between frames
   bool fullscreen_request = false;
   Panels panels;

@@ -28,6 +28,11 @@ viz::ViewStyle style_of(const AppState& s) {
   return s.presenter_on ? viz::ViewStyle::presenter() : viz::ViewStyle{};
 }
 
+// The stepper panel: title, buttons, scrub bar and two lines of description.
+float stepper_height() {
+  return ImGui::GetFrameHeightWithSpacing() * 3.0f + ImGui::GetTextLineHeightWithSpacing() * 2.4f;
+}
+
 // Opens a panel window at a fixed place; false when it is not visible this frame.
 bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra = 0) {
   ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0), ImGuiCond_Always);
@@ -251,6 +256,18 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       };
       combo("x##sweepx", s.sweep_x, false);
       combo("series##sweeps", s.sweep_series, true);
+      ImGui::SameLine();
+      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
+      if (ImGui::BeginCombo("y##sweepy", s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str())) {
+        if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
+        for (const SweepPoint& p : s.sweep) {
+          if (p.plain.empty()) continue;
+          for (const auto& [k, v] : p.plain)
+            if (ImGui::Selectable(k.c_str(), k == s.sweep_metric)) s.sweep_metric = k;
+          break;
+        }
+        ImGui::EndCombo();
+      }
       ImGui::SameLine();
       if (ImGui::SmallButton("run sweep")) s.request_sweep();
       if (s.worker().running() == JobKind::Sweep) {
@@ -531,9 +548,16 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
     ImGui::SameLine();
     ImGui::TextDisabled("| %.1f ms/frame", s.frame_ms_median);
   }
-  const float right = ImGui::GetFontSize() * 22;
-  ImGui::SameLine(std::max(ImGui::GetCursorPosX() + 8, r.w() - right));
-  if (ImGui::SmallButton(s.presenter_on ? "leave presenter (F5)" : "presenter (F5)")) {
+  // The buttons sit at the right end of the bar, or on a line of their own when the
+  // presenter's large font leaves no room.
+  const char* toggle = s.presenter_on ? "leave presenter (F5)" : "presenter (F5)";
+  const ImGuiStyle& sty = ImGui::GetStyle();
+  const float buttons = ImGui::CalcTextSize(toggle).x + ImGui::CalcTextSize("panels").x +
+                        ImGui::CalcTextSize("keys").x + 6 * sty.FramePadding.x + 3 * sty.ItemSpacing.x;
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() + buttons > r.w()) ImGui::NewLine();
+  else ImGui::SameLine(r.w() - buttons - sty.WindowPadding.x);
+  if (ImGui::SmallButton(toggle)) {
     s.presenter_on = !s.presenter_on;
     s.font_dirty = true;
   }
@@ -566,11 +590,19 @@ void lesson_panel(AppState& s, FrameDraw& fd) {
   fd.lesson_drawn = true;
 }
 
-void shortcut_list(FrameDraw& fd, bool one_line) {
+// The keys, flowing onto as many lines as the panel needs.
+void shortcut_list(FrameDraw& fd) {
   fd.shortcuts_shown = true;
   bool first = true;
+  const float gap = ImGui::GetFontSize();
+  const float right = ImGui::GetWindowContentRegionMax().x;
   for (const auto& [k, what] : shortcuts()) {
-    if (one_line && !first) ImGui::SameLine(0, ImGui::GetFontSize());
+    const float w = ImGui::CalcTextSize(k.c_str()).x + ImGui::GetStyle().ItemSpacing.x +
+                    ImGui::CalcTextSize(what.c_str()).x;
+    if (!first) {
+      ImGui::SameLine(0, gap);
+      if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
+    }
     first = false;
     ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", k.c_str());
     ImGui::SameLine();
@@ -613,8 +645,7 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
 }
 
 void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
-  const float fh = ImGui::GetFrameHeightWithSpacing();
-  const Rect top{r.x0, r.y0, r.x1, r.y0 + fh * 3.2f};
+  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height()};
   if (begin_panel(fd, "Stepper (both sides in step)", top)) fd.stepper = stepper_panel(s);
   ImGui::End();
   const float mid = (r.x0 + r.x1) / 2;
@@ -630,9 +661,9 @@ void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
 
 void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   const float fh = ImGui::GetFrameHeightWithSpacing();
-  const float keys_h = fh * 3.4f;
+  const float keys_h = fh * 1.1f + ImGui::GetTextLineHeightWithSpacing() * 3.2f;
   const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_h};
-  const float split = r.x0 + r.w() * 0.42f;
+  const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
     fd.source = source_panel(s, s.main, s.stepper.pos);
   ImGui::End();
@@ -659,7 +690,7 @@ void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
     } else {
       no_result(s, s.main);
     }
-    shortcut_list(fd, true);
+    shortcut_list(fd);
   }
   ImGui::End();
 }
@@ -781,7 +812,7 @@ FrameDraw draw_ui(AppState& s) {
         ImGui::End();
         break;
       case View::Stepper: {
-        const Rect top{0, 0, ds.x, fh * 3.4f};
+        const Rect top{0, 0, ds.x, stepper_height()};
         if (begin_panel(fd, "Stepper", top)) fd.stepper = stepper_panel(s);
         ImGui::End();
         const Rect left{0, top.y1, ds.x * 0.55f, ds.y}, right{left.x1, top.y1, ds.x, ds.y};
@@ -804,7 +835,7 @@ FrameDraw draw_ui(AppState& s) {
     return fd;
   }
 
-  const float bar_h = fh * (1.15f + 0.9f * float(s.notices.size()));
+  const float bar_h = fh * ((s.presenter_on ? 2.15f : 1.15f) + 0.9f * float(s.notices.size()));
   toolbar(s, fd, Rect{0, 0, ds.x, bar_h});
   const Rect body{0, bar_h, ds.x, ds.y};
   if (s.presenter_on) {
@@ -836,7 +867,7 @@ FrameDraw draw_ui(AppState& s) {
 
   float y = y0;
   if (s.panels.stepper) {
-    const float h = fh * 3.0f + ImGui::GetTextLineHeightWithSpacing() * 2.2f;
+    const float h = stepper_height();
     if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
     ImGui::End();
     y += h;

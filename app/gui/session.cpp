@@ -29,7 +29,7 @@ std::unique_ptr<Session> Session::open(const GuiOptions& opt, const SessionOptio
   wo.vsync = so.vsync;
   wo.fullscreen = opt.presenter && so.visible && opt.screenshot.empty();
   wo.font = s->font_path_;
-  wo.font_size = opt.presenter ? 30 : 17;
+  wo.font_size = opt.presenter ? 26 : 17;
   wo.title = "warpscope";
   s->window_ = platform::Window::open(wo, err);
   if (!s->window_) return nullptr;

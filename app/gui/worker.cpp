@@ -260,6 +260,7 @@ JobResult Worker::execute(Job& j) {
             p.measured = rr.timing.measured;
             p.throughput = rr.timing.throughput;
             p.unit = rr.timing.unit;
+            p.plain = rr.totals.plain();
           }
           r.sweep.push_back(std::move(p));
           ++done_;

@@ -46,6 +46,7 @@ struct SweepPoint {
   bool verified = false, measured = false;
   double throughput = 0;
   std::string unit, error;
+  std::vector<std::pair<std::string, double>> plain;  // the run's totals in plain words
 };
 
 struct JobResult {

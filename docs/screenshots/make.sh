@@ -1,0 +1,21 @@
+#!/bin/sh
+# Regenerates the screenshots in this folder with `warpscope gui --screenshot` on the
+# emulator (no GPU needed). Needs a display: run under xvfb-run when there is none:
+#   xvfb-run -a -s "-screen 0 1920x1200x24" docs/screenshots/make.sh [path/to/warpscope]
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+ws=${1:-$here/../../build/warpscope}
+shot() { out=$1; shift; "$ws" gui --backend emu --screenshot "$here/$out" "$@"; }
+
+T="--kernel transpose --variant tiled --set n=64 --set tile=32 --set block_rows=8"
+shot bank-map-pad0.png   --view bank-map   $T --set pad=0
+shot bank-map-pad1.png   --view bank-map   $T --set pad=1
+shot sector-map-naive.png --view sector-map --kernel transpose --variant naive --set n=64
+shot divergence-odd-even.png --view divergence --kernel divergence --variant odd_even
+shot stepper.png         --view stepper    $T --set pad=0
+shot metrics.png         --view metrics    $T --set pad=0
+shot compare.png         --view compare    $T --set pad=0
+shot charts.png          --view charts     --kernel access --variant stride --set n=4194304
+shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
+shot presenter.png       --view window     $T --set pad=0 --presenter
+shot lesson.png          --view lesson     --lesson "$here/../../lessons/03-shared-banks.md"

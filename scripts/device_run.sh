@@ -135,11 +135,15 @@ def peer(j, name):
         if p.get('peer') == name and isinstance(p.get('throughput'), (int, float)):
             return p['throughput']
     return None
-print('| family | best variant | throughput | peer | peer throughput | ratio | target |')
-print('| --- | --- | --- | --- | --- | --- | --- |')
+ratios = open(os.path.join(d, 'ratios.md'), 'w')
+def out(line):
+    print(line)
+    ratios.write(line + '\n')
+out('| family | best variant | throughput | peer | peer throughput | ratio | target |')
+out('| --- | --- | --- | --- | --- | --- | --- |')
 for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.70)):
     j = load(fam)
-    if not j: print(f'| {fam} | (no data) | | | | | |'); continue
+    if not j: out(f'| {fam} | (no data) | | | | | |'); continue
     b = best(j)
     # The copies are not transposes (they are the ceiling); the padded tiled transpose
     # comes from the pad sweep.
@@ -153,9 +157,10 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
     pt = peer(j, pn) if pn else None
     if b and pt:
         r = b['throughput'] / pt
-        print(f"| {fam} | {b['variant']} | {b['throughput']:.1f} {b['unit']} | {pn} | {pt:.1f} | {r:.3f} | {target} {'met' if r >= target else 'MISSED'} |")
+        out(f"| {fam} | {b['variant']} | {b['throughput']:.1f} {b['unit']} | {pn} | {pt:.1f} | {r:.3f} | {target} {'met' if r >= target else 'MISSED'} |")
     else:
-        print(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
+        out(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
+ratios.close()
 print()
 for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
     j = load(fam)
@@ -215,9 +220,12 @@ want tests && run_stage tests tests
 want fixtures && run_stage fixtures fixtures
 want sass && run_stage sass sass
 want bench && run_stage bench bench
+[[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage
+[[ -f $LOGS/ncu.log ]] && grep -E '^[a-z_]+/[a-z_0-9]+: ' "$LOGS/ncu.log" >> "$OUT/summary.txt"
 want ncu_noise && run_stage ncu_noise ncu_noise
 want sanitizer && run_stage sanitizer sanitizer
+[[ -f $LOGS/sanitizer.log ]] && note "sanitizer: $(grep -c ': clean' "$LOGS/sanitizer.log") clean, $(grep -vc ': clean' "$LOGS/sanitizer.log") not clean"
 
 note "done: status $status"
 cp "$OUT/summary.txt" "$LOGS/"

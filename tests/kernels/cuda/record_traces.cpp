@@ -107,6 +107,8 @@ int main(int argc, char** argv) {
                                    cut.warps.end();
           if (block_in && warp_in) l.events.push_back(e);
         }
+        // Canonical order: the same trace is the same file, however the warps raced.
+        l.events = canonical(std::move(l.events));
         f.launches.push_back(std::move(l));
       }
       text = fixture::write(f);

@@ -337,6 +337,14 @@ class TraceSession : public TraceHooks {
     p.line = std::uint16_t(f.line);
     p.block = f.block;
     p.thread = f.thread;
+    if (FaultKind(f.kind) == FaultKind::Deadlock) {
+      p.kind = sim::ProblemKind::Deadlock;
+      p.message = "line " + std::to_string(f.line) + ": the lanes of a warp of block " +
+                  std::to_string(f.block) + " wait for each other (" +
+                  to_string(FaultKind::Deadlock) +
+                  "): a collective names lanes that exited or wait at a barrier";
+      return p;
+    }
     if (FaultKind(f.kind) == FaultKind::SharedOverflow) {
       p.kind = sim::ProblemKind::SharedOverflow;
       p.message = "line " + std::to_string(f.line) + ": shared arrays need " +

@@ -59,6 +59,15 @@ enum class FaultKind : std::uint32_t {
   Deadlock = 3,  // the lanes of a warp wait for each other (a collective naming lanes
                  // that exited or wait at a barrier): the traced run stops scheduling
 };
+inline const char* to_string(FaultKind k) {
+  switch (k) {
+    case FaultKind::None: return "none";
+    case FaultKind::OutOfBounds: return "out of bounds";
+    case FaultKind::SharedOverflow: return "shared memory overflow";
+    case FaultKind::Deadlock: return "deadlock";
+  }
+  return "unknown fault";
+}
 struct DeviceFault {
   std::uint32_t kind;    // FaultKind
   std::uint32_t line;

@@ -209,3 +209,10 @@ TEST(TracedDialect, SharedOverflowIsReported) {
   EXPECT_EQ(tr.f.extent, 64u);
   EXPECT_EQ(tr.f.index, 128);
 }
+
+TEST(TracedDialect, FaultKindsHaveNames) {
+  EXPECT_STREQ(cuda::to_string(cuda::FaultKind::OutOfBounds), "out of bounds");
+  EXPECT_STREQ(cuda::to_string(cuda::FaultKind::SharedOverflow), "shared memory overflow");
+  EXPECT_STREQ(cuda::to_string(cuda::FaultKind::Deadlock), "deadlock");
+  EXPECT_STREQ(cuda::to_string(cuda::FaultKind::None), "none");
+}

@@ -342,7 +342,11 @@ double modelled_time_us(const Totals& t, double flops, const DeviceModel& m) {
   const double memory_us =
       m.dram_gbps > 0 ? double(t.global_bytes_moved) / (m.dram_gbps * 1e3) : 0.0;
   const double compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
-  return std::max(memory_us, compute_us) + std::max(0.0, m.launch_overhead_us);
+  const double wavefronts = double(t.shared_ld_wavefronts + t.shared_st_wavefronts);
+  const double shared_us = m.sm_count > 0 && m.sm_clock_ghz > 0
+                               ? wavefronts / (double(m.sm_count) * m.sm_clock_ghz * 1e3)
+                               : 0.0;
+  return std::max({memory_us, compute_us, shared_us}) + std::max(0.0, m.launch_overhead_us);
 }
 
 }  // namespace ws::sim

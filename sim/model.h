@@ -29,6 +29,10 @@ struct DeviceModel {
   double dram_gbps = 3352.0;       // H100 SXM theoretical
   double fp32_gflops = 66900.0;
   double launch_overhead_us = 3.0;
+  // The shared-memory pipe: each SM's banks serve one wavefront per clock, so a 32-way
+  // conflict costs 32 clocks where a conflict-free access costs one.
+  unsigned sm_count = 132;
+  double sm_clock_ghz = 1.755;
 };
 
 // One global access of a warp.
@@ -111,8 +115,10 @@ struct MaskHistory {
 MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
                          std::uint16_t warp);
 
-// Modelled time for an emulated run: bytes moved at DRAM bandwidth or FLOPs at peak,
-// whichever is larger, plus launch overhead. Labelled "modelled" wherever shown.
+// Modelled time for an emulated run, a roofline: the largest of bytes moved at DRAM
+// bandwidth, shared wavefronts at one per SM clock, and FLOPs at peak; plus launch
+// overhead. Labelled "modelled" wherever shown.
+// @post >= launch_overhead_us; grows with global bytes moved, shared wavefronts, flops.
 double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {});
 
 }  // namespace ws::sim

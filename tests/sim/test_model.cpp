@@ -711,4 +711,32 @@ TEST(ModelledTime, LargerOfMemoryAndComputePlusOverhead) {
   EXPECT_NEAR(sim::modelled_time_us(gb, 0), 1000.0 + sim::DeviceModel{}.launch_overhead_us, 1e-6);
 }
 
+TEST(ModelledTime, SharedWavefrontsCostOneSmClockEach) {
+  sim::DeviceModel m;
+  m.dram_gbps = 1000;
+  m.launch_overhead_us = 0;
+  m.sm_count = 10;
+  m.sm_clock_ghz = 1.0;  // 10 SMs x 1e3 wavefronts per microsecond
+  sim::Totals t;
+  t.global_bytes_moved = 1'000'000;  // 1 us of DRAM
+  t.shared_ld_wavefronts = 100'000;  // 10 us of banks
+  t.shared_st_wavefronts = 50'000;   // 5 us more
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 15.0);
+  t.shared_ld_wavefronts = t.shared_st_wavefronts = 0;
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 1.0);
+}
+
+TEST(ModelledTime, TheBankConflictOfTheUnpaddedTransposeShows) {
+  // Whole-grid totals of the 1024^2 tiled transpose (h100-anchors.md): with pad=0 the
+  // column read needs 32x the wavefronts, and the modelled time must say so.
+  sim::Totals pad0, pad1;
+  pad0.global_bytes_moved = pad1.global_bytes_moved = 2ull * 1024 * 1024 * 4;
+  pad0.shared_st_wavefronts = pad1.shared_st_wavefronts = 32768;
+  pad0.shared_ld_wavefronts = 1048576;
+  pad1.shared_ld_wavefronts = 32768;
+  sim::DeviceModel m;  // H100 defaults, launch overhead left out to compare the kernels
+  m.launch_overhead_us = 0;
+  EXPECT_GT(sim::modelled_time_us(pad0, 0, m), 1.5 * sim::modelled_time_us(pad1, 0, m));
+}
+
 }  // namespace

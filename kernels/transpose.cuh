@@ -7,6 +7,18 @@
 
 #include "kernels/registry.h"
 
+// Loops over compile-time trip counts are unrolled, so each thread issues all its global
+// loads before it waits for the first one. The host compiler needs no hint.
+#ifndef WS_UNROLL
+#if defined(__CUDACC__)
+#define WS_UNROLL _Pragma("unroll")
+#define WS_NO_UNROLL _Pragma("unroll 1")
+#else
+#define WS_UNROLL
+#define WS_NO_UNROLL
+#endif
+#endif
+
 namespace ws {
 #if defined(WS_MODE_EMU)
 inline namespace emu {
@@ -34,23 +46,28 @@ struct TransposeCopy {
 };
 
 // Tiled copy: the copy routed through a shared tile, with the barrier a tiled
-// transpose needs. Slightly slower than the plain copy: every element takes a round
-// trip through shared memory and each block waits at the barrier. Rows go in and out
-// of the tile the same way, so there are no bank conflicts; this is the ceiling for the
-// tiled transposes.
+// transpose needs. Every element takes a round trip through shared memory and each
+// block waits at the barrier, but the tile and its rows per thread are template
+// parameters, so the loops are unrolled and each thread has all its loads in flight
+// before the barrier (the plain copy above has one). Rows go in and out of the tile the
+// same way, so there are no bank conflicts; this is the ceiling for the tiled
+// transposes.
+template <int TILE, int ROWS>
 struct TransposeTiledCopy {
   Global<const float> in;
   Global<float> out;
-  int n, tile;
+  int n;
   WS_DEVICE void operator()(Thread& t) const {
-    auto s = t.shared2d<float>(tile, tile, "tile");
-    int x = t.blockIdx.x * tile + t.threadIdx.x;
-    int y = t.blockIdx.y * tile + t.threadIdx.y;
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    auto s = t.shared2d<float>(TILE, TILE, "tile");
+    int x = t.blockIdx.x * TILE + t.threadIdx.x;
+    int y = t.blockIdx.y * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
     }
     t.syncthreads();
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       out((y + j) * n + x) = s(t.threadIdx.y + j, t.threadIdx.x);
     }
   }
@@ -75,22 +92,27 @@ struct TransposeNaive {
 // Tiled: a block stages a tile in shared memory, so both the global read and the global
 // write are row-wise and coalesced (4 sectors per request). The price moves to shared
 // memory: reading a tile column with `pad == 0` puts all 32 lanes in one bank, a 32-way
-// conflict. `pad == 1` shifts each row by one bank and the conflict disappears.
+// conflict. `pad == 1` shifts each row by one bank and the conflict disappears. TILE and
+// ROWS (= blockDim.y) are template parameters: with TILE / ROWS known, both loops are
+// unrolled and a thread's TILE / ROWS loads are all in flight before the barrier.
+template <int TILE, int ROWS>
 struct TransposeTiled {
   Global<const float> in;
   Global<float> out;
-  int n, tile, pad;
+  int n, pad;
   WS_DEVICE void operator()(Thread& t) const {
-    auto s = t.shared2d<float>(tile, tile + pad, "tile");
-    int x = t.blockIdx.x * tile + t.threadIdx.x;
-    int y = t.blockIdx.y * tile + t.threadIdx.y;
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
+    int x = t.blockIdx.x * TILE + t.threadIdx.x;
+    int y = t.blockIdx.y * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
     }
     t.syncthreads();
-    x = t.blockIdx.y * tile + t.threadIdx.x;
-    y = t.blockIdx.x * tile + t.threadIdx.y;
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    x = t.blockIdx.y * TILE + t.threadIdx.x;
+    y = t.blockIdx.x * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
     }
   }
@@ -101,24 +123,74 @@ struct TransposeTiled {
 // running side by side hit the same partition ("partition camping"); walking the tiles
 // diagonally spread them out. Hopper hashes addresses over its channels, so expect no
 // gain over tiled: the counts are identical by construction, only the block order moves.
+template <int TILE, int ROWS>
 struct TransposeDiagonal {
   Global<const float> in;
   Global<float> out;
-  int n, tile, pad;
+  int n, pad;
   WS_DEVICE void operator()(Thread& t) const {
-    auto s = t.shared2d<float>(tile, tile + pad, "tile");
+    auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
     int by = t.blockIdx.x;
     int bx = (t.blockIdx.x + t.blockIdx.y) % t.gridDim.x;
-    int x = bx * tile + t.threadIdx.x;
-    int y = by * tile + t.threadIdx.y;
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    int x = bx * TILE + t.threadIdx.x;
+    int y = by * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
     }
     t.syncthreads();
-    x = by * tile + t.threadIdx.x;
-    y = bx * tile + t.threadIdx.y;
-    for (int j = 0; j < tile; j += t.blockDim.y) {
+    x = by * TILE + t.threadIdx.x;
+    y = bx * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
       out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
+    }
+  }
+};
+
+// Wide: the padded tiled transpose with 16-byte global accesses on 64 x 64 tiles. A warp
+// request moves 512 bytes instead of 128, and each thread has four 16-byte loads in
+// flight before the barrier instead of four 4-byte ones: four times the bytes in flight
+// for the same number of instructions. A float4 cannot go into a padded shared row in one
+// access (the rows are not 16-byte aligned), so its four floats are stored one by one;
+// kept in place, lanes 4 floats apart would share banks (2-way conflicts on every shared
+// access). So element i of a tile row or column sits at `slot(i)`: float k of every float4
+// goes to the k-th quarter of the row, and the rows are spread the same way. Then the 16
+// lanes storing one component of their float4s write 16 consecutive words, and the 16
+// lanes gathering four rows of one column for an output float4 read 16 consecutive rows:
+// with the one-float padding, no bank conflicts.
+struct TransposeWide {
+  static constexpr int TILE = 64, ROWS = 16;  // blockDim = (TILE / 4, ROWS)
+  Global<const float4> in4;
+  Global<float4> out4;
+  int n;
+  WS_DEVICE static int slot(int i) { return i / 4 + (TILE / 4) * (i % 4); }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(TILE, TILE + 1, "tile");
+    int n4 = n / 4;
+    int tx = t.threadIdx.x;
+    int ty = t.threadIdx.y;
+    int x4 = t.blockIdx.x * (TILE / 4) + tx;
+    int y = t.blockIdx.y * TILE + ty;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      float4 v = in4((y + j) * n4 + x4);
+      s(slot(ty + j), slot(4 * tx + 0)) = v.x;
+      s(slot(ty + j), slot(4 * tx + 1)) = v.y;
+      s(slot(ty + j), slot(4 * tx + 2)) = v.z;
+      s(slot(ty + j), slot(4 * tx + 3)) = v.w;
+    }
+    t.syncthreads();
+    x4 = t.blockIdx.y * (TILE / 4) + tx;
+    y = t.blockIdx.x * TILE + ty;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      float4 v;
+      v.x = s(slot(4 * tx + 0), slot(ty + j));
+      v.y = s(slot(4 * tx + 1), slot(ty + j));
+      v.z = s(slot(4 * tx + 2), slot(ty + j));
+      v.w = s(slot(4 * tx + 3), slot(ty + j));
+      out4((y + j) * n4 + x4) = v;
     }
   }
 };
@@ -190,10 +262,59 @@ inline std::vector<ParamSpec> params(bool with_pad, long long rows_def, long lon
   return ps;
 }
 
+// One instance per (tile, block_rows) the parameters allow (tile 8, 16 or 32, block_rows
+// a power of two dividing it, which check() has made sure of): the kernel's loops are
+// then unrolled (see TransposeTiled).
+template <template <int, int> class K, int Tile, int Rows = 1, class... Extra>
+void launch_rows(Launcher& L, const LaunchCfg& c, const Args& a, long long rows,
+                 Extra... extra) {
+  if constexpr (Rows <= Tile) {
+    if (rows == Rows) {
+      L.launch(c, K<Tile, Rows>{a.in<float>(0), a.out<float>(1), extra...});
+      return;
+    }
+    launch_rows<K, Tile, Rows * 2>(L, c, a, rows, extra...);
+  }
+}
+
+template <template <int, int> class K, class... Extra>
+void launch_tiled(Launcher& L, const Params& p, const Plan& pl, const Args& a, Extra... extra) {
+  const LaunchCfg& c = pl.launches[0];
+  const long long rows = p.at("block_rows");
+  switch (p.at("tile")) {
+    case 8: launch_rows<K, 8>(L, c, a, rows, extra...); break;
+    case 16: launch_rows<K, 16>(L, c, a, rows, extra...); break;
+    default: launch_rows<K, 32>(L, c, a, rows, extra...); break;
+  }
+}
+
+// The wide variant's launch: fixed 64 x 64 tiles, 16 x 16 threads, 16-byte accesses.
+inline Plan plan_wide(const Params& p) {
+  const long long n = p.at("n"), tile = TransposeWide::TILE;
+  Plan pl;
+  pl.arrays = {{"in", 4, std::uint64_t(n * n), false}, {"out", 4, std::uint64_t(n * n), true}};
+  LaunchCfg c;
+  c.kernel = "transpose_wide";
+  c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
+  c.block = {unsigned(tile / 4), unsigned(TransposeWide::ROWS), 1};
+  c.shared_bytes = std::uint32_t(tile * (tile + 1) * 4);
+  pl.launches = {c};
+  pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
+  return pl;
+}
+
+inline std::string check_wide(const Params& p) {
+  const long long n = p.at("n");
+  if (n % TransposeWide::TILE != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of 64 (the wide variant's tile "
+           "must divide n)";
+  return "";
+}
+
 }  // namespace transpose_detail
 
 // @post appends the transpose variants to r in teaching order (copy, tiled_copy, naive,
-//       tiled, diagonal).
+//       tiled, diagonal, wide).
 inline void add_transpose(Registry& r) {
   using namespace transpose_detail;
   r.push_back({{"transpose", "copy", "Copy (the ceiling)",
@@ -213,8 +334,7 @@ inline void add_transpose(Registry& r) {
                 [](const Params& p) { return plan(p, "transpose_tiled_copy", p.at("tile")); },
                 init, verify_copy},
                [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], TransposeTiledCopy{a.in<float>(0), a.out<float>(1),
-                                                             int(p.at("n")), int(p.at("tile"))});
+                 launch_tiled<TransposeTiledCopy>(L, p, pl, a, int(p.at("n")));
                }});
   r.push_back({{"transpose", "naive", "Naive",
                 "The baseline: coalesced reads, but each store of a warp is spread over 32 "
@@ -234,9 +354,7 @@ inline void add_transpose(Registry& r) {
                 },
                 init, verify},
                [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0],
-                          TransposeTiled{a.in<float>(0), a.out<float>(1), int(p.at("n")),
-                                         int(p.at("tile")), int(p.at("pad"))});
+                 launch_tiled<TransposeTiled>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
                }});
   r.push_back({{"transpose", "diagonal", "Tiled, blocks in diagonal order",
                 "The padded tiled transpose with blocks walked along diagonals, the cure "
@@ -248,9 +366,21 @@ inline void add_transpose(Registry& r) {
                 },
                 init, verify},
                [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0],
-                          TransposeDiagonal{a.in<float>(0), a.out<float>(1), int(p.at("n")),
-                                            int(p.at("tile")), int(p.at("pad"))});
+                 launch_tiled<TransposeDiagonal>(L, p, pl, a, int(p.at("n")),
+                                                 int(p.at("pad")));
+               }});
+  r.push_back({{"transpose", "wide", "Wide: 64 x 64 tiles, float4 accesses",
+                "The padded tiled transpose with 16-byte global accesses: four times the "
+                "bytes in flight per thread. The floats of each float4 are spread over "
+                "the shared row so that no access has a bank conflict.",
+                "kernels/transpose.cuh", "TransposeWide",
+                {{"n", 1024, 64, 16384, {}, "matrix side (floats), a multiple of 64"}},
+                check_wide, plan_wide, init, verify},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 Global<const float4> in4{static_cast<const float4*>(a.ptr.at(0)),
+                                          a.count.at(0) / 4, 0};
+                 Global<float4> out4{static_cast<float4*>(a.ptr.at(1)), a.count.at(1) / 4, 1};
+                 L.launch(pl.launches[0], TransposeWide{in4, out4, int(p.at("n"))});
                }});
 }
 

@@ -8,6 +8,9 @@
 #   scripts/device_run.sh                 every stage
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
+#   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
+#   WS_NCU_ONLY="transpose/tiled transpose/wide" ...       counters of those variants only
+#
 # Stages: toolchain build tests fixtures sass bench ncu ncu_noise sanitizer. Each stage writes its
 # log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
 # the next one. The exit code is 1 when any stage failed.
@@ -84,7 +87,8 @@ fixtures() {
   return $rc
 }
 
-# The fast build's SASS of the tiled transpose: plain LDG/STS/LDS/STG, nothing else.
+# The fast build's SASS of the tiled transpose (tile 32, block_rows 8: its defaults) and of
+# the wide one: plain LDG/STS/LDS/STG, nothing else, the loads unrolled ahead of the BAR.
 sass() {
   local obj
   obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
@@ -94,7 +98,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 funcs = re.split(r'\n(?=\s*Function : )', text)
 for f in funcs:
-    if f.strip() and '14TransposeTiledE' in f.strip().splitlines()[0]:
+    if f.strip() and any(k in f.strip().splitlines()[0] for k in ('14TransposeTiledILi32ELi8EE', '13TransposeWideE')):
         print(f)
         ops = re.findall(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z][A-Z0-9._]+)', f)
         mem = [o for o in ops if o.split('.')[0] in ('LDG', 'STG', 'LDS', 'STS', 'BAR', 'ATOM', 'ATOMS', 'RED', 'LDL', 'STL')]
@@ -103,9 +107,9 @@ for f in funcs:
 EOF
   # The traced build of the same kernel, for comparison (size only).
   obj=$(find "$B" -name 'catalogue_traced.cu.o' | head -1)
-  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledE | head -4
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 '14TransposeTiledILi32ELi8EE\|13TransposeWideE' | head -8
   obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
-  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledE | head -4
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 '14TransposeTiledILi32ELi8EE\|13TransposeWideE' | head -8
 }
 
 bench() {
@@ -115,12 +119,15 @@ bench() {
   "$w" bench --kernel transpose --set n=8192 --peers --repeats 20 --backend cuda --json "$o/transpose.json" || rc=1
   "$w" bench --kernel transpose --variant tiled --set n=8192 --sweep pad=0,1 --repeats 20 --backend cuda --json "$o/transpose_pad.json" || rc=1
   "$w" bench --kernel transpose --variant naive --set n=8192 --sweep block_rows=8,16,32 --repeats 20 --backend cuda --json "$o/transpose_naive.json" || rc=1
+  "$w" bench --kernel transpose --variant tiled --set n=8192 --set pad=1 --sweep block_rows=2,4,8,16 --repeats 20 --backend cuda --json "$o/transpose_rows.json" || rc=1
+  [[ ${WS_BENCH_ONLY:-} == transpose ]] || {
   "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
   "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
   "$w" bench --kernel access --variant stride --set n=16777216 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
   "$w" bench --kernel access --variant offset --set n=67108864 --sweep offset=0,1,8,16,32 --repeats 20 --backend cuda --json "$o/access_offset.json" || rc=1
   "$w" bench --kernel divergence --peers --repeats 20 --backend cuda --json "$o/divergence.json" || rc=1
+  }
   python3 - "$o" <<'EOF'
 import json, os, sys
 d = sys.argv[1]
@@ -151,6 +158,8 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
         rows = [r for r in j['rows'] if r.get('verified') and r['variant'] not in ('copy', 'tiled_copy') and isinstance(r.get('throughput'), (int, float))]
         jp = load('transpose_pad')
         rows += [dict(r, variant=r['variant'] + ' pad=' + str(r['params'].get('pad'))) for r in (jp['rows'] if jp else []) if r.get('verified') and isinstance(r.get('throughput'), (int, float))]
+        jr = load('transpose_rows')
+        rows += [dict(r, variant=r['variant'] + ' pad=1 block_rows=' + str(r['params'].get('block_rows'))) for r in (jr['rows'] if jr else []) if r.get('verified') and isinstance(r.get('throughput'), (int, float))]
         b = max(rows, key=lambda r: r['throughput']) if rows else None
     names = [p.get('peer') for p in j.get('peers', [])]
     pn = next((n for n in names if pname in n.lower()), None)
@@ -162,7 +171,7 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
         out(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
 ratios.close()
 print()
-for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
+for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
     j = load(fam)
     if not j: continue
     print(f"## {fam} ({j.get('device', {}).get('name', '')})")

@@ -195,6 +195,24 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
                   ink_on(gcell.colour), gcell.rect.w());
     d.touched.push_back(gcell);
   }
+  // A key beside the grid when there is room: the heat scale of the bank cells above.
+  const float key_x = d.grid.x1 + fh * 1.5f;
+  if (gavail.x - (key_x - g0.x) > fh * 14 && gavail.y > fh * 12.5f) {
+    float ky = g0.y;
+    text_at(dl, key_x, ky, "bank cells: distinct words served", dim);
+    ky += fh * 1.4f;
+    for (unsigned w : {0u, 1u, 2u, 4u, 8u, 16u, 32u}) {
+      const Rect sw{key_x, ky, key_x + fh * 1.6f, ky + fh};
+      fill(dl, sw, heat_colour(w), 2);
+      const char* what = w == 0 ? "idle" : w == 1 ? "1 word: one pass" : nullptr;
+      const std::string label = what ? std::string(what) : std::to_string(w) + " words: " + std::to_string(w) + " passes";
+      text_at(dl, sw.x1 + fh * 0.5f, ky, label, dim);
+      ky += fh * 1.3f;
+    }
+    ky += fh * 0.6f;
+    text_at(dl, key_x, ky, "grid: each word's bank by colour;", dim);
+    text_at(dl, key_x, ky + fh * 1.2f, "framed, with the lane: this access", dim);
+  }
   ImGui::Dummy(v2(gavail.x, gc * shown + 2));
   if (shown < rows)
     ImGui::TextDisabled("rows %u-%u of %u shown", first, first + shown - 1, rows);

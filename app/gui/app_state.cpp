@@ -588,9 +588,7 @@ std::size_t AppState::interesting_pos(View v) const {
   return p.value_or(0);
 }
 
-unsigned AppState::grid_row_elems(const ArrayDesc& a) const {
-  if (grid_row_override) return grid_row_override;
-  const Params& p = main.sel.params;
+unsigned AppState::grid_row_elems(const ArrayDesc& a, const Params& p) const {
   auto get = [&](const char* k) -> long long {
     auto it = p.find(k);
     return it == p.end() ? -1 : it->second;

@@ -117,8 +117,8 @@ class AppState : public LessonHost {
   // The first event of the warp that a view is about (a conflict for the maps, a divergent
   // branch for the mask strip), or 0.
   std::size_t interesting_pos(View v) const;
-  unsigned grid_row_elems(const ArrayDesc& a) const;
-  unsigned grid_row_override = 0;
+  // The row length of a shared array's grid, from the parameters of the run that made it.
+  unsigned grid_row_elems(const ArrayDesc& a, const Params& p) const;
 
   // --- charts ---
   std::deque<HistoryPoint> history;

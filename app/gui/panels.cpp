@@ -106,7 +106,7 @@ viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
   viz::BankMapInput in;
   in.event = p.e;
   in.array = p.e ? l.array_of(*p.e) : nullptr;
-  in.row_elems = in.array ? s.grid_row_elems(*in.array) : 0;
+  in.row_elems = in.array ? s.grid_row_elems(*in.array, l.sel.params) : 0;
   in.caption = p.e ? map_caption(l, p, "shared access") : "";
   if (!p.e) {
     in.caption = l.sel.variant + ": this warp makes no shared-memory access";
@@ -262,8 +262,8 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
         if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
         for (const SweepPoint& p : s.sweep) {
           if (p.plain.empty()) continue;
-          for (const auto& [k, v] : p.plain)
-            if (ImGui::Selectable(k.c_str(), k == s.sweep_metric)) s.sweep_metric = k;
+          for (const auto& kv : p.plain)
+            if (ImGui::Selectable(kv.first.c_str(), kv.first == s.sweep_metric)) s.sweep_metric = kv.first;
           break;
         }
         ImGui::EndCombo();
@@ -707,19 +707,25 @@ const std::vector<std::pair<std::string, std::string>>& shortcuts() {
   return k;
 }
 
-void apply_style(bool presenter) {
+std::uint32_t apply_style(bool presenter) {
   ImGuiStyle& st = ImGui::GetStyle();
   st = ImGuiStyle();
+  auto clear_from_window_bg = [&] {
+    const ImVec4 bg = st.Colors[ImGuiCol_WindowBg];
+    st.Colors[ImGuiCol_WindowBg].w = 0;
+    return viz::rgba(unsigned(bg.x * 255 + 0.5f), unsigned(bg.y * 255 + 0.5f), unsigned(bg.z * 255 + 0.5f));
+  };
   if (!presenter) {
     ImGui::StyleColorsDark(&st);
     st.WindowRounding = 0;
     st.FrameRounding = 2;
-    return;
+    st.Colors[ImGuiCol_WindowBg] = ImVec4(0.06f, 0.06f, 0.065f, 1);
+    return clear_from_window_bg();
   }
   ImGui::StyleColorsDark(&st);
   ImVec4* c = st.Colors;
   c[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 1);
-  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 1);
+  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
   c[ImGuiCol_Text] = ImVec4(1, 1, 1, 1);
   c[ImGuiCol_TextDisabled] = ImVec4(0.8f, 0.8f, 0.8f, 1);
   c[ImGuiCol_TitleBg] = c[ImGuiCol_TitleBgActive] = ImVec4(0.1f, 0.1f, 0.35f, 1);
@@ -728,6 +734,7 @@ void apply_style(bool presenter) {
   c[ImGuiCol_Button] = ImVec4(0.1f, 0.25f, 0.6f, 1);
   st.WindowBorderSize = 2;
   st.WindowRounding = 0;
+  return clear_from_window_bg();
 }
 
 void handle_keys(AppState& s) {

@@ -2,6 +2,7 @@
 // The window's panels and their layout. draw_ui() draws one frame of the whole window (or
 // of one view, for screenshots) from the app state and returns what every view drew, so
 // tests can check the frame without guessing at pixels.
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -45,7 +46,10 @@ FrameDraw draw_ui(AppState& s);
 // The shortcut list shown in presenter mode and in the help popup.
 const std::vector<std::pair<std::string, std::string>>& shortcuts();
 
-// Colours of the ImGui style for normal and presenter (high-contrast) mode.
-void apply_style(bool presenter);
+// Colours of the ImGui style for normal and presenter (high-contrast) mode. Returns the
+// colour (0xRRGGBBAA) to clear each frame to: the panels tile the window, so their own
+// background is left transparent and the clear paints it (a software rasteriser such as
+// Mesa's llvmpipe spends a third of the frame on that one full-window fill otherwise).
+std::uint32_t apply_style(bool presenter);
 
 }  // namespace ws::gui

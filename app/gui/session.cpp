@@ -49,7 +49,7 @@ Session::~Session() {
 
 void Session::apply_font() {
   AppState& st = *state_;
-  apply_style(st.presenter_on);
+  window_->set_clear_colour(apply_style(st.presenter_on));
   std::string err;
   const float size = st.presenter_on ? st.presenter_font_size : st.font_size;
   if (!window_->set_font(font_path_, size, err)) st.add_notice(err, true);
@@ -62,7 +62,7 @@ FrameDraw Session::frame(bool capture) {
   // wake ten times a second to show its elapsed time. The worker wakes the loop when it
   // finishes, so no frame is spent spinning beside a kernel on a small machine.
   const bool still = !st.stepper.playing && !st.font_dirty && !st.window_png_request;
-  window_->poll_events(so_.idle_wait && still, st.any_pending() ? 0.1 : 0.5);
+  window_->poll_events(so_.idle_wait && still, st.any_pending() ? 0.1 : 2.0);
   const double t0 = now_seconds();
   if (st.font_dirty) apply_font();
   if (st.fullscreen_request) {

@@ -1,6 +1,10 @@
 // The worker thread.
 #include "app/gui/worker.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 
 namespace ws::gui {
@@ -150,6 +154,11 @@ void Worker::loop() {
     error_ = error;
     ready_ = true;
   }
+  // The emulator's times are modelled, not clocked, so its thread can yield the CPU to the
+  // window: on a small machine the UI keeps its frame rate while a kernel is emulated.
+  // A GPU run keeps normal priority: its launches are timed.
+  if (backend_kind() == BackendKind::Emu)
+    (void)::setpriority(PRIO_PROCESS, id_t(::syscall(SYS_gettid)), 10);
   done_cv_.notify_all();
   notify_ui();
   for (;;) {

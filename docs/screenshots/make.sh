@@ -18,4 +18,3 @@ shot compare.png         --view compare    $T --set pad=0
 shot charts.png          --view charts     --kernel access --variant stride --set n=4194304
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
 shot presenter.png       --view window     $T --set pad=0 --presenter
-shot lesson.png          --view lesson     --lesson "$here/../../lessons/03-shared-banks.md"

@@ -31,7 +31,7 @@ void expect_nice(double lo, double hi, int target) {
   for (std::size_t i = 0; i < t.size(); ++i) {
     EXPECT_GE(t[i], lo);
     EXPECT_LE(t[i], hi);
-    if (i > 0) EXPECT_NEAR(t[i] - t[i - 1], step, step * 1e-6);
+    if (i > 0) { EXPECT_NEAR(t[i] - t[i - 1], step, step * 1e-6); }
   }
   // "about target": never wildly off
   EXPECT_LE(t.size(), std::size_t(2 * target + 2));
@@ -131,7 +131,7 @@ TEST(ChartPaint, WrongPointIsAMarkNotABar) {
   for (const ChartMark& m : g.marks) {
     EXPECT_GE(m.cx, g.plot_x0);
     EXPECT_LE(m.cx, g.plot_x1);
-    if (m.wrong) EXPECT_EQ(m.y0, m.y1) << "a wrong point must have no bar height";
+    if (m.wrong) { EXPECT_EQ(m.y0, m.y1) << "a wrong point must have no bar height"; }
   }
   // The wrong value (99999) must not stretch the axis: the refs bound it.
   EXPECT_LT(g.y_hi, 10000);

@@ -121,7 +121,7 @@ TEST(BankMap, ColumnReadWithoutPaddingIsOneHotBank) {
   EXPECT_EQ(d.bank_words[5], 32u);
   EXPECT_EQ(d.bank_fill[5], heat_colour(32));
   for (unsigned b = 0; b < 32; ++b)
-    if (b != 5) EXPECT_EQ(d.bank_fill[b], heat_colour(0)) << "bank " << b;
+    if (b != 5) { EXPECT_EQ(d.bank_fill[b], heat_colour(0)) << "bank " << b; }
   EXPECT_EQ(d.lines, 32);
   ASSERT_EQ(d.touched.size(), 32u);
   for (const GridCell& c : d.touched) {
@@ -191,7 +191,7 @@ TEST(SectorMap, StridedStoreTouchesThirtyTwoSectors) {
   EXPECT_EQ(d.access.ideal_sectors, 4u);
   EXPECT_EQ(d.access.bytes_moved, 32u * 32u);
   for (const SectorCell& c : d.cells)
-    if (c.touched) EXPECT_EQ(c.lanes, 1);
+    if (c.touched) { EXPECT_EQ(c.lanes, 1); }
 }
 
 TEST(SectorMap, CoalescedLoadTouchesFour) {

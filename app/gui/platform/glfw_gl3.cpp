@@ -186,7 +186,8 @@ void Window::render() {
   int w, h;
   glfwGetFramebufferSize(impl_->win, &w, &h);
   glViewport(0, 0, w, h);
-  glClearColor(0.09f, 0.09f, 0.10f, 1.0f);
+  glClearColor(float(clear_ >> 24) / 255.0f, float((clear_ >> 16) & 0xFF) / 255.0f,
+               float((clear_ >> 8) & 0xFF) / 255.0f, 1.0f);
   glClear(GL_COLOR_BUFFER_BIT);
   ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
 }

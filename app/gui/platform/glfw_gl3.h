@@ -58,6 +58,9 @@ class Window {
   void set_fullscreen(bool on);
   bool fullscreen() const { return fullscreen_; }
   void set_title(const std::string& t);
+  // The colour the frame is cleared to (0xRRGGBBAA): the panels' background, which they
+  // then need not fill themselves.
+  void set_clear_colour(std::uint32_t rgba) { clear_ = rgba; }
   std::string gl_renderer() const;
 
  private:
@@ -69,6 +72,7 @@ class Window {
   std::string font_path_, font_error_;
   bool font_dirty_ = false, fullscreen_ = false, font_uploaded_ = false;
   int windowed_[4] = {0, 0, 0, 0};
+  std::uint32_t clear_ = 0x171719FFu;
 };
 
 // DISPLAY or WAYLAND_DISPLAY set and glfwInit succeeds.

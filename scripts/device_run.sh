@@ -9,7 +9,7 @@
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
-#   WS_NCU_ONLY="transpose/tiled transpose/wide" ...       counters of those variants only
+#   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
 #
 # Stages: toolchain build tests fixtures sass bench ncu ncu_noise sanitizer. Each stage writes its
 # log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
@@ -87,8 +87,8 @@ fixtures() {
   return $rc
 }
 
-# The fast build's SASS of the tiled transpose (tile 32, block_rows 8: its defaults) and of
-# the wide one: plain LDG/STS/LDS/STG, nothing else, the loads unrolled ahead of the BAR.
+# The fast build's SASS of the tiled transpose (tile 32, block_rows 8: its defaults): plain
+# LDG/STS/LDS/STG, nothing else, the loads unrolled ahead of the BAR.
 sass() {
   local obj
   obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
@@ -98,7 +98,7 @@ import re, sys
 text = open(sys.argv[1]).read()
 funcs = re.split(r'\n(?=\s*Function : )', text)
 for f in funcs:
-    if f.strip() and any(k in f.strip().splitlines()[0] for k in ('14TransposeTiledILi32ELi8EE', '13TransposeWideE')):
+    if f.strip() and '14TransposeTiledILi32ELi8EE' in f.strip().splitlines()[0]:
         print(f)
         ops = re.findall(r'/\*[0-9a-f]{4}\*/\s+(?:@!?U?P\d\s+)?([A-Z][A-Z0-9._]+)', f)
         mem = [o for o in ops if o.split('.')[0] in ('LDG', 'STG', 'LDS', 'STS', 'BAR', 'ATOM', 'ATOMS', 'RED', 'LDL', 'STL')]
@@ -107,9 +107,9 @@ for f in funcs:
 EOF
   # The traced build of the same kernel, for comparison (size only).
   obj=$(find "$B" -name 'catalogue_traced.cu.o' | head -1)
-  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 '14TransposeTiledILi32ELi8EE\|13TransposeWideE' | head -8
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
   obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
-  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 '14TransposeTiledILi32ELi8EE\|13TransposeWideE' | head -8
+  cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
 }
 
 bench() {

@@ -24,8 +24,8 @@ void run_transpose(benchmark::State& state, bool races) {
                                              {1, ws::Space::Global, "out", 4, out.size(), 0}};
   const ws::LaunchCfg cfg{"transpose_tiled", {n / tile, n / tile, 1}, {tile, rows, 1},
                           std::uint32_t(tile * (tile + pad) * 4)};
-  const ws::TransposeTiled kernel{{in.data(), in.size(), 0}, {out.data(), out.size(), 1}, n,
-                                  tile, pad};
+  const ws::TransposeTiled<tile, rows> kernel{
+      {in.data(), in.size(), 0}, {out.data(), out.size(), 1}, n, pad};
   ws::sim::EmuOptions opt;
   opt.detect_races = races;
   std::uint64_t events = 0;

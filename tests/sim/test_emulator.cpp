@@ -116,7 +116,7 @@ TEST(Emulator, TransposesMatchTheCpuReference) {
   Recorder r1, r2;
   EmuResult a = emulate(TransposeNaive{gin(in, 0), g(out_naive, 1), n}, {2, 2, 1}, {32, 8, 1},
                         0, r1);
-  EmuResult b = emulate(TransposeTiled{gin(in, 0), g(out_tiled, 1), n, 32, 1}, {2, 2, 1},
+  EmuResult b = emulate(TransposeTiled<32, 8>{gin(in, 0), g(out_tiled, 1), n, 1}, {2, 2, 1},
                         {32, 8, 1}, 32 * 33 * 4, r2);
   ASSERT_TRUE(a.ok) << a.problems[0].message;
   ASSERT_TRUE(b.ok) << b.problems[0].message;
@@ -846,7 +846,7 @@ TEST_F(Anchors, NaiveTranspose) {
 }
 
 TEST_F(Anchors, TiledTransposeNoPadding) {
-  AnchorRun r = run_anchor(TransposeTiled{gin(in, 0), g(out, 1), n, 32, 0}, {32, 32, 1},
+  AnchorRun r = run_anchor(TransposeTiled<32, 8>{gin(in, 0), g(out, 1), n, 0}, {32, 32, 1},
                            {32, 8, 1}, 32 * 32 * 4, in, out);
   ASSERT_TRUE(r.ok);
   EXPECT_TRUE(r.correct);
@@ -861,7 +861,7 @@ TEST_F(Anchors, TiledTransposeNoPadding) {
 }
 
 TEST_F(Anchors, TiledTransposePaddedByOne) {
-  AnchorRun r = run_anchor(TransposeTiled{gin(in, 0), g(out, 1), n, 32, 1}, {32, 32, 1},
+  AnchorRun r = run_anchor(TransposeTiled<32, 8>{gin(in, 0), g(out, 1), n, 1}, {32, 32, 1},
                            {32, 8, 1}, 32 * 33 * 4, in, out);
   ASSERT_TRUE(r.ok);
   EXPECT_TRUE(r.correct);

@@ -395,7 +395,7 @@ void AppState::request_sweep() {
 
 bool AppState::any_pending() const {
   return main_pending_gen_ || cmp_pending_gen_ || bars_pending_gen_ || sweep_pending_gen_ ||
-         peers_pending_gen_;
+         peers_pending_gen_ || lesson_pending_gen_;
 }
 
 void AppState::poll() {
@@ -473,6 +473,10 @@ void AppState::install(JobResult& r) {
       if (r.gen != sweep_pending_gen_) return;
       sweep_pending_gen_ = 0;
       sweep = std::move(r.sweep);
+      break;
+    case JobKind::Lesson:
+      lesson_done_gen_ = std::max(lesson_done_gen_, r.gen);
+      if (r.gen == lesson_pending_gen_) lesson_pending_gen_ = 0;
       break;
     case JobKind::Peers:
       if (r.gen != peers_pending_gen_) return;
@@ -734,6 +738,18 @@ viz::ChartSpec AppState::sweep_chart() const {
     c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
   c.meta = export_meta();
   return c;
+}
+
+std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
+  Job j;
+  j.kind = JobKind::Lesson;
+  j.family = sel_.family;
+  j.variant = sel_.variant;
+  j.task = std::move(task);
+  j.gen = next_gen_++;
+  lesson_pending_gen_ = j.gen;
+  worker_.submit(std::move(j));
+  return lesson_pending_gen_;
 }
 
 void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params) {

@@ -167,6 +167,8 @@ class AppState : public LessonHost {
   DeviceInfo device() const override { return worker_.device(); }
   bool presenter() const override { return presenter_on; }
   void notice(const std::string& text) override { add_notice(text, false); }
+  std::uint64_t run_on_worker(std::function<void(Backend&)> task) override;
+  bool task_finished(std::uint64_t id) const override { return id != 0 && id <= lesson_done_gen_; }
 
  private:
   void install(JobResult& r);
@@ -181,7 +183,8 @@ class AppState : public LessonHost {
   std::string refusal_;
   std::uint64_t next_gen_ = 1;
   std::uint64_t main_pending_gen_ = 0, cmp_pending_gen_ = 0, bars_pending_gen_ = 0,
-                sweep_pending_gen_ = 0, peers_pending_gen_ = 0;
+                sweep_pending_gen_ = 0, peers_pending_gen_ = 0, lesson_pending_gen_ = 0,
+                lesson_done_gen_ = 0;
   std::string peers_for_;   // the family/size the peers were measured for
   bool worker_ready_seen_ = false;
 };

@@ -16,11 +16,18 @@ class NoLessonPanel : public LessonPanel {
   }
   bool is_open() const override { return false; }
   std::string title() const override { return "Lesson"; }
-  void draw(LessonHost&) override {
+  LessonDraw draw(LessonHost&) override {
     ImGui::TextDisabled("No lesson open.");
     ImGui::TextWrapped("Lessons open with `warpscope gui --lesson FILE` once the lesson player "
                        "is part of the build.");
+    LessonDraw d;
+    d.drawn = true;
+    return d;
   }
+  bool next_step() override { return false; }
+  bool prev_step() override { return false; }
+  bool answer(std::size_t, double) override { return false; }
+  std::string lab_view() const override { return ""; }
 };
 
 }  // namespace

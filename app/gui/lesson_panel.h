@@ -4,8 +4,10 @@
 // lessons engineer) when it is built, else lesson_none.cpp, which says "No lesson open".
 // The panel talks to the rest of the app only through LessonHost.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "kernels/backend.h"
 
@@ -29,6 +31,25 @@ class LessonHost {
   virtual bool presenter() const = 0;
   // A one-line message in the window's notice area.
   virtual void notice(const std::string& text) = 0;
+  // Queues `task` on the worker thread, with the backend, after the main run (the UI does
+  // not wait; a task still waiting is replaced by a newer one). It writes its results into
+  // what it captured. Returns an id that task_finished() reports once the task has run (or
+  // was replaced by a newer one that has).
+  virtual std::uint64_t run_on_worker(std::function<void(Backend&)> task) = 0;
+  virtual bool task_finished(std::uint64_t id) const = 0;
+};
+
+// What the panel drew in one frame, for tests (the GUI tests check the frame by it).
+struct LessonDraw {
+  bool drawn = false;
+  bool classroom = false;           // the presenter's one-step-per-screen script
+  std::string error;                // "This lesson cannot be opened" text shown ("" none)
+  std::string lesson_title, step_title;
+  std::size_t step = 0, steps = 0;  // step index shown, of steps
+  std::vector<std::string> verdicts;  // per predict: the explanation shown ("" unanswered)
+  std::vector<std::string> goals;     // per goal: the status line shown ("[x] reached")
+  std::string nav_hint;             // the line beside Back/Next
+  std::string lab_view;             // the view the step's lab names ("" none)
 };
 
 class LessonPanel {
@@ -39,7 +60,14 @@ class LessonPanel {
   virtual bool is_open() const = 0;
   virtual std::string title() const = 0;
   // Draws inside the current ImGui window (the layout's lesson slot).
-  virtual void draw(LessonHost& host) = 0;
+  virtual LessonDraw draw(LessonHost& host) = 0;
+  // What the keys and buttons do: move one step (false at either end or with no lesson),
+  // answer predict `i` of the open step (false when there is no such predict).
+  virtual bool next_step() = 0;
+  virtual bool prev_step() = 0;
+  virtual bool answer(std::size_t i, double guess) = 0;
+  // The view the open step's lab names ("bank-map", ...; "" none or no lesson).
+  virtual std::string lab_view() const = 0;
 };
 
 std::unique_ptr<LessonPanel> make_lesson_panel();

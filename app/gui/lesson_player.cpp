@@ -1,6 +1,7 @@
 // The lesson player in the window's lesson slot: the lesson list with progress, the open
 // step's text, its lab applied through the host, predict inputs with the explanation
-// from the trace, goal status, and a presenter mode (one step per screen, keys only).
+// from the trace, goal status, and a presenter mode (one step per screen, keys only). The
+// ratios that need another run (`over:VARIANT`, a timed copy) run on the app's worker.
 // The logic lives in ws::lesson::Player; this file only draws it and feeds it results.
 #include <imgui.h>
 
@@ -30,8 +31,6 @@ const ImVec4 kDim{0.62f, 0.62f, 0.66f, 1.f};
 const ImVec4 kGood{0.45f, 0.90f, 0.45f, 1.f};
 const ImVec4 kBad{1.00f, 0.50f, 0.40f, 1.f};
 const ImVec4 kBox{0.16f, 0.18f, 0.22f, 1.f};
-
-bool key_pressed(ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k), false); }
 
 // Draws styled runs as flowing text, wrapped at the panel's width, word by word.
 void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {
@@ -96,6 +95,7 @@ struct DrawCtx {
   LessonHost& host;
   std::map<std::size_t, double>& inputs;
   bool presenter;
+  LessonDraw& out;
   int depth = 0;
 };
 
@@ -131,6 +131,7 @@ void predict_box(std::size_t i, DrawCtx& c) {
   flow_plain(p.question);
   if (const PredictResult* r = c.player.result(i)) {
     flow_plain(r->explanation, r->correct ? kGood : kBad);
+    if (i < c.out.verdicts.size()) c.out.verdicts[i] = r->explanation;
     if (ImGui::SmallButton("answer again")) c.player.answer(i, c.inputs[i]);
   } else {
     double& v = c.inputs[i];
@@ -157,7 +158,9 @@ void goal_box(std::size_t i, DrawCtx& c) {
   const bool done = c.player.goal_done(i);
   const std::string target = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
   ImGui::TextColored(kDim, "target: %s", target.c_str());
-  flow_plain((done ? "[x] " : "[ ] ") + s.label, done ? kGood : kText);
+  const std::string line = (done ? "[x] " : "[ ] ") + s.label;
+  flow_plain(line, done ? kGood : kText);
+  if (i < c.out.goals.size()) c.out.goals[i] = line;
 }
 
 void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c) {
@@ -256,15 +259,19 @@ class PlayerPanel : public LessonPanel {
     player_.emplace(std::move(*r.lesson), default_data_dir());
     applied_ = SIZE_MAX;
     seen_gen_ = 0;
+    ratios_.reset();
     inputs_.clear();
     return true;
   }
   bool is_open() const override { return player_.has_value(); }
   std::string title() const override { return player_ ? player_->lesson().title : "Lesson"; }
 
-  void draw(LessonHost& host) override {
+  LessonDraw draw(LessonHost& host) override {
+    LessonDraw out;
+    out.drawn = true;
     if (!player_) {
       if (!error_.empty()) {
+        out.error = error_;
         ImGui::TextColored(kBad, "This lesson cannot be opened:");
         ImGui::PushTextWrapPos(0);
         ImGui::TextColored(kBad, "%s", error_.c_str());
@@ -272,19 +279,28 @@ class PlayerPanel : public LessonPanel {
         ImGui::Separator();
       }
       lesson_list();
-      return;
+      return out;
     }
     Player& p = *player_;
-    if (p.step_count() == 0) return;
+    if (p.step_count() == 0) return out;
     apply_lab(host);
     take_result(host);
+    take_ratios(host);
     const bool pres = host.presenter();
+    out.classroom = pres;
+    out.lesson_title = p.lesson().title;
+    out.step_title = p.step().title;
+    out.step = p.step_index();
+    out.steps = p.step_count();
+    out.verdicts.assign(p.step().predicts.size(), "");
+    out.goals.assign(p.step().goals.size(), "");
+    out.lab_view = lab_view();
 
     if (!p.notice().empty()) flow_plain(p.notice(), kBad);
     header(p, pres);
     ImGui::Separator();
 
-    DrawCtx c{p, host, inputs_, pres};
+    DrawCtx c{p, host, inputs_, pres, out};
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
     if (p.step_index() == 0 && !p.lesson().intro.empty()) draw_blocks(p.lesson().intro, c);
     ImGui::SetWindowFontScale(pres ? 1.25f : 1.15f);
@@ -292,13 +308,28 @@ class PlayerPanel : public LessonPanel {
     ImGui::SetWindowFontScale(1.f);
     ImGui::Spacing();
     draw_blocks(p.step().body, c);
+    if (ratios_) ImGui::TextColored(kDim, "running the reference for the ratios...");
     if (!pres) {
       ImGui::Spacing();
       ImGui::Separator();
       if (ImGui::CollapsingHeader("All lessons")) lesson_list();
     }
     ImGui::EndChild();
-    nav(p, pres);
+    out.nav_hint = nav(p, pres);
+    return out;
+  }
+
+  bool next_step() override { return player_ && player_->next(); }
+  bool prev_step() override { return player_ && player_->back(); }
+  bool answer(std::size_t i, double guess) override {
+    if (!player_ || i >= player_->step().predicts.size()) return false;
+    inputs_[i] = guess;
+    player_->answer(i, guess);
+    return true;
+  }
+  std::string lab_view() const override {
+    const Lab* lab = player_ && player_->step_count() ? player_->lab() : nullptr;
+    return lab ? lab->view : "";
   }
 
  private:
@@ -314,22 +345,25 @@ class PlayerPanel : public LessonPanel {
     ImGui::ProgressBar(frac, ImVec2(-1, 0), buf);
   }
 
-  void nav(Player& p, bool pres) {
+  // Back/Next buttons and one line of state. The keys (PageDown/PageUp, and n/b in the
+  // presenter's script) are handled with the app's other keys (panels.cpp).
+  std::string nav(Player& p, bool pres) {
     bool back = false, next = false;
     if (ImGui::Button("< Back") && !p.at_first()) back = true;
     ImGui::SameLine();
     if (ImGui::Button("Next >") && !p.at_last()) next = true;
     ImGui::SameLine();
-    if (p.step_complete())
-      ImGui::TextColored(kGood, "%s", p.lesson_complete() ? "lesson complete" : "step done");
-    else
-      ImGui::TextColored(kDim, "%s", pres ? "PgDn next, PgUp back" : "answer and reach the goals to finish the step");
-    if (!ImGui::GetIO().WantTextInput) {
-      if (key_pressed(ImGuiKey_PageDown)) next = true;
-      if (key_pressed(ImGuiKey_PageUp)) back = true;
+    std::string hint;
+    if (p.step_complete()) {
+      hint = p.lesson_complete() ? "lesson complete" : "step done";
+      ImGui::TextColored(kGood, "%s", hint.c_str());
+    } else {
+      hint = pres ? "PgDn or n: next step, PgUp or b: back" : "answer and reach the goals to finish the step";
+      ImGui::TextColored(kDim, "%s", hint.c_str());
     }
     if (next) p.next();
     if (back) p.back();
+    return hint;
   }
 
   // Opening a step applies its lab: kernel, variant and parameters go to the app's views.
@@ -368,8 +402,45 @@ class PlayerPanel : public LessonPanel {
     else if (!r->verified) f.error = "the output is wrong: " + r->verify_message;
     Lab ran = *lab;
     ran.variant = v;
-    add_ratio_facts(f, ran, *r, dev, p.wanted(), nullptr);
+    const std::vector<Quantity> wanted = p.wanted();
+    add_ratio_facts(f, ran, *r, dev, wanted, nullptr);
+    // The ratios that need another run go to the worker; until they come back the step
+    // is judged on what this run gives (on the emulator, copy_bandwidth from the model).
+    std::vector<Quantity> extra;
+    for (const Quantity& q : wanted)
+      if (q.kind == QuantityKind::Ratio && (q.name == "copy_bandwidth" || q.name.rfind("over:", 0) == 0))
+        extra.push_back(q);
+    ratios_.reset();
+    if (!extra.empty() && r->error.empty()) {
+      auto got = std::make_shared<Facts>();
+      RunOptions opt;
+      opt.timing = true;
+      PendingRatios pr;
+      pr.id = host.run_on_worker([got, ran, r, dev, extra, opt](Backend& b) {
+        add_ratio_facts(*got, ran, *r, dev, extra, &b, opt);
+      });
+      pr.step = p.step_index();
+      pr.gen = seen_gen_;
+      pr.changes = p.changes();
+      pr.variant = p.variant();
+      pr.base = f;
+      pr.got = std::move(got);
+      ratios_ = std::move(pr);
+    }
     p.set_facts(std::move(f));
+  }
+
+  // The worker's reference runs, merged into the facts of the run they were asked for
+  // (dropped when the student has moved on: another step, run or parameter change).
+  void take_ratios(LessonHost& host) {
+    if (!ratios_ || !host.task_finished(ratios_->id)) return;
+    PendingRatios pr = std::move(*ratios_);
+    ratios_.reset();
+    Player& p = *player_;
+    if (pr.step != p.step_index() || pr.gen != seen_gen_ || pr.changes != p.changes() || pr.variant != p.variant())
+      return;
+    for (const auto& [k, v] : pr.got->values) pr.base.values[k] = v;
+    p.set_facts(std::move(pr.base));
   }
 
   void lesson_list() {
@@ -422,7 +493,17 @@ class PlayerPanel : public LessonPanel {
               [](const ListEntry& a, const ListEntry& b) { return a.id < b.id; });
   }
 
+  struct PendingRatios {
+    std::uint64_t id = 0, gen = 0;
+    std::size_t step = 0;
+    Params changes;
+    std::string variant;
+    Facts base;                   // the run's facts without the worker's ratios
+    std::shared_ptr<Facts> got;   // written by the worker's task
+  };
+
   std::optional<Player> player_;
+  std::optional<PendingRatios> ratios_;
   std::string error_, dir_;
   std::vector<ListEntry> entries_;
   std::size_t applied_ = SIZE_MAX;

@@ -578,7 +578,8 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::SameLine();
   if (ImGui::SmallButton("keys")) ImGui::OpenPopup("keys");
   if (ImGui::BeginPopup("keys")) {
-    for (const auto& [k, what] : shortcuts()) ImGui::Text("%-12s %s", k.c_str(), what.c_str());
+    for (const auto& [k, what] : classroom(s) ? lesson_shortcuts() : shortcuts())
+      ImGui::Text("%-12s %s", k.c_str(), what.c_str());
     ImGui::EndPopup();
   }
   notices_bar(s, fd);
@@ -586,17 +587,18 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
 }
 
 void lesson_panel(AppState& s, FrameDraw& fd) {
-  if (s.lesson) s.lesson->draw(s);
+  if (s.lesson) fd.lesson = s.lesson->draw(s);
   fd.lesson_drawn = true;
 }
 
 // The keys, flowing onto as many lines as the panel needs.
-void shortcut_list(FrameDraw& fd) {
+void shortcut_list(FrameDraw& fd, const std::vector<std::pair<std::string, std::string>>& keys) {
   fd.shortcuts_shown = true;
   bool first = true;
   const float gap = ImGui::GetFontSize();
   const float right = ImGui::GetWindowContentRegionMax().x;
-  for (const auto& [k, what] : shortcuts()) {
+  for (const auto& [k, what] : keys) {
+    fd.shortcut_keys.push_back(k);
     const float w = ImGui::CalcTextSize(k.c_str()).x + ImGui::GetStyle().ItemSpacing.x +
                     ImGui::CalcTextSize(what.c_str()).x;
     if (!first) {
@@ -659,30 +661,31 @@ void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
 
 // --- presenter ---------------------------------------------------------------------------
 
-void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
-  const float fh = ImGui::GetFrameHeightWithSpacing();
-  const float keys_h = fh * 1.1f + ImGui::GetTextLineHeightWithSpacing() * 3.2f;
-  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_h};
-  const float split = r.x0 + r.w() * 0.5f;
-  if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
-    fd.source = source_panel(s, s.main, s.stepper.pos);
-  ImGui::End();
-  // The map that fits the current event.
+// The map that fits the current event: sectors for a global access, lanes for a branch or
+// a partial mask, banks otherwise.
+void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
   const Loaded& l = s.main;
   const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
-  if (s.compare_mode) {
-    compare_region(s, fd, Rect{split, body.y0, body.x1, body.y1});
-  } else if (cur && is_global(cur->kind)) {
-    if (begin_panel(fd, "Sector map", Rect{split, body.y0, body.x1, body.y1})) fd.sector = sector_panel(s, l, s.stepper.pos);
+  if (cur && is_global(cur->kind)) {
+    if (begin_panel(fd, "Sector map", r)) fd.sector = sector_panel(s, l, s.stepper.pos);
     ImGui::End();
   } else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind)) {
-    if (begin_panel(fd, "Divergence", Rect{split, body.y0, body.x1, body.y1})) fd.mask = mask_panel(s, l, s.stepper.pos);
+    if (begin_panel(fd, "Divergence", r)) fd.mask = mask_panel(s, l, s.stepper.pos);
     ImGui::End();
   } else {
-    if (begin_panel(fd, "Bank map", Rect{split, body.y0, body.x1, body.y1})) fd.bank = bank_panel(s, l, s.stepper.pos);
+    if (begin_panel(fd, "Bank map", r)) fd.bank = bank_panel(s, l, s.stepper.pos);
     ImGui::End();
   }
-  if (begin_panel(fd, "Keys", Rect{r.x0, body.y1, r.x1, r.y1}, ImGuiWindowFlags_NoScrollbar)) {
+}
+
+float keys_height() {
+  return ImGui::GetFrameHeightWithSpacing() * 1.1f + ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+}
+
+// The presenter's bottom strip: the current event in words and the keys.
+void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
+                const std::vector<std::pair<std::string, std::string>>& keys) {
+  if (begin_panel(fd, "Keys", r, ImGuiWindowFlags_NoScrollbar)) {
     if (s.main.valid() && !s.main.order.empty()) {
       fd.stepper.label = "event " + std::to_string(s.stepper.pos + 1) + " of " + std::to_string(s.stepper.size()) +
                          ": " + viz::describe_event(s.main.events()[s.stepper.current()]);
@@ -690,9 +693,74 @@ void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
     } else {
       no_result(s, s.main);
     }
-    shortcut_list(fd);
+    shortcut_list(fd, keys);
   }
   ImGui::End();
+}
+
+void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height()};
+  const float split = r.x0 + r.w() * 0.5f;
+  if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
+    fd.source = source_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+  if (s.compare_mode) compare_region(s, fd, Rect{split, body.y0, body.x1, body.y1});
+  else auto_view(s, fd, Rect{split, body.y0, body.x1, body.y1});
+  keys_strip(s, fd, Rect{r.x0, body.y1, r.x1, r.y1}, shortcuts());
+}
+
+// The classroom script: the open step on the left in large type, the view its lab names on
+// the right (with the source under the maps, so the class sees which line made the access),
+// the keys along the bottom.
+void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
+  fd.classroom = true;
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height()};
+  const float split = r.x0 + r.w() * 0.46f;
+  if (begin_panel(fd, "Lesson", Rect{body.x0, body.y0, split, body.y1})) lesson_panel(s, fd);
+  ImGui::End();
+  const Rect right{split, body.y0, body.x1, body.y1};
+  const std::string view = s.lesson->lab_view();
+  const float src_y = body.y0 + body.h() * 0.62f;
+  const Rect top{right.x0, right.y0, right.x1, src_y}, under{right.x0, src_y, right.x1, right.y1};
+  const std::size_t pos = s.stepper.pos;
+  bool source_under = true;
+  if (s.compare_mode) {
+    compare_region(s, fd, right);
+    source_under = false;
+  } else if (view == "bank-map") {
+    if (begin_panel(fd, "Bank map", top)) fd.bank = bank_panel(s, s.main, pos);
+    ImGui::End();
+  } else if (view == "sector-map") {
+    if (begin_panel(fd, "Sector map", top)) fd.sector = sector_panel(s, s.main, pos);
+    ImGui::End();
+  } else if (view == "divergence") {
+    if (begin_panel(fd, "Divergence", top)) fd.mask = mask_panel(s, s.main, pos);
+    ImGui::End();
+  } else if (view == "metrics") {
+    if (begin_panel(fd, "Metrics", right)) fd.metrics = metrics_panel(s, s.main);
+    ImGui::End();
+    source_under = false;
+  } else if (view == "charts") {
+    if (begin_panel(fd, "Charts", right)) charts_panel(s, fd, true);
+    ImGui::End();
+    source_under = false;
+  } else if (view == "stepper") {
+    const Rect st{right.x0, right.y0, right.x1, right.y0 + stepper_height()};
+    if (begin_panel(fd, "Stepper", st)) fd.stepper = stepper_panel(s);
+    ImGui::End();
+    if (begin_panel(fd, "Source", Rect{right.x0, st.y1, right.x1, right.y1})) fd.source = source_panel(s, s.main, pos);
+    ImGui::End();
+    source_under = false;
+  } else {
+    auto_view(s, fd, top);
+  }
+  if (source_under) {
+    if (begin_panel(fd, "Source", under)) fd.source = source_panel(s, s.main, pos);
+    ImGui::End();
+  }
+  const std::string label = fd.stepper.label;
+  keys_strip(s, fd, Rect{r.x0, body.y1, r.x1, r.y1}, lesson_shortcuts());
+  if (view == "stepper" && !label.empty()) fd.stepper.label = label;
 }
 
 }  // namespace
@@ -705,6 +773,21 @@ const std::vector<std::pair<std::string, std::string>>& shortcuts() {
       {"F5", "presenter"},      {"F11", "full screen"},    {"F12", "save window PNG"},
   };
   return k;
+}
+
+const std::vector<std::pair<std::string, std::string>>& lesson_shortcuts() {
+  static const std::vector<std::pair<std::string, std::string>> k = {
+      {"PgDn / n", "next lesson step"}, {"PgUp / b", "step back"},   {"<- ->", "step"},
+      {"space", "play/pause"},         {"Shift+n / p", "next/prev conflict"}, {"Shift+b", "next barrier"},
+      {"Home/End", "first/last"},      {"Up/Down", "warp"},         {"v", "next variant"},
+      {"c", "compare"},                {"+ / -", "font size"},      {"F5", "leave presenter"},
+      {"F11", "full screen"},          {"F12", "save window PNG"},
+  };
+  return k;
+}
+
+bool classroom(const AppState& s) {
+  return s.presenter_on && s.panels.lesson && s.lesson && s.lesson->is_open();
 }
 
 std::uint32_t apply_style(bool presenter) {
@@ -748,9 +831,18 @@ void handle_keys(AppState& s) {
   if (pressed(Keys::End, false)) s.stepper.apply(viz::StepAction::Last, ev);
   if (pressed(Keys::Space, false))
     s.stepper.apply(s.stepper.playing ? viz::StepAction::Pause : viz::StepAction::Play, ev);
-  if (pressed(Keys::letter('n'))) s.stepper.apply(viz::StepAction::NextConflict, ev);
+  // A lesson's steps: PageDown/PageUp wherever its panel is shown; in the presenter's script
+  // also n/b (a clicker's keys), which then leave next conflict/barrier to Shift+n/Shift+b.
+  const bool lesson_open = s.panels.lesson && s.lesson && s.lesson->is_open();
+  const bool script = classroom(s);
+  const bool shift = io.KeyShift;
+  if (lesson_open && pressed(Keys::PageDown, false)) s.lesson->next_step();
+  if (lesson_open && pressed(Keys::PageUp, false)) s.lesson->prev_step();
+  if (script && !shift && pressed(Keys::letter('n'), false)) s.lesson->next_step();
+  if (script && !shift && pressed(Keys::letter('b'), false)) s.lesson->prev_step();
+  if ((!script || shift) && pressed(Keys::letter('n'))) s.stepper.apply(viz::StepAction::NextConflict, ev);
   if (pressed(Keys::letter('p'))) s.stepper.apply(viz::StepAction::PrevConflict, ev);
-  if (pressed(Keys::letter('b'))) s.stepper.apply(viz::StepAction::NextBarrier, ev);
+  if ((!script || shift) && pressed(Keys::letter('b'))) s.stepper.apply(viz::StepAction::NextBarrier, ev);
   if (pressed(Keys::Up) && s.main.valid() && s.main.kept()) {
     const unsigned warps = s.main.kept()->info.warps_per_block();
     if (s.selection().warp + 1u < warps) s.set_warp(std::uint16_t(s.selection().warp + 1));
@@ -845,6 +937,10 @@ FrameDraw draw_ui(AppState& s) {
   const float bar_h = fh * ((s.presenter_on ? 2.15f : 1.15f) + 0.9f * float(s.notices.size()));
   toolbar(s, fd, Rect{0, 0, ds.x, bar_h});
   const Rect body{0, bar_h, ds.x, ds.y};
+  if (classroom(s)) {
+    classroom_layout(s, fd, body);
+    return fd;
+  }
   if (s.presenter_on) {
     presenter_layout(s, fd, body);
     return fd;

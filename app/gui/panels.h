@@ -28,7 +28,10 @@ struct FrameDraw {
   viz::ChartDraw history, bars, sweep;
   bool emulated_notice = false;         // the "emulated: times are modelled" banner
   bool shortcuts_shown = false;         // the presenter's shortcut list
+  std::vector<std::string> shortcut_keys;  // the keys that list named, in order
   bool lesson_drawn = false;
+  LessonDraw lesson;                    // what the lesson panel drew
+  bool classroom = false;               // presenter mode's lesson script layout
   std::string refusal_shown;            // the parameter refusal in the controls
   std::vector<std::string> notices_shown;
   std::map<std::string, viz::Rect> panels;  // panel title -> its window rectangle
@@ -45,6 +48,11 @@ FrameDraw draw_ui(AppState& s);
 
 // The shortcut list shown in presenter mode and in the help popup.
 const std::vector<std::pair<std::string, std::string>>& shortcuts();
+// The list while a lesson is open in presenter mode: n/b move between the lesson's steps
+// there, so next conflict and next barrier take Shift.
+const std::vector<std::pair<std::string, std::string>>& lesson_shortcuts();
+// Presenter mode with a lesson open (and its panel on): the classroom script layout.
+bool classroom(const AppState& s);
 
 // Colours of the ImGui style for normal and presenter (high-contrast) mode. Returns the
 // colour (0xRRGGBBAA) to clear each frame to: the panels tile the window, so their own

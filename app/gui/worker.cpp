@@ -18,6 +18,7 @@ std::string_view to_string(JobKind k) {
   switch (k) {
     case JobKind::Main: return "run";
     case JobKind::Compare: return "comparison run";
+    case JobKind::Lesson: return "lesson reference run";
     case JobKind::Peers: return "peer measurement";
     case JobKind::Bars: return "variant bars";
     case JobKind::Sweep: return "sweep";
@@ -203,6 +204,9 @@ JobResult Worker::execute(Job& j) {
     case JobKind::Main:
     case JobKind::Compare:
       r.run = std::make_shared<RunResult>(backend_->run(j.family, j.variant, j.params, j.opt));
+      break;
+    case JobKind::Lesson:
+      if (j.task) j.task(*backend_);
       break;
     case JobKind::Peers: {
       // The peers that put this kernel's number in context: copy bandwidth always, the

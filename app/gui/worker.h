@@ -17,9 +17,10 @@
 
 namespace ws::gui {
 
-// In priority order: what the student is looking at runs first.
-enum class JobKind { Main = 0, Compare, Peers, Bars, Sweep };
-constexpr int kJobKinds = 5;
+// In priority order: what the student is looking at runs first. Lesson: the extra runs a
+// lesson step's ratios need (another variant, a timed copy), given as a task.
+enum class JobKind { Main = 0, Compare, Lesson, Peers, Bars, Sweep };
+constexpr int kJobKinds = 6;
 std::string_view to_string(JobKind k);
 
 struct Job {
@@ -32,6 +33,9 @@ struct Job {
   // (`sweep_series` empty: one series).
   std::string sweep_x, sweep_series;
   std::vector<long long> xs, ss;
+  // Lesson: run on the worker thread with its backend; it writes its own results (what it
+  // captured), so the UI only learns from the JobResult that it has finished.
+  std::function<void(Backend&)> task;
 };
 
 struct BarPoint {

@@ -81,7 +81,8 @@ bool display_available();
 // Key codes as the GLFW backend reports them to ImGui (io.KeysDown indices).
 struct Keys {
   static constexpr int Space = 32, Right = 262, Left = 263, Down = 264, Up = 265,
-                       Home = 268, End = 269, Escape = 256, Tab = 258,
+                       Home = 268, End = 269, PageUp = 266, PageDown = 267,
+                       Escape = 256, Tab = 258, LeftShift = 340, RightShift = 344,
                        F5 = 294, F11 = 300, F12 = 301, Equal = 61, Minus = 45,
                        KpAdd = 334, KpSubtract = 333;
   static constexpr int letter(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }

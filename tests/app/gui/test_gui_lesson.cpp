@@ -1,0 +1,280 @@
+// The lesson player in the real window (run under xvfb-run): a lesson opened from the
+// command line's options, driven through the panel's actions and the keyboard, checked by
+// what the panel drew and by the progress file it saved.
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/gui/gui.h"
+#include "app/gui/session.h"
+#include "app/lesson/lesson_model.h"
+#include "viz/view_common.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+using namespace ws::gui;
+
+namespace {
+
+#define NEED_DISPLAY()                                                              \
+  if (!ws::gui::display_available()) GTEST_SKIP() << "no display: run under xvfb-run"
+
+const std::string kLesson = std::string(WS_SOURCE_DIR) + "/lessons/03-shared-banks.md";
+
+std::string temp_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("ws_gui_lesson_" + name + "_" + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d.string();
+}
+
+// A fresh progress store for one test: the player reads XDG_DATA_HOME when it opens.
+struct DataHome {
+  std::string dir;
+  explicit DataHome(const std::string& name) : dir(temp_dir(name)) { ::setenv("XDG_DATA_HOME", dir.c_str(), 1); }
+  ~DataHome() {
+    ::unsetenv("XDG_DATA_HOME");
+    fs::remove_all(dir);
+  }
+  std::string store() const { return dir + "/warpscope"; }
+};
+
+std::unique_ptr<Session> open_lesson(const std::string& lesson, bool presenter) {
+  GuiOptions o;
+  o.backend = "emu";
+  // A small kernel to start with (the lesson's lab replaces it), so the emulator is quick.
+  o.family = "transpose";
+  o.variant = "tiled";
+  o.params = {{"n", 64}, {"tile", 32}, {"block_rows", 8}};
+  o.lesson = lesson;
+  o.presenter = presenter;
+  SessionOptions so;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = backend_factory("emu");
+  std::string err;
+  auto s = Session::open(o, so, err);
+  EXPECT_TRUE(s) << err;
+  if (!s) return s;
+  // The first frame applies the step's lab; settling waits for its run.
+  EXPECT_TRUE(s->settle(120, err)) << err;
+  return s;
+}
+
+// Everything asked has run and the panel has judged it.
+FrameDraw settled(Session& s) {
+  std::string err;
+  EXPECT_TRUE(s.settle(120, err)) << err;
+  return s.frame(true);
+}
+
+FrameDraw press(Session& s, int key, bool shift = false) {
+  ImGuiIO& io = ImGui::GetIO();
+  io.KeysDown[key] = true;
+  io.KeyShift = shift;
+  s.frame();
+  io.KeysDown[key] = false;
+  io.KeyShift = false;
+  return s.frame();
+}
+
+bool starts_with(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
+
+const lesson::Lesson& parsed() {
+  static const lesson::ParseResult r = lesson::parse_lesson(kLesson);
+  EXPECT_TRUE(r.ok()) << r.message();
+  return *r.lesson;
+}
+
+}  // namespace
+
+TEST(GuiLesson, PredictsGoalAndStepsWithProgressSaved) {
+  NEED_DISPLAY();
+  DataHome home("player");
+  auto s = open_lesson(kLesson, false);
+  ASSERT_TRUE(s);
+  const lesson::Lesson& l = parsed();
+  ASSERT_GE(l.steps.size(), 2u);
+  ASSERT_EQ(l.steps[0].predicts.size(), 2u);
+  ASSERT_EQ(l.steps[1].goals.size(), 1u);
+
+  FrameDraw fd = settled(*s);
+  ASSERT_TRUE(fd.lesson_drawn && fd.lesson.drawn);
+  EXPECT_FALSE(fd.classroom) << "no presenter: the lesson sits in its slot of the normal layout";
+  EXPECT_TRUE(fd.panels.count("Lesson") && fd.panels.count("Kernel"));
+  EXPECT_EQ(fd.lesson.lesson_title, l.title);
+  EXPECT_EQ(fd.lesson.step, 0u);
+  EXPECT_EQ(fd.lesson.steps, l.steps.size());
+  EXPECT_EQ(fd.lesson.step_title, l.steps[0].title);
+  EXPECT_EQ(fd.lesson.lab_view, l.steps[0].lab->view);
+  ASSERT_EQ(fd.lesson.verdicts.size(), 2u);
+  EXPECT_EQ(fd.lesson.verdicts[0], "") << "not answered yet";
+  // The lab is what the app now runs.
+  EXPECT_EQ(s->state().selection().family, l.steps[0].lab->family);
+  EXPECT_EQ(s->state().selection().variant, l.steps[0].lab->variant);
+
+  // A wrong answer, then the right one: the verdict comes from the run.
+  const double right = l.steps[0].predicts[0].expect;
+  ASSERT_TRUE(s->state().lesson->answer(0, right + 7));
+  fd = s->frame();
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts[0], "Not quite")) << fd.lesson.verdicts[0];
+  EXPECT_NE(fd.lesson.verdicts[0].find(lesson::format_number(right)), std::string::npos) << fd.lesson.verdicts[0];
+  EXPECT_NE(fd.lesson.nav_hint, "step done");
+  ASSERT_TRUE(s->state().lesson->answer(0, right));
+  ASSERT_TRUE(s->state().lesson->answer(1, l.steps[0].predicts[1].expect));
+  fd = s->frame();
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts[0], "Right")) << fd.lesson.verdicts[0];
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts[1], "Right")) << fd.lesson.verdicts[1];
+  EXPECT_EQ(fd.lesson.nav_hint, "step done");
+  EXPECT_FALSE(s->state().lesson->answer(5, 1)) << "no such predict";
+
+  // Next (PageDown): the goal step, not reached with the lab as set up.
+  press(*s, platform::Keys::PageDown);
+  fd = settled(*s);
+  EXPECT_EQ(fd.lesson.step, 1u);
+  EXPECT_EQ(fd.lesson.step_title, l.steps[1].title);
+  ASSERT_EQ(fd.lesson.goals.size(), 1u);
+  EXPECT_TRUE(starts_with(fd.lesson.goals[0], "[ ]")) << fd.lesson.goals[0];
+  // The student changes the parameters as the goal's `reach` says, in the app's controls.
+  s->state().set_params(l.steps[1].goals[0].reach);
+  fd = settled(*s);
+  EXPECT_TRUE(starts_with(fd.lesson.goals[0], "[x]")) << fd.lesson.goals[0];
+  EXPECT_EQ(fd.lesson.nav_hint, "step done");
+
+  // Back (PageUp): the first step again, its answers remembered.
+  press(*s, platform::Keys::PageUp);
+  fd = settled(*s);
+  EXPECT_EQ(fd.lesson.step, 0u);
+  EXPECT_FALSE(fd.lesson.verdicts[0].empty()) << "answered earlier";
+  // The lab is applied again: the student's pad change is gone.
+  EXPECT_EQ(s->state().completed_params().at("pad"), l.steps[0].lab->params.at("pad"));
+
+  // What the player saved, read back from the progress store.
+  const lesson::Progress p = lesson::load_progress(home.store());
+  EXPECT_TRUE(p.notice.empty()) << p.notice;
+  ASSERT_TRUE(p.lessons.count(l.id)) << "saved under the lesson's id";
+  const lesson::LessonProgress& lp = p.lessons.at(l.id);
+  EXPECT_EQ(lp.current_step, 0u);
+  ASSERT_TRUE(lp.steps.count(0) && lp.steps.count(1));
+  EXPECT_TRUE(lp.steps.at(0).done);
+  EXPECT_DOUBLE_EQ(lp.steps.at(0).answers.at(0), right);
+  EXPECT_TRUE(lp.steps.at(0).correct.at(0));
+  EXPECT_TRUE(lp.steps.at(1).goals.at(0));
+  EXPECT_TRUE(lp.steps.at(1).done);
+  EXPECT_EQ(lp.steps_done(), 2u);
+}
+
+TEST(GuiLesson, PresenterShowsTheClassroomScript) {
+  NEED_DISPLAY();
+  DataHome home("presenter");
+  auto s = open_lesson(kLesson, true);
+  ASSERT_TRUE(s);
+  const lesson::Lesson& l = parsed();
+  FrameDraw fd = settled(*s);
+  EXPECT_TRUE(fd.classroom);
+  EXPECT_TRUE(fd.lesson.classroom);
+  EXPECT_EQ(fd.lesson.step, 0u);
+  // One step beside the view its lab names, the source under it, the keys along the bottom.
+  ASSERT_EQ(l.steps[0].lab->view, "bank-map");
+  for (const char* p : {"Lesson", "Bank map", "Source", "Keys"}) EXPECT_TRUE(fd.panels.count(p)) << p;
+  EXPECT_FALSE(fd.panels.count("Kernel")) << "no controls in the script";
+  EXPECT_TRUE(fd.bank.drawn) << fd.bank.note;
+  EXPECT_LT(fd.panels.at("Lesson").x1, fd.panels.at("Bank map").x0 + 1);
+  EXPECT_GE(ImGui::GetFontSize(), 24.f) << "large type";
+  const auto& keys = fd.shortcut_keys;
+  for (const char* k : {"PgDn / n", "PgUp / b", "<- ->", "space", "Shift+n / p"})
+    EXPECT_NE(std::find(keys.begin(), keys.end(), k), keys.end()) << k;
+  EXPECT_NE(fd.lesson.nav_hint.find("PgDn"), std::string::npos) << fd.lesson.nav_hint;
+
+  // n/b and PageDown/PageUp move between steps.
+  fd = press(*s, platform::Keys::letter('n'));
+  EXPECT_EQ(fd.lesson.step, 1u);
+  fd = press(*s, platform::Keys::letter('b'));
+  EXPECT_EQ(fd.lesson.step, 0u);
+  fd = press(*s, platform::Keys::PageDown);
+  EXPECT_EQ(fd.lesson.step, 1u);
+  fd = press(*s, platform::Keys::PageUp);
+  EXPECT_EQ(fd.lesson.step, 0u);
+  fd = press(*s, platform::Keys::letter('b'));
+  EXPECT_EQ(fd.lesson.step, 0u) << "stays at the first step";
+
+  // The event stepping keys still work, next conflict with Shift.
+  settled(*s);
+  AppState& st = s->state();
+  st.stepper.seek(0);
+  press(*s, platform::Keys::Right);
+  EXPECT_EQ(st.stepper.pos, 1u);
+  press(*s, platform::Keys::Left);
+  EXPECT_EQ(st.stepper.pos, 0u);
+  fd = press(*s, platform::Keys::letter('n'), true);
+  EXPECT_EQ(fd.lesson.step, 0u) << "Shift+n is not a lesson step";
+  EXPECT_TRUE(viz::is_conflict(st.main.events()[st.stepper.current()])) << "Shift+n: next conflict";
+
+  // Leaving presenter mode gives the normal layout with the lesson in its slot.
+  press(*s, platform::Keys::F5);
+  fd = s->frame();
+  EXPECT_FALSE(fd.classroom);
+  EXPECT_TRUE(fd.panels.count("Kernel") && fd.panels.count("Lesson"));
+}
+
+TEST(GuiLesson, PresenterWithoutLessonKeepsItsLayout) {
+  NEED_DISPLAY();
+  GuiOptions o;
+  o.backend = "emu";
+  o.family = "transpose";
+  o.variant = "tiled";
+  o.params = {{"n", 64}, {"tile", 32}, {"block_rows", 8}};
+  o.presenter = true;
+  SessionOptions so;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = backend_factory("emu");
+  std::string err;
+  auto s = Session::open(o, so, err);
+  ASSERT_TRUE(s) << err;
+  const FrameDraw fd = settled(*s);
+  EXPECT_FALSE(fd.classroom);
+  EXPECT_FALSE(fd.panels.count("Lesson"));
+  EXPECT_TRUE(fd.panels.count("Source") && fd.panels.count("Keys"));
+  const auto& keys = fd.shortcut_keys;
+  EXPECT_EQ(std::find(keys.begin(), keys.end(), "PgDn / n"), keys.end());
+  EXPECT_NE(std::find(keys.begin(), keys.end(), "n / p"), keys.end());
+}
+
+TEST(GuiLesson, MalformedLessonIsShownAndTheAppRuns) {
+  NEED_DISPLAY();
+  DataHome home("bad");
+  const std::string bad = home.dir + "/bad.md";
+  std::ofstream(bad) << "---\ntitle: Broken\nlevel: beginner\nminutes: 5\n---\n\n## One\n\n"
+                        "```lab\nfamily: no_such_family\nvariant: tiled\n```\n";
+  auto s = open_lesson(bad, false);
+  ASSERT_TRUE(s);
+  FrameDraw fd = settled(*s);
+  bool noticed = false;
+  for (const auto& n : fd.notices_shown) noticed |= n.find("bad.md") != std::string::npos;
+  EXPECT_TRUE(noticed) << "the window's notice names the file";
+  EXPECT_TRUE(fd.lesson.drawn);
+  EXPECT_NE(fd.lesson.error.find("no_such_family"), std::string::npos) << fd.lesson.error;
+  EXPECT_FALSE(s->state().lesson->is_open());
+  EXPECT_FALSE(s->state().lesson->next_step());
+  // The app goes on: the kernel still runs and presenter mode keeps its own layout.
+  ASSERT_TRUE(s->state().main.valid());
+  EXPECT_TRUE(s->state().main.run->error.empty()) << s->state().main.run->error;
+  press(*s, platform::Keys::F5);
+  fd = s->frame();
+  EXPECT_FALSE(fd.classroom);
+  EXPECT_TRUE(fd.panels.count("Source"));
+
+  // A lesson file that does not exist: the same.
+  auto t = open_lesson(home.dir + "/missing.md", false);
+  ASSERT_TRUE(t);
+  fd = settled(*t);
+  EXPECT_FALSE(fd.lesson.error.empty());
+  EXPECT_TRUE(t->state().main.valid());
+}

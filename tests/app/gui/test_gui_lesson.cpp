@@ -278,3 +278,28 @@ TEST(GuiLesson, MalformedLessonIsShownAndTheAppRuns) {
   EXPECT_FALSE(fd.lesson.error.empty());
   EXPECT_TRUE(t->state().main.valid());
 }
+
+TEST(GuiLesson, RatioOverAnotherVariantRunsOnTheWorker) {
+  NEED_DISPLAY();
+  DataHome home("ratio");
+  const std::string path = home.dir + "/ratio.md";
+  std::ofstream(path) << "---\ntitle: Ratio\nlevel: beginner\nminutes: 5\n---\n\n## Tiled over naive\n\n"
+                         "```lab\nfamily: transpose\nvariant: tiled\nparams: n=64 tile=32 block_rows=8 pad=1\n```\n\n"
+                         "```predict\nquestion: How many times the naive throughput?\nanswer: ratio over:naive\n"
+                         "expect: 1\ntolerance: 1000\nexplain: {answer} times.\n```\n";
+  auto s = open_lesson(path, false);
+  ASSERT_TRUE(s);
+  settled(*s);
+  ASSERT_TRUE(s->state().lesson->answer(0, 1));
+  const FrameDraw fd = s->frame();
+  ASSERT_EQ(fd.lesson.verdicts.size(), 1u);
+  // The same ratio as `warpscope lesson --check` computes with its own backend.
+  const lesson::ParseResult pr = lesson::parse_lesson(path);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  auto backend = make_emu_backend();
+  const lesson::Facts f = lesson::run_lab(*pr.lesson->steps[0].lab, {}, *backend,
+                                          lesson::wanted_quantities(pr.lesson->steps[0]));
+  ASSERT_TRUE(f.has("ratio:over:naive"));
+  const std::string want = lesson::format_number(f.get("ratio:over:naive"));
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts[0], "Right: " + want)) << fd.lesson.verdicts[0] << " vs " << want;
+}

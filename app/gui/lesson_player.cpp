@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "app/gui/lesson_panel.h"
 #include "app/lesson/lesson_model.h"
@@ -94,6 +95,7 @@ struct DrawCtx {
   Player& player;
   LessonHost& host;
   std::map<std::size_t, double>& inputs;
+  std::set<std::size_t>& reanswer;  // answered predicts whose input is open again
   bool presenter;
   LessonDraw& out;
   int depth = 0;
@@ -112,9 +114,8 @@ void code_block(const Block& b) {
 void lab_line(const Lab& lab, DrawCtx& c) {
   std::string s = "Lab: " + lab.family + " / " + c.player.variant() + "  " + ws::to_string(c.player.params());
   if (!lab.view.empty()) s += "  (view: " + lab.view + ")";
-  ImGui::TextColored(kDim, "%s", s.c_str());
+  flow_plain(s, kDim);
   if (!c.player.changes().empty() || c.player.variant() != lab.variant) {
-    ImGui::SameLine();
     if (ImGui::SmallButton("reset lab")) {
       c.player.reset_params();
       c.player.set_variant(lab.variant);
@@ -129,10 +130,11 @@ void predict_box(std::size_t i, DrawCtx& c) {
   ImGui::Separator();
   ImGui::TextColored(kStrong, "Predict");
   flow_plain(p.question);
-  if (const PredictResult* r = c.player.result(i)) {
+  const PredictResult* r = c.player.result(i);
+  if (r && !c.reanswer.count(i)) {
     flow_plain(r->explanation, r->correct ? kGood : kBad);
     if (i < c.out.verdicts.size()) c.out.verdicts[i] = r->explanation;
-    if (ImGui::SmallButton("answer again")) c.player.answer(i, c.inputs[i]);
+    if (ImGui::SmallButton("answer again")) c.reanswer.insert(i);  // opens the input again
   } else {
     double& v = c.inputs[i];
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
@@ -142,7 +144,10 @@ void predict_box(std::size_t i, DrawCtx& c) {
       ImGui::TextColored(kDim, "%s", p.unit.c_str());
     }
     ImGui::SameLine();
-    if (ImGui::Button("Answer") || enter) c.player.answer(i, v);
+    if (ImGui::Button("Answer") || enter) {
+      c.player.answer(i, v);
+      c.reanswer.erase(i);
+    }
     if (!c.player.has_base_facts())
       ImGui::TextColored(kDim, "%s", c.host.run_pending() ? "the lab is running..." : "waiting for the lab's run");
   }
@@ -300,9 +305,13 @@ class PlayerPanel : public LessonPanel {
     header(p, pres);
     ImGui::Separator();
 
-    DrawCtx c{p, host, inputs_, pres, out};
+    DrawCtx c{p, host, inputs_, reanswer_, pres, out};
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
-    if (p.step_index() == 0 && !p.lesson().intro.empty()) draw_blocks(p.lesson().intro, c);
+    // In the classroom script a screen holds the step: the lesson's introduction, which the
+    // presenter tells in their own words, folds away.
+    if (p.step_index() == 0 && !p.lesson().intro.empty() &&
+        (!pres || ImGui::CollapsingHeader("Introduction")))
+      draw_blocks(p.lesson().intro, c);
     ImGui::SetWindowFontScale(pres ? 1.25f : 1.15f);
     ImGui::TextColored(kHeading, "%s", p.step().title.c_str());
     ImGui::SetWindowFontScale(1.f);
@@ -325,6 +334,7 @@ class PlayerPanel : public LessonPanel {
     if (!player_ || i >= player_->step().predicts.size()) return false;
     inputs_[i] = guess;
     player_->answer(i, guess);
+    reanswer_.erase(i);
     return true;
   }
   std::string lab_view() const override {
@@ -336,7 +346,9 @@ class PlayerPanel : public LessonPanel {
   void header(Player& p, bool pres) {
     const Lesson& l = p.lesson();
     if (!pres) {
+      ImGui::SetWindowFontScale(1.2f);
       ImGui::TextColored(kHeading, "%s", l.title.c_str());
+      ImGui::SetWindowFontScale(1.f);
       ImGui::TextColored(kDim, "%s, %d min", l.level.c_str(), l.minutes);
     }
     const float frac = float(p.lesson_progress().steps_done()) / float(p.step_count());
@@ -372,6 +384,7 @@ class PlayerPanel : public LessonPanel {
     if (applied_ == p.step_index()) return;
     applied_ = p.step_index();
     inputs_.clear();
+    reanswer_.clear();
     if (const Lab* lab = p.lab()) {
       host.open_lab(lab->family, p.variant(), p.params());
       seen_gen_ = host.result_generation();  // results before this request are not the lab's
@@ -509,6 +522,7 @@ class PlayerPanel : public LessonPanel {
   std::size_t applied_ = SIZE_MAX;
   std::uint64_t seen_gen_ = 0;
   std::map<std::size_t, double> inputs_;
+  std::set<std::size_t> reanswer_;
 };
 
 }  // namespace

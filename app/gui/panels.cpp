@@ -521,6 +521,36 @@ void notices_bar(AppState& s, FrameDraw& fd) {
   }
 }
 
+const char* presenter_toggle(const AppState& s) {
+  return s.presenter_on ? "leave presenter (F5)" : "presenter (F5)";
+}
+
+float toolbar_buttons_width(const AppState& s) {
+  const ImGuiStyle& sty = ImGui::GetStyle();
+  return ImGui::CalcTextSize(presenter_toggle(s)).x + ImGui::CalcTextSize("panels").x +
+         ImGui::CalcTextSize("keys").x + 6 * sty.FramePadding.x + 3 * sty.ItemSpacing.x;
+}
+
+// Whether the toolbar's buttons go on a second line (the presenter's large font on a
+// narrow window): measured on the longest texts the bar shows, so the bar keeps its height
+// while a run's elapsed time ticks.
+bool toolbar_wraps(const AppState& s, float width) {
+  const ImGuiStyle& sty = ImGui::GetStyle();
+  float w = ImGui::CalcTextSize("warpscope").x + ImGui::CalcTextSize(("| " + s.backend_line()).c_str()).x +
+            4 * sty.ItemSpacing.x;
+  if (s.presenter_on) {
+    w += ImGui::CalcTextSize("| running 00.0 s").x;
+  } else {
+    float kind = 0;
+    for (int k = 0; k < kJobKinds; ++k)
+      kind = std::max(kind, ImGui::CalcTextSize(("| " + std::string(to_string(JobKind(k))) + " 00.0 s").c_str()).x);
+    w += kind;
+    if (s.frame_ms_median > 0) w += ImGui::CalcTextSize("| 000.0 ms/frame").x + sty.ItemSpacing.x;
+  }
+  if (s.emulated()) w += ImGui::CalcTextSize(kEmulatedNotice).x + 2 * sty.FramePadding.x + sty.ItemSpacing.x;
+  return w + toolbar_buttons_width(s) + 2 * sty.WindowPadding.x > width;
+}
+
 void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(r.w(), r.h()), ImGuiCond_Always);
@@ -539,21 +569,21 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   }
   ImGui::SameLine();
   if (auto k = s.worker().running()) {
-    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "| %s %.1f s", std::string(to_string(*k)).c_str(),
-                       s.worker().running_seconds());
+    // The class needs to know that something runs, not which job: the bar stays one line.
+    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "| %s %.1f s",
+                       s.presenter_on ? "running" : std::string(to_string(*k)).c_str(), s.worker().running_seconds());
   } else {
     ImGui::TextDisabled("| idle");
   }
-  if (s.frame_ms_median > 0) {
+  if (s.frame_ms_median > 0 && !s.presenter_on) {
     ImGui::SameLine();
     ImGui::TextDisabled("| %.1f ms/frame", s.frame_ms_median);
   }
   // The buttons sit at the right end of the bar, or on a line of their own when the
   // presenter's large font leaves no room.
-  const char* toggle = s.presenter_on ? "leave presenter (F5)" : "presenter (F5)";
+  const char* toggle = presenter_toggle(s);
   const ImGuiStyle& sty = ImGui::GetStyle();
-  const float buttons = ImGui::CalcTextSize(toggle).x + ImGui::CalcTextSize("panels").x +
-                        ImGui::CalcTextSize("keys").x + 6 * sty.FramePadding.x + 3 * sty.ItemSpacing.x;
+  const float buttons = toolbar_buttons_width(s);
   ImGui::SameLine();
   if (ImGui::GetCursorPosX() + buttons > r.w()) ImGui::NewLine();
   else ImGui::SameLine(r.w() - buttons - sty.WindowPadding.x);
@@ -678,8 +708,28 @@ void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
   }
 }
 
-float keys_height() {
-  return ImGui::GetFrameHeightWithSpacing() * 1.1f + ImGui::GetTextLineHeightWithSpacing() * 3.2f;
+// Lines the shortcut list needs at this width (as shortcut_list flows it).
+int shortcut_lines(const std::vector<std::pair<std::string, std::string>>& keys, float width) {
+  const float gap = ImGui::GetFontSize(), sp = ImGui::GetStyle().ItemSpacing.x;
+  int lines = 1;
+  float x = 0;
+  for (const auto& [k, what] : keys) {
+    const float w = ImGui::CalcTextSize(k.c_str()).x + sp + ImGui::CalcTextSize(what.c_str()).x;
+    if (x > 0 && x + gap + w > width) {
+      ++lines;
+      x = 0;
+    }
+    x += (x > 0 ? gap : 0) + w;
+  }
+  return lines;
+}
+
+// The keys strip: the event line, then the list, and the panel's title and padding.
+float keys_height(const std::vector<std::pair<std::string, std::string>>& keys, float width) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const int lines = 1 + shortcut_lines(keys, width - 2 * st.WindowPadding.x);
+  return ImGui::GetFrameHeight() + 2 * st.WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() * float(lines) +
+         st.ItemSpacing.y;
 }
 
 // The presenter's bottom strip: the current event in words and the keys.
@@ -699,7 +749,7 @@ void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
 }
 
 void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
-  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height()};
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(shortcuts(), r.w())};
   const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
     fd.source = source_panel(s, s.main, s.stepper.pos);
@@ -714,8 +764,8 @@ void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
 // the keys along the bottom.
 void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   fd.classroom = true;
-  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height()};
-  const float split = r.x0 + r.w() * 0.46f;
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(lesson_shortcuts(), r.w())};
+  const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Lesson", Rect{body.x0, body.y0, split, body.y1})) lesson_panel(s, fd);
   ImGui::End();
   const Rect right{split, body.y0, body.x1, body.y1};
@@ -777,7 +827,7 @@ const std::vector<std::pair<std::string, std::string>>& shortcuts() {
 
 const std::vector<std::pair<std::string, std::string>>& lesson_shortcuts() {
   static const std::vector<std::pair<std::string, std::string>> k = {
-      {"PgDn / n", "next lesson step"}, {"PgUp / b", "step back"},   {"<- ->", "step"},
+      {"PgDn / n", "next lesson step"}, {"PgUp / b", "lesson step back"}, {"<- ->", "step"},
       {"space", "play/pause"},         {"Shift+n / p", "next/prev conflict"}, {"Shift+b", "next barrier"},
       {"Home/End", "first/last"},      {"Up/Down", "warp"},         {"v", "next variant"},
       {"c", "compare"},                {"+ / -", "font size"},      {"F5", "leave presenter"},
@@ -934,7 +984,7 @@ FrameDraw draw_ui(AppState& s) {
     return fd;
   }
 
-  const float bar_h = fh * ((s.presenter_on ? 2.15f : 1.15f) + 0.9f * float(s.notices.size()));
+  const float bar_h = fh * ((toolbar_wraps(s, ds.x) ? 2.15f : 1.15f) + 0.9f * float(s.notices.size()));
   toolbar(s, fd, Rect{0, 0, ds.x, bar_h});
   const Rect body{0, bar_h, ds.x, ds.y};
   if (classroom(s)) {

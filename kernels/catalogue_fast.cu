@@ -4,37 +4,9 @@
 #define WS_MODE_FAST 1
 #include "kernels/simt.h"
 
-// The families, in teaching order (the same list as catalogue_emu.cpp).
-#include "kernels/access.cuh"
-#include "kernels/divergence.cuh"
-#include "kernels/matmul.cuh"
-#include "kernels/reduce.cuh"
-#include "kernels/transpose.cuh"
+#include "kernels/catalogue_families.inc"
 
 namespace ws {
-inline namespace fast {
-
-const Registry& registry() {
-  static const Registry r = [] {
-    Registry out;
-    add_access(out);
-    add_transpose(out);
-    add_reduce(out);
-    add_matmul(out);
-    add_divergence(out);
-    return out;
-  }();
-  return r;
-}
-
-const Variant* find(const std::string& family, const std::string& variant) {
-  for (const Variant& v : registry())
-    if (v.info.family == family && v.info.name == variant) return &v;
-  return nullptr;
-}
-
-}  // namespace fast
-
 namespace cuda {
 
 const VariantInfo* fast_info(const std::string& family, const std::string& variant) {

@@ -80,14 +80,7 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   text_at(dl, origin.x, lane_y + (cell_h - fh) / 2, "lanes", dim);
   text_at(dl, origin.x, bank_y + (cell_h - fh) / 2, "banks", dim);
 
-  for (int l = 0; l < 32; ++l) {
-    Rect r{x0 + l * cell + 1, lane_y, x0 + (l + 1) * cell - 1, lane_y + cell_h};
-    d.lane_rect[l] = r;
-    const bool on = (e.mask >> l) & 1u;
-    const std::uint32_t c = on ? lane_on_colour(style) : lane_off_colour(style);
-    fill(dl, r, c, 2);
-    text_centered(dl, r.cx(), r.cy(), std::to_string(l), ink_on(c), r.w());
-  }
+  draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect);
   for (unsigned b = 0; b < 32; ++b) {
     Rect r{x0 + b * cell + 1, bank_y, x0 + (b + 1) * cell - 1, bank_y + cell_h};
     d.bank_rect[b] = r;

@@ -2,6 +2,9 @@
 // Small drawing helpers on top of ImGui's draw list, shared by the views.
 #include <imgui.h>
 
+#include <array>
+#include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "viz/view_common.h"
@@ -34,6 +37,21 @@ inline void text_centered(ImDrawList* dl, float cx, float cy, std::string_view s
 }
 inline void text_at(ImDrawList* dl, float x, float y, std::string_view s, std::uint32_t col) {
   dl->AddText(v2(x, y), to_imgui(col), s.data(), s.data() + s.size());
+}
+
+// The row of 32 lane cells at the top of the bank and sector maps: lit where `mask` has
+// the lane, numbered, each cell `cell` wide and `cell_h` tall from (x0, y).
+// @post out[l] is lane l's cell; cells are 2 px narrower than `cell` so they stay apart.
+inline void draw_lane_row(ImDrawList* dl, float x0, float y, float cell, float cell_h,
+                          std::uint32_t mask, const ViewStyle& style,
+                          std::array<Rect, 32>& out) {
+  for (int l = 0; l < 32; ++l) {
+    const Rect r{x0 + l * cell + 1, y, x0 + (l + 1) * cell - 1, y + cell_h};
+    out[l] = r;
+    const std::uint32_t c = (mask >> l) & 1u ? lane_on_colour(style) : lane_off_colour(style);
+    fill(dl, r, c, 2);
+    text_centered(dl, r.cx(), r.cy(), std::to_string(l), ink_on(c), r.w());
+  }
 }
 
 }  // namespace ws::viz

@@ -90,14 +90,7 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   const float lane_y = origin.y + 2;
   const std::uint32_t dim = dim_text_colour(style);
   text_at(dl, origin.x, lane_y + (cell_h - fh) / 2, "lanes", dim);
-  for (int l = 0; l < 32; ++l) {
-    Rect r{x0 + l * cell + 1, lane_y, x0 + (l + 1) * cell - 1, lane_y + cell_h};
-    d.lane_rect[l] = r;
-    const bool on = (e.mask >> l) & 1u;
-    const std::uint32_t c = on ? lane_on_colour(style) : lane_off_colour(style);
-    fill(dl, r, c, 2);
-    text_centered(dl, r.cx(), r.cy(), std::to_string(l), ink_on(c), r.w());
-  }
+  draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect);
 
   const float gap_line = std::max(6.0f, cell * 0.5f);
   const float sc = cell;  // one sector as wide as one lane: 4 coalesced sectors sit under 32 lanes' worth

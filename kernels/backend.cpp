@@ -26,6 +26,11 @@ std::string_view to_string(Peer p) {
   return "unknown";
 }
 
+Params peer_params(Peer p, const Plan& plan, const Params& params) {
+  if (p == Peer::MemcpyD2D) return {{"bytes", static_cast<long long>(plan.logical_bytes / 2)}};
+  return params;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(std::string& why) {
 #if defined(WS_HAVE_CUDA)
   return cuda::make_backend(why);

@@ -58,6 +58,13 @@ struct RunResult {
 enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
 std::string_view to_string(Peer p);
 
+// The parameters that size peer `p` like a run of `plan` with the variant's `params`:
+// the copy moves what a perfect kernel reads and writes, so it is given as bytes=B (half
+// the plan's logical bytes); CUB and cuBLAS take n from the variant's parameters.
+// @post for Peer::MemcpyD2D the result is exactly {{"bytes", plan.logical_bytes / 2}};
+//       for the other peers it equals `params`.
+Params peer_params(Peer p, const Plan& plan, const Params& params);
+
 struct PeerResult {
   Peer peer;
   std::string error;

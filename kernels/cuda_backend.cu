@@ -583,10 +583,11 @@ class CudaBackend final : public Backend {
                     " is free"};
   }
 
-  // The bytes a copy must move to match a variant's run: given as bytes=B, or half the
-  // logical bytes (read + written) of the plan of the first catalogue variant whose
-  // parameter names are exactly the given ones (the bench passes a variant's completed
-  // parameters). Variants of one family can differ a little for the same parameters (a
+  // The bytes a copy must move to match a variant's run: given as bytes=B (what
+  // peer_params() gives a caller that holds the run's plan: the CLI and the lessons), or,
+  // for a caller that passes only a variant's parameters, half the logical bytes (read +
+  // written) of the plan of the first catalogue variant whose parameter names are exactly
+  // the given ones. Variants of one family can differ a little for the same parameters (a
   // reduction's partial sums depend on its grid): within 5% the first one sizes the copy.
   long long copy_bytes(const Params& p) {
     long long bytes = 0;

@@ -262,7 +262,7 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       pr.peer = p;
       pr.params = row.cfg.completed;
       pr.size = size;
-      pr.result = backend.run_peer(p, row.cfg.completed, ro);
+      pr.result = backend.run_peer(p, peer_params(p, row.cfg.plan, row.cfg.completed), ro);
       if (opt.progress) {
         if (!pr.result.error.empty())
           *opt.progress << " unavailable: " << pr.result.error << "\n";

@@ -234,7 +234,8 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
       if (r.plan.gflops()) continue;  // a copy has no FLOPs to compare with
       double copy = 0;
       if (backend) {
-        PeerResult pr = backend->run_peer(Peer::MemcpyD2D, r.params, opt);
+        PeerResult pr =
+            backend->run_peer(Peer::MemcpyD2D, peer_params(Peer::MemcpyD2D, r.plan, r.params), opt);
         if (pr.error.empty()) copy = pr.timing.throughput;
       }
       if (!(copy > 0) && r.timing.measured) continue;  // a GPU run needs a measured copy

@@ -317,6 +317,23 @@ TEST(EmuBackend, DeviceAndPeers) {
   EXPECT_EQ(p.error, "peers need a GPU: cuBLAS Sgemm cannot run on the emulator");
 }
 
+TEST(PeerParams, CopyIsSizedByThePlanOthersKeepTheParameters) {
+  for (const char* family : {"transpose", "reduce", "access"}) {
+    for (const VariantInfo& v : catalogue()) {
+      if (v.family != family) continue;
+      Params done;
+      ASSERT_EQ(validate(v, small(v), DeviceLimits{}, done), "") << v.family << "/" << v.name;
+      const Plan plan = v.plan(done);
+      const Params copy = peer_params(Peer::MemcpyD2D, plan, done);
+      ASSERT_EQ(copy.size(), 1u);
+      EXPECT_EQ(copy.at("bytes"), static_cast<long long>(plan.logical_bytes / 2))
+          << v.family << "/" << v.name;
+      EXPECT_EQ(peer_params(Peer::CubReduceSum, plan, done), done);
+      EXPECT_EQ(peer_params(Peer::CublasSgemm, plan, done), done);
+    }
+  }
+}
+
 TEST(EmuBackend, SameSeedSameTrace) {
   RunOptions opt;
   opt.seed = 5;

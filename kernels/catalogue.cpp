@@ -4,8 +4,7 @@
 #include "kernels/catalogue.h"
 
 #include <cctype>
-#include <cerrno>
-#include <cstdlib>
+#include <charconv>
 #include <limits>
 
 namespace ws {
@@ -123,27 +122,48 @@ std::string parse_param(const std::string& kv, Params& p) {
       return "parameter name '" + key + "' may only contain letters, digits and '_'";
   if (text.empty()) return "parameter " + key + " has no value after '='";
 
-  // Accepts 1048576, 0x100000 and 1<<20: sizes are usually powers of two.
-  auto number = [&](const std::string& s, long long& v) -> bool {
-    if (s.empty()) return false;
-    errno = 0;
-    char* end = nullptr;
-    v = std::strtoll(s.c_str(), &end, 0);
-    return errno == 0 && end == s.c_str() + s.size();
+  // Accepts 1048576, 0x100000 and 1<<20: sizes are usually powers of two. Decimal unless
+  // written 0x..., so a zero-padded 010 means ten (strtoll's base 0 would read octal 8).
+  enum class Num { Ok, Bad, TooBig };
+  auto number = [](const std::string& s, long long& v) -> Num {
+    const char* b = s.data();
+    const char* e = b + s.size();
+    const bool neg = b != e && *b == '-';
+    if (b != e && (*b == '-' || *b == '+')) ++b;
+    int base = 10;
+    if (e - b > 2 && b[0] == '0' && (b[1] == 'x' || b[1] == 'X')) {
+      base = 16;
+      b += 2;
+    }
+    if (b == e || *b == '-' || *b == '+') return Num::Bad;
+    unsigned long long u = 0;
+    const auto [p, ec] = std::from_chars(b, e, u, base);
+    if (p != e) return Num::Bad;
+    const unsigned long long most = neg ? 1ull << 63 : (1ull << 63) - 1;
+    if (ec == std::errc::result_out_of_range || u > most) return Num::TooBig;
+    if (ec != std::errc()) return Num::Bad;
+    v = neg ? static_cast<long long>(0 - u) : static_cast<long long>(u);
+    return Num::Ok;
   };
+  const std::string not_int =
+      "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
+  const std::string too_big = "parameter " + key + "=" + text + " does not fit in 64 bits";
   long long v = 0;
   const auto shift = text.find("<<");
   if (shift != std::string::npos) {
     long long a = 0, b = 0;
-    if (!number(text.substr(0, shift), a) || !number(text.substr(shift + 2), b))
-      return "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
+    const Num na = number(text.substr(0, shift), a), nb = number(text.substr(shift + 2), b);
+    if (na == Num::Bad || nb == Num::Bad) return not_int;
+    if (na == Num::TooBig || nb == Num::TooBig) return too_big;
     if (a < 0)
       return "parameter " + key + "=" + text + ": only a non-negative number can be shifted";
     if (b < 0 || b > 62 || (a != 0 && a > (std::numeric_limits<long long>::max() >> b)))
-      return "parameter " + key + "=" + text + " does not fit in 64 bits";
+      return too_big;
     v = a << b;
-  } else if (!number(text, v)) {
-    return "parameter " + key + "=" + text + " is not an integer (e.g. 1024, 0x400, 1<<10)";
+  } else {
+    const Num n = number(text, v);
+    if (n == Num::Bad) return not_int;
+    if (n == Num::TooBig) return too_big;
   }
   p[key] = v;
   return "";

@@ -214,6 +214,13 @@ TEST(ParseParam, AcceptsIntegersHexAndShifts) {
   EXPECT_EQ(p.at("block_rows"), 16);
   EXPECT_EQ(parse_param("pad=-1", p), "");
   EXPECT_EQ(p.at("pad"), -1);
+  // Zero-padded values are decimal, not octal.
+  EXPECT_EQ(parse_param("tile=010", p), "");
+  EXPECT_EQ(p.at("tile"), 10);
+  EXPECT_EQ(parse_param("tile=08", p), "");
+  EXPECT_EQ(p.at("tile"), 8);
+  EXPECT_EQ(parse_param("n=-0x10", p), "");
+  EXPECT_EQ(p.at("n"), -16);
 }
 
 TEST(ParseParam, RejectsMalformedInput) {
@@ -229,7 +236,11 @@ TEST(ParseParam, RejectsMalformedInput) {
   EXPECT_EQ(parse_param("n=-1<<4", p),
             "parameter n=-1<<4: only a non-negative number can be shifted");
   EXPECT_EQ(parse_param("n=99999999999999999999", p),
-            "parameter n=99999999999999999999 is not an integer (e.g. 1024, 0x400, 1<<10)");
+            "parameter n=99999999999999999999 does not fit in 64 bits");
+  EXPECT_EQ(parse_param("n=0x", p), "parameter n=0x is not an integer (e.g. 1024, 0x400, 1<<10)");
+  EXPECT_EQ(parse_param("n=--4", p),
+            "parameter n=--4 is not an integer (e.g. 1024, 0x400, 1<<10)");
+  EXPECT_EQ(parse_param("n= 4", p), "parameter n= 4 is not an integer (e.g. 1024, 0x400, 1<<10)");
   EXPECT_EQ(parse_param("ti-le=4", p),
             "parameter name 'ti-le' may only contain letters, digits and '_'");
   EXPECT_TRUE(p.empty());

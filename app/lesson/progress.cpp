@@ -1,6 +1,7 @@
 // The student's progress: one JSON file in the user's data directory, written atomically
 // so a crash mid-save never leaves half a file, and never thrown away when it is corrupt.
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,15 +30,19 @@ json index_map(const std::map<std::size_t, V>& m) {
   return j;
 }
 
+// A step or block index written as a JSON key; std::stoul would say only "stoul".
+std::size_t parse_index(const std::string& k, const char* what) {
+  std::size_t idx = 0;
+  const auto [p, ec] = std::from_chars(k.data(), k.data() + k.size(), idx);
+  if (k.empty() || ec != std::errc() || p != k.data() + k.size())
+    throw std::runtime_error(std::string(what) + " '" + k + "' is not an index");
+  return idx;
+}
+
 template <class V>
 void read_index_map(const json& j, std::map<std::size_t, V>& m) {
   if (!j.is_object()) throw std::runtime_error("expected an object of step/block indices");
-  for (const auto& [k, v] : j.items()) {
-    std::size_t pos = 0;
-    unsigned long idx = std::stoul(k, &pos);
-    if (pos != k.size()) throw std::runtime_error("'" + k + "' is not an index");
-    m[idx] = v.template get<V>();
-  }
+  for (const auto& [k, v] : j.items()) m[parse_index(k, "key")] = v.template get<V>();
 }
 
 json to_json(const Progress& p) {
@@ -71,10 +76,7 @@ Progress from_json(const json& j) {
       read_index_map(sj.at("answers"), sp.answers);
       read_index_map(sj.at("correct"), sp.correct);
       read_index_map(sj.at("goals"), sp.goals);
-      std::size_t pos = 0;
-      std::size_t idx = std::stoul(k, &pos);
-      if (pos != k.size()) throw std::runtime_error("step '" + k + "' is not an index");
-      lp.steps[idx] = std::move(sp);
+      lp.steps[parse_index(k, "step")] = std::move(sp);
     }
     p.lessons[id] = std::move(lp);
   }
@@ -102,6 +104,12 @@ Progress load_progress(const std::string& dir) {
   const fs::path file = fs::path(dir) / kFile;
   std::error_code ec;
   if (dir.empty() || !fs::exists(file, ec)) return p;
+  if (!fs::is_regular_file(file, ec)) {
+    // A directory (or a device) in the file's place is not ours to move aside.
+    p.notice = "Your progress cannot be loaded or saved: " + file.string() +
+               " is not a file (remove or rename it). Progress in this session is not kept.";
+    return p;
+  }
   std::ifstream in(file, std::ios::binary);
   std::string why;
   if (!in) {

@@ -135,6 +135,31 @@ TEST(LessonProgress, WrongShapeIsCorruptToo) {
   EXPECT_TRUE(fs::exists(d.path / "progress.json.bak"));
 }
 
+TEST(LessonProgress, BadIndexIsNamedInTheNotice) {
+  TempDir d;
+  fs::create_directories(d.path);
+  std::ofstream(d.path / "progress.json")
+      << R"({"version": 1, "lessons": {"a": {"current_step": 0, "completed": false,)"
+      << R"( "steps": {"two": {"done": true, "answers": {}, "correct": {}, "goals": {}}}}}})";
+  Progress p = load_progress(d.path.string());
+  EXPECT_TRUE(p.lessons.empty());
+  EXPECT_NE(p.notice.find("step 'two' is not an index"), std::string::npos) << p.notice;
+}
+
+TEST(LessonProgress, DirectoryInTheFilesPlaceIsReportedAndLeftAlone) {
+  TempDir d;
+  fs::create_directories(d.path / "progress.json");
+  Progress p = load_progress(d.path.string());
+  EXPECT_TRUE(p.lessons.empty());
+  EXPECT_NE(p.notice.find("is not a file"), std::string::npos) << p.notice;
+  EXPECT_TRUE(fs::is_directory(d.path / "progress.json"));
+  EXPECT_FALSE(fs::exists(d.path / "progress.json.bak"));
+  std::string err;
+  EXPECT_FALSE(save_progress(sample(), d.path.string(), err));
+  EXPECT_NE(err, "");
+  EXPECT_TRUE(fs::is_directory(d.path / "progress.json"));
+}
+
 TEST(LessonProgress, DataDirFollowsXdgThenHome) {
   const char* old_xdg = std::getenv("XDG_DATA_HOME");
   const char* old_home = std::getenv("HOME");

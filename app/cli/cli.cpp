@@ -322,7 +322,19 @@ std::vector<Config> bench_configs(const BenchArgs& a, const Backend& b, Params& 
   return cs;
 }
 
-int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+// A file the command writes at the end: refused before anything runs when its folder is
+// missing, so a long sweep does not end in "cannot write".
+void folder_or_usage(const std::string& path, const std::string& option) {
+  if (path.empty() || path == "-") return;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent))
+    usage(option + " " + path + ": directory " + parent.string() + " does not exist");
+  if (std::filesystem::is_directory(path))
+    usage(option + " " + path + " is a directory; give a file name");
+}
+
+// What bench and export share: the configurations, the runs, the text table on `out`.
+BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   auto b = backend_or_usage(a.backend, err);
   Params sets;
   std::vector<Sweep> sweeps;
@@ -335,6 +347,13 @@ int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   r.sets = sets;
   r.sweeps = sweeps;
   out << bench_text(r);
+  return r;
+}
+
+int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+  folder_or_usage(a.csv, "--csv");
+  folder_or_usage(a.json, "--json");
+  const BenchReport r = bench_and_print(a, out, err);
   std::string why;
   if (!a.csv.empty() && !write_text(a.csv, bench_csv(r), out, why)) usage(why);
   if (!a.json.empty() && !write_text(a.json, pretty(bench_json(r), 4), out, why)) usage(why);
@@ -350,6 +369,8 @@ int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     if (f != "svg" && f != "png" && f != "csv")
       usage("unknown --format '" + f + "' (choose from svg, png, csv)");
   if (formats.empty()) usage("--format is empty (choose from svg, png, csv)");
+  if (std::filesystem::path(a.out).filename().empty())
+    usage("--out '" + a.out + "' has no file name (example: --out charts/transpose)");
   std::vector<std::string> paths;
   for (const auto& f : formats) paths.push_back(a.out + "." + f);
   // Refuse before running anything: a long sweep should not end in "file exists".
@@ -361,18 +382,7 @@ int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   if (!parent.empty() && !std::filesystem::is_directory(parent))
     usage("directory " + parent.string() + " does not exist");
 
-  auto b = backend_or_usage(a.backend, err);
-  Params sets;
-  std::vector<Sweep> sweeps;
-  auto cs = bench_configs(a, *b, sets, sweeps);
-  BenchOptions bo;
-  bo.repeats = a.repeats;
-  bo.peers = a.peers;
-  bo.progress = &err;
-  BenchReport r = run_bench(*b, a.kernel, std::move(cs), bo);
-  r.sets = sets;
-  r.sweeps = sweeps;
-  out << bench_text(r);
+  const BenchReport r = bench_and_print(a, out, err);
   const viz::ChartSpec chart = bench_chart(r);
   std::string why;
   std::vector<std::string> written;
@@ -470,6 +480,13 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
 
 // ---------------------------------------------------------------- lesson, gui
 
+void lesson_file_or_usage(const std::string& f) {
+  if (std::filesystem::is_directory(f))
+    usage("lesson file " + f + " is a directory; give a lesson's .md file (e.g. " + f +
+          "/01-warps.md)");
+  if (!std::filesystem::is_regular_file(f)) usage("lesson file " + f + " does not exist");
+}
+
 struct LessonArgs {
   std::vector<std::string> validate;
   std::string check, backend = "auto";
@@ -482,7 +499,7 @@ int cmd_lesson(const LessonArgs& a, std::ostream& out, std::ostream& err, const 
     usage("this warpscope was built without lessons (they need libmd4c-dev: run scripts/setup "
           "and rebuild)");
   for (const auto& f : a.validate.empty() ? std::vector<std::string>{a.check} : a.validate)
-    if (!std::filesystem::is_regular_file(f)) usage("lesson file " + f + " does not exist");
+    lesson_file_or_usage(f);
   if (!a.validate.empty()) return h.lesson_validate(a.validate, out);
   auto b = backend_or_usage(a.backend, err);
   return h.lesson_check(a.check, *b, out);
@@ -522,8 +539,7 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.variant = a.variant;
   o.params = sets_or_usage(a.sets);
   o.presenter = a.presenter;
-  if (!a.lesson.empty() && !std::filesystem::is_regular_file(a.lesson))
-    usage("lesson file " + a.lesson + " does not exist");
+  if (!a.lesson.empty()) lesson_file_or_usage(a.lesson);
   o.lesson = a.lesson;
   if (!a.screenshot.empty()) {
     const auto parent = std::filesystem::path(a.screenshot).parent_path();

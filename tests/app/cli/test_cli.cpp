@@ -240,6 +240,13 @@ TEST(CliBadInput, EveryMistakeGetsOneSpecificLineAndExitCode2) {
        "outside the grid (4 blocks"},
       {{"export", "--kernel", "transpose", "--out", "x", "--format", "gif"},
        "unknown --format 'gif'"},
+      // Output paths are refused before anything runs, not after a long sweep.
+      {{"bench", "--kernel", "transpose", "--backend", "emu", "--csv", "/ws_no_such_dir/b.csv"},
+       "--csv /ws_no_such_dir/b.csv: directory /ws_no_such_dir does not exist"},
+      {{"bench", "--kernel", "transpose", "--backend", "emu", "--json", "/"},
+       "--json / is a directory"},
+      {{"export", "--kernel", "transpose", "--backend", "emu", "--out", "/tmp/"},
+       "--out '/tmp/' has no file name"},
       {{"lesson", "--validate", "a.md"}, "built without lessons"},
       {{"gui"}, "built without the GUI"},
       {{"frobnicate"}, "frobnicate"},
@@ -454,6 +461,10 @@ TEST(CliHooks, LessonCommandsCallTheLinkedEntryPoints) {
   const Out missing = cli({"lesson", "--validate", (d / "none.md").string()}, h);
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos);
+  const Out folder = cli({"lesson", "--validate", d.string()}, h);
+  EXPECT_EQ(folder.code, kExitUsage);
+  EXPECT_NE(folder.err.find("is a directory; give a lesson's .md file"), std::string::npos)
+      << folder.err;
   const Out neither = cli({"lesson"}, h);
   EXPECT_EQ(neither.code, kExitUsage);
   fs::remove_all(d);

@@ -37,6 +37,20 @@ constexpr std::uint16_t kNoThread = 0xFFFF;
 // an __activemask are both Vote), so the lane keeps its own.
 enum class Op : std::uint8_t { Access, Branch, Barrier, SyncWarp, Shuffle, Ballot, ActiveMask };
 
+}  // namespace
+
+std::string_view to_string(ShuffleKind k) {
+  switch (k) {
+    case ShuffleKind::Idx: return "__shfl_sync";
+    case ShuffleKind::Up: return "__shfl_up_sync";
+    case ShuffleKind::Down: return "__shfl_down_sync";
+    case ShuffleKind::Xor: return "__shfl_xor_sync";
+  }
+  return "__shfl_sync";
+}
+
+namespace {
+
 const char* op_name(Op op) {
   switch (op) {
     case Op::Access: return "memory access";
@@ -591,7 +605,9 @@ bool Emu::check_collective(unsigned w, std::uint32_t group, std::uint32_t key, b
     if (l.op == Op::ActiveMask) continue;
     if (!(l.cmask & l.bit)) {
       report_abort(Problem{ProblemKind::BadCollective, key_line(key), 0, block, l.linear_tid,
-                           std::string(op_name(l.op)) + " on line " +
+                           std::string(l.op == Op::Shuffle ? to_string(l.skind)
+                                                           : op_name(l.op)) +
+                               " on line " +
                                std::to_string(key_line(key)) + ": thread " +
                                std::to_string(l.linear_tid) + " (lane " +
                                std::to_string(l.lane) + ") passes mask " + hex32(l.cmask) +
@@ -602,7 +618,8 @@ bool Emu::check_collective(unsigned w, std::uint32_t group, std::uint32_t key, b
       int wd = l.width;
       if (wd < 1 || wd > 32 || (wd & (wd - 1)) != 0) {
         report_abort(Problem{ProblemKind::BadCollective, key_line(key), 0, block, l.linear_tid,
-                             "__shfl_sync on line " + std::to_string(key_line(key)) +
+                             std::string(to_string(l.skind)) + " on line " +
+                                 std::to_string(key_line(key)) +
                                  ": width " + std::to_string(wd) +
                                  " is not a power of two from 1 to 32"});
         return false;

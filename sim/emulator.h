@@ -69,6 +69,8 @@ struct EmuLaunch {
 EmuResult run(const EmuLaunch& launch, TraceSink& sink, const EmuOptions& opt = {});
 
 enum class ShuffleKind : std::uint8_t { Idx, Up, Down, Xor };
+// The CUDA intrinsic a student wrote: "__shfl_sync", "__shfl_up_sync", ...
+std::string_view to_string(ShuffleKind k);
 
 // The calls a running thread makes. Each is one event point: the thread parks until
 // its warp issues the event together with the other lanes at the same site, then the

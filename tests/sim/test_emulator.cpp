@@ -23,6 +23,7 @@ using namespace ws;
 using sim::EmuOptions;
 using sim::EmuResult;
 using sim::ProblemKind;
+using sim::ShuffleKind;
 
 // Records everything a launch streams, and the order of the calls. Every test that uses
 // one also checks run()'s @post that no emitted event has an empty mask.
@@ -442,6 +443,27 @@ TEST(EmulatorProblems, CollectiveNamingExitedLanes) {
   EXPECT_EQ(r.problems[0].kind, ProblemKind::BadCollective);
   EXPECT_EQ(r.problems[0].line, ShuffleAll::kLine);
   EXPECT_NE(r.problems[0].message.find("exited"), std::string::npos) << r.problems[0].message;
+}
+
+struct BadWidthShuffle {
+  Global<int> out;
+  void operator()(Thread& t) const { out(t.tid()) = t.shfl_down_sync(WS_FULL_MASK, 1, 1, 12); }
+};
+
+TEST(EmulatorProblems, ShuffleMessagesNameTheIntrinsicTheStudentWrote) {
+  EXPECT_EQ(sim::to_string(ShuffleKind::Idx), "__shfl_sync");
+  EXPECT_EQ(sim::to_string(ShuffleKind::Up), "__shfl_up_sync");
+  EXPECT_EQ(sim::to_string(ShuffleKind::Down), "__shfl_down_sync");
+  EXPECT_EQ(sim::to_string(ShuffleKind::Xor), "__shfl_xor_sync");
+  std::vector<int> out(32, 0);
+  Recorder rec;
+  EmuResult r = emulate(BadWidthShuffle{g(out, 0)}, {1, 1, 1}, {32, 1, 1}, 0, rec);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].kind, ProblemKind::BadCollective);
+  EXPECT_NE(r.problems[0].message.find("__shfl_down_sync on line"), std::string::npos)
+      << r.problems[0].message;
+  EXPECT_NE(r.problems[0].message.find("width 12 is not a power of two"), std::string::npos)
+      << r.problems[0].message;
 }
 
 struct PartialWarpShuffle {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 #if defined(WS_FIBER_BOOST)
 #include <boost/context/detail/fcontext.hpp>
@@ -29,6 +30,16 @@ std::string_view to_string(FiberBackend b) {
   switch (b) {
     case FiberBackend::Boost: return "boost";
     case FiberBackend::Ucontext: return "ucontext";
+  }
+  return "unknown";
+}
+
+std::string_view to_string(Fiber::State s) {
+  switch (s) {
+    case Fiber::State::Idle: return "idle";
+    case Fiber::State::Ready: return "ready";
+    case Fiber::State::Suspended: return "suspended";
+    case Fiber::State::Running: return "running";
   }
   return "unknown";
 }
@@ -133,7 +144,9 @@ Fiber::~Fiber() {
 Fiber::Impl& Fiber::impl() { return *std::launder(reinterpret_cast<Impl*>(ctx_)); }
 
 void Fiber::start(Entry fn, void* arg) {
-  if (state_ != State::Idle) throw std::logic_error("Fiber::start on a fiber that is not idle");
+  if (state_ != State::Idle)
+    throw std::logic_error("Fiber::start on a fiber that is " + std::string(to_string(state_)) +
+                           ", not idle");
   stack_ = pool_.acquire();
   fn_ = fn;
   arg_ = arg;
@@ -230,7 +243,8 @@ void Fiber::enter(Fiber* f) {
 
 void Fiber::resume() {
   if (!can_run())
-    throw std::logic_error("Fiber::resume on a fiber that is neither ready nor suspended");
+    throw std::logic_error("Fiber::resume on a fiber that is " + std::string(to_string(state_)) +
+                           ", neither ready nor suspended");
   state_ = State::Running;
   switch_to(host_, nullptr, this);
   if (host_.escaped_) {

@@ -156,4 +156,6 @@ class Fiber {
   alignas(16) unsigned char ctx_[1024 + 64];
 };
 
+std::string_view to_string(Fiber::State s);
+
 }  // namespace ws::sim

@@ -250,6 +250,28 @@ INSTANTIATE_TEST_SUITE_P(Backends, FiberTest,
                          ::testing::Values(FiberBackend::Boost, FiberBackend::Ucontext),
                          [](const auto& info) { return std::string(ws::sim::to_string(info.param)); });
 
+TEST_P(FiberTest, MisuseMessageNamesTheState) {
+  EXPECT_EQ(to_string(Fiber::State::Idle), "idle");
+  EXPECT_EQ(to_string(Fiber::State::Ready), "ready");
+  EXPECT_EQ(to_string(Fiber::State::Suspended), "suspended");
+  EXPECT_EQ(to_string(Fiber::State::Running), "running");
+  Fiber f(pool, host);
+  try {
+    f.resume();
+    ADD_FAILURE() << "resume on an idle fiber did not throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is idle"), std::string::npos) << e.what();
+  }
+  f.start(&noop_entry, nullptr);
+  try {
+    f.start(&noop_entry, nullptr);
+    ADD_FAILURE() << "start on a ready fiber did not throw";
+  } catch (const std::logic_error& e) {
+    EXPECT_NE(std::string(e.what()).find("is ready"), std::string::npos) << e.what();
+  }
+  f.resume();
+}
+
 TEST(FiberBackendTest, UcontextAlwaysAvailableAndEnvSelectsIt) {
   EXPECT_TRUE(ws::sim::fiber_backend_available(FiberBackend::Ucontext));
   ::setenv("WS_FIBERS", "ucontext", 1);

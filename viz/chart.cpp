@@ -18,6 +18,15 @@ std::string_view to_string(SeriesKind k) {
   return "unknown";
 }
 
+std::string_view to_string(Anchor a) {
+  switch (a) {
+    case Anchor::Left: return "left";
+    case Anchor::Center: return "center";
+    case Anchor::Right: return "right";
+  }
+  return "unknown";
+}
+
 std::uint32_t palette(std::size_t i) {
   static constexpr std::uint32_t p[] = {
       rgba(0x00, 0x72, 0xB2), rgba(0xE6, 0x9F, 0x00), rgba(0x00, 0x9E, 0x73),

@@ -22,6 +22,7 @@ std::uint32_t palette(std::size_t i);
 constexpr std::uint32_t kWrongRed = rgba(0xD0, 0x10, 0x10);
 
 enum class Anchor { Left, Center, Right };
+std::string_view to_string(Anchor a);
 
 class Canvas {
  public:

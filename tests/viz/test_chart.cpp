@@ -122,6 +122,12 @@ TEST(Chart, SeriesKindNames) {
   EXPECT_EQ(to_string(SeriesKind::Points), "points");
 }
 
+TEST(Chart, AnchorNames) {
+  EXPECT_EQ(to_string(Anchor::Left), "left");
+  EXPECT_EQ(to_string(Anchor::Center), "center");
+  EXPECT_EQ(to_string(Anchor::Right), "right");
+}
+
 TEST(ChartPaint, WrongPointIsAMarkNotABar) {
   CountCanvas cv;
   ChartGeometry g = paint_chart(bars_spec(), cv, 0, 0, 960, 540);

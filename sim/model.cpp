@@ -109,6 +109,17 @@ GlobalCore global_core(const WarpEvent& e, const DeviceModel& m, Span* sec) {
   return c;
 }
 
+// The H100 serves a shared load whose lanes 2k and 2k+1 read one address (when both are
+// active) as if each pair were one lane: a 16 B half-warp broadcast takes 1 wavefront,
+// not 2 quarter-warp passes. Measured over 31 lane patterns of 8 B and 16 B loads
+// (tests/kernels/cuda/probe_shared.cu, docs/HARDWARE.md 3a); one unpaired pair anywhere
+// in the warp puts the whole warp back on the unpaired passes, as measured.
+bool lanes_paired(const WarpEvent& e) {
+  for (int l = 0; l < 32; l += 2)
+    if ((e.mask >> l & 3u) == 3u && e.offset[l] != e.offset[l + 1]) return false;
+  return true;
+}
+
 struct SharedCore {
   unsigned wavefronts = 0, ideal = 0, max_degree = 0;
   bool broadcast = false;
@@ -120,7 +131,9 @@ SharedCore shared_core(const WarpEvent& e, const DeviceModel& m, SharedAccess* d
   // The result arrays hold 32 banks, so a model with more banks is analysed as 32.
   const Divider banks(std::clamp(m.shared_banks, 1u, 32u));
   const Divider bb(m.bank_bytes);
-  const unsigned per_pass = std::clamp(m.lanes_per_shared_pass(e.bytes), 1u, 32u);
+  unsigned per_pass = std::clamp(m.lanes_per_shared_pass(e.bytes), 1u, 32u);
+  if (per_pass < 32 && e.kind == EventKind::SharedLoad && lanes_paired(e))
+    per_pass = std::min(32u, 2 * per_pass);
   const std::uint64_t w = width_of(e);
   for (unsigned first = 0; first < 32; first += per_pass) {
     const unsigned end = std::min(32u, first + per_pass);

@@ -20,8 +20,11 @@ struct DeviceModel {
   unsigned line_bytes = 128;
   unsigned shared_banks = 32;
   unsigned bank_bytes = 4;
-  // Lanes served per shared wavefront for each access width: 8 B accesses are processed
-  // per half-warp and 16 B per quarter-warp.
+  // Lanes served per shared pass for each access width: 4 B accesses by the whole warp,
+  // 8 B per half-warp and 16 B per quarter-warp (128 bytes of lanes a pass). Measured on
+  // the H100 (docs/HARDWARE.md, 3a): a shared *load* in which every two lanes 2k, 2k+1
+  // that are both active read one address serves each pair as one lane, so a pass covers
+  // twice these lanes (8 B: the warp, 16 B: a half-warp); analyze_shared applies that.
   unsigned lanes_per_shared_pass(unsigned bytes) const {
     return bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
   }
@@ -60,8 +63,11 @@ struct SharedAccess {
   std::array<unsigned, 32> bank_words{};        // distinct words per bank (max over passes)
   bool broadcast = false;         // some word was read by more than one lane
 };
+// Passes are runs of lanes_per_shared_pass(bytes) consecutive lanes, of twice that for a
+// SharedLoad whose active lane pairs (2k, 2k+1) each read one offset (capped at 32).
 // @post wavefronts = sum over passes of max(1, max distinct words in any bank) for
-//       passes with an active lane; conflicts = wavefronts - ideal_wavefronts.
+//       passes with an active lane; ideal_wavefronts = number of those passes;
+//       conflicts = wavefronts - ideal_wavefronts.
 SharedAccess analyze_shared(const WarpEvent& e, const DeviceModel& m = {});
 
 // Whole-launch totals. Keys of ncu() are Nsight Compute metric names.

@@ -85,7 +85,15 @@ struct BruteShared {
 };
 BruteShared brute_shared(const WarpEvent& e, unsigned banks = 32, unsigned bank_bytes = 4) {
   BruteShared b;
-  const int per_pass = e.bytes <= 4 ? 32 : e.bytes == 8 ? 16 : 8;
+  int per_pass = e.bytes <= 4 ? 32 : e.bytes == 8 ? 16 : 8;
+  // The H100's pair rule: a load whose lanes 2k, 2k+1 (both active) read one address
+  // serves each pair as one lane, so a pass spans twice the lanes.
+  bool paired = e.kind == EventKind::SharedLoad;
+  for (int k = 0; k < 16; ++k) {
+    const bool both = (e.mask >> (2 * k) & 1u) && (e.mask >> (2 * k + 1) & 1u);
+    if (both && e.offset[2 * k] != e.offset[2 * k + 1]) paired = false;
+  }
+  if (paired) per_pass = std::min(32, 2 * per_pass);
   for (int first = 0; first < 32; first += per_pass) {
     std::map<unsigned, std::set<std::uint64_t>> bank_words;
     std::map<std::uint64_t, std::set<int>> word_lanes;
@@ -343,8 +351,217 @@ TEST(Shared, EmptyMask) {
   for (int l = 0; l < 32; ++l) EXPECT_EQ(s.lane_bank[l], -1);
 }
 
+// Measured on the H100 (nvidia-h100-x1, 2026-11): tests/kernels/cuda/probe_shared.cu
+// under ncu, one warp, 64 loads of one pattern per launch;
+// l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum and
+// l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum divided by
+// smsp__sass_inst_executed_op_shared_ld.sum (docs/HARDWARE.md, 3a). Lane l reads element
+// elem[l] (-1: inactive) of 4, 8 and 16 bytes; the counts are per instruction.
+struct ProbeRow {
+  const char* name;
+  int elem[32];
+  unsigned wavefronts[3];  // 4 B, 8 B, 16 B
+  unsigned conflicts[3];
+};
+const ProbeRow kH100Probe[] = {
+    {"consecutive",
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"all_one_address",
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"half_broadcast_l/16",
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"l/8",
+     {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+      2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"l/4",
+     {0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3,
+      4, 4, 4, 4, 5, 5, 5, 5, 6, 6, 6, 6, 7, 7, 7, 7},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"l/2",
+     {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+      8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"l%4",
+     {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3,
+      0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"l%8",
+     {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
+      0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"l%16",
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+      0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"stride2",
+     {0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+      32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62},
+     {2, 4, 8},
+     {1, 2, 4}},
+    {"stride4",
+     {0, 4, 8, 12, 16, 20, 24, 28, 32, 36, 40, 44, 48, 52, 56, 60,
+      64, 68, 72, 76, 80, 84, 88, 92, 96, 100, 104, 108, 112, 116, 120, 124},
+     {4, 8, 16},
+     {3, 6, 12}},
+    {"stride8",
+     {0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 88, 96, 104, 112, 120,
+      128, 136, 144, 152, 160, 168, 176, 184, 192, 200, 208, 216, 224, 232, 240, 248},
+     {8, 16, 32},
+     {7, 14, 28}},
+    {"halves_same16_second_reversed",
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+      15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"quarters_reversed",
+     {24, 25, 26, 27, 28, 29, 30, 31, 16, 17, 18, 19, 20, 21, 22, 23,
+      8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"q1_reads_q0_set_reversed",
+     {0, 1, 2, 3, 4, 5, 6, 7, 7, 6, 5, 4, 3, 2, 1, 0,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"q1_overlaps_q0_by_half",
+     {0, 1, 2, 3, 4, 5, 6, 7, 4, 5, 6, 7, 8, 9, 10, 11,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"q0q1_same_q2q3_distinct_l/8pairs",
+     {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"stride8_l%8",
+     {0, 8, 16, 24, 32, 40, 48, 56, 0, 8, 16, 24, 32, 40, 48, 56,
+      0, 8, 16, 24, 32, 40, 48, 56, 0, 8, 16, 24, 32, 40, 48, 56},
+     {2, 8, 32},
+     {1, 6, 28}},
+    {"l%8_plus_8_in_second_half",
+     {0, 1, 2, 3, 4, 5, 6, 7, 0, 1, 2, 3, 4, 5, 6, 7,
+      8, 9, 10, 11, 12, 13, 14, 15, 8, 9, 10, 11, 12, 13, 14, 15},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"l/2_but_lane1_reads_16",
+     {0, 16, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+      8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15},
+     {1, 3, 5},
+     {0, 1, 1}},
+    {"lane0_reads_1_others_0",
+     {1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"misaligned_pairs_(l+1)/2",
+     {0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8,
+      8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15, 16},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"half0_l/2_half1_consecutive",
+     {0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+      16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"half0_consecutive_half1_pairs",
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+      16, 16, 17, 17, 18, 18, 19, 19, 20, 20, 21, 21, 22, 22, 23, 23},
+     {1, 2, 4},
+     {0, 0, 0}},
+    {"active_lo16_consecutive",
+     {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"active_even_consecutive",
+     {0, -1, 2, -1, 4, -1, 6, -1, 8, -1, 10, -1, 12, -1, 14, -1,
+      16, -1, 18, -1, 20, -1, 22, -1, 24, -1, 26, -1, 28, -1, 30, -1},
+     {1, 2, 4},
+     {0, 1, 2}},
+    {"active_q0_q2_consecutive",
+     {0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1,
+      16, 17, 18, 19, 20, 21, 22, 23, -1, -1, -1, -1, -1, -1, -1, -1},
+     {1, 2, 2},
+     {0, 0, 0}},
+    {"active_q0_consecutive",
+     {0, 1, 2, 3, 4, 5, 6, 7, -1, -1, -1, -1, -1, -1, -1, -1,
+      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {1, 1, 1},
+     {0, 0, 0}},
+    {"active_lo16_all_one_address",
+     {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+      -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1},
+     {1, 1, 1},
+     {0, 0, 0}},
+    {"active_even_l/16",
+     {0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1, 0, -1,
+      1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1, 1, -1},
+     {1, 1, 2},
+     {0, 0, 0}},
+    {"random_permutation",
+     {5, 20, 23, 8, 21, 14, 12, 1, 15, 4, 19, 29, 7, 17, 13, 24,
+      26, 16, 25, 22, 27, 31, 3, 10, 0, 9, 2, 18, 30, 11, 6, 28},
+     {1, 4, 8},
+     {0, 2, 4}},
+};
+
+TEST(Shared, MatchesTheH100ProbeOfEveryLanePattern) {
+  const std::uint8_t widths[] = {4, 8, 16};
+  for (const ProbeRow& row : kH100Probe) {
+    std::uint32_t mask = 0;
+    for (int l = 0; l < 32; ++l)
+      if (row.elem[l] >= 0) mask |= 1u << l;
+    for (int w = 0; w < 3; ++w) {
+      const unsigned bytes = widths[w];
+      const auto s = sim::analyze_shared(access(
+          EventKind::SharedLoad, widths[w], [&](int l) { return row.elem[l] * bytes; }, mask));
+      EXPECT_EQ(s.wavefronts, row.wavefronts[w]) << row.name << ", " << bytes << " B";
+      EXPECT_EQ(s.conflicts, row.conflicts[w]) << row.name << ", " << bytes << " B";
+    }
+  }
+}
+
+TEST(Shared, PairedLanesWidenThePassOfLoadsOnly) {
+  // matmul vectorized's As load: lanes 0-15 read one float4, lanes 16-31 the next. The
+  // H100 serves it in 2 wavefronts (one per half-warp), where quarter-warps would take 4.
+  const auto half_bcast = [](int l) { return l < 16 ? 0 : 16; };
+  const auto ld = sim::analyze_shared(access(EventKind::SharedLoad, 16, half_bcast));
+  EXPECT_EQ(ld.wavefronts, 2u);
+  EXPECT_EQ(ld.ideal_wavefronts, 2u);
+  EXPECT_TRUE(ld.broadcast);
+  // Stores were not measured with paired lanes: they keep quarter-warp passes.
+  const auto st = sim::analyze_shared(access(EventKind::SharedStore, 16, half_bcast));
+  EXPECT_EQ(st.wavefronts, 4u);
+  // One pair reading two addresses anywhere in the warp undoes the widening for all.
+  const auto broken = sim::analyze_shared(
+      access(EventKind::SharedLoad, 16, [](int l) { return l == 31 ? 32 * 16 : 16 * (l / 2); }));
+  EXPECT_EQ(broken.ideal_wavefronts, 4u);
+  // 8-byte pairs: the whole warp is one pass.
+  const auto pairs8 =
+      sim::analyze_shared(access(EventKind::SharedLoad, 8, [](int l) { return 8 * (l / 2); }));
+  EXPECT_EQ(pairs8.wavefronts, 1u);
+  EXPECT_EQ(pairs8.ideal_wavefronts, 1u);
+}
+
 // @post wavefronts = sum over passes of max(1, max distinct words in any bank) for
-//       passes with an active lane; conflicts = wavefronts - ideal_wavefronts.
+//       passes with an active lane; ideal_wavefronts = number of those passes;
+//       conflicts = wavefronts - ideal_wavefronts.
 TEST(Shared, ContractOnRandomAccesses) {
   std::mt19937 rng(99);
   const std::uint8_t widths[] = {1, 2, 4, 8, 16};
@@ -353,9 +570,12 @@ TEST(Shared, ContractOnRandomAccesses) {
     const std::uint32_t mask = iter % 11 == 0 ? 0u : std::uint32_t(rng()) | (iter % 2 ? kAll : 0u);
     const std::uint32_t words = 1u << (rng() % 11);
     const bool aligned = iter % 4 != 0;
-    const auto e = access(
+    auto e = access(
         EventKind::SharedLoad, bytes,
         [&](int) { return aligned ? (rng() % words) * bytes : rng() % (4 * words); }, mask);
+    // A third of the events have every lane pair reading one address (the pair rule).
+    if (iter % 3 == 0)
+      for (int l = 0; l < 32; l += 2) e.offset[l + 1] = e.offset[l];
     const auto s = sim::analyze_shared(e);
     const auto b = brute_shared(e);
     ASSERT_EQ(s.wavefronts, b.wavefronts) << "iter " << iter;

@@ -216,8 +216,14 @@ JobResult Worker::execute(Job& j) {
       if (j.family.find("matmul") != std::string::npos || j.family.find("gemm") != std::string::npos)
         peers.push_back(Peer::CublasSgemm);
       total_ = int(peers.size());
+      // Peers are sized from this run's own plan (peer_params), not guessed by the backend.
+      Params full;
+      const VariantInfo* v = find_variant(j.family, j.variant);
+      const bool planned = v && validate(*v, j.params, backend_->device().limits, full).empty();
+      const Plan plan = planned ? v->plan(full) : Plan{};
       for (Peer p : peers) {
-        r.peers.push_back(backend_->run_peer(p, j.params, j.opt));
+        r.peers.push_back(
+            backend_->run_peer(p, planned ? peer_params(p, plan, full) : j.params, j.opt));
         ++done_;
       }
       break;

@@ -95,6 +95,9 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o, std::string& err) {
   io.IniFilename = nullptr;  // the layout is computed, not remembered
   // No keyboard navigation: the arrows, space and letters step the kernel instead.
   ImGui::StyleColorsDark();
+  // Anti-aliased fills triple the vertices of every rounded shape; the views are mostly
+  // axis-aligned cells, and a software rasteriser (Mesa llvmpipe) pays for each vertex.
+  ImGui::GetStyle().AntiAliasedFill = false;
   ImGui_ImplGlfw_InitForOpenGL(w, true);
   ImGui_ImplOpenGL3_Init("#version 330 core");
   win->font_path_ = o.font;

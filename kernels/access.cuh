@@ -10,14 +10,7 @@
 
 #include "kernels/registry.h"
 
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // Offset copy: out[i] = in[i + offset]. With offset 0 a warp of 4-byte elements reads
 // 128 aligned bytes: 4 sectors, all of them used. Any offset that is not a multiple of
@@ -162,5 +155,4 @@ inline void add_access(Registry& r) {
                }});
 }
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

@@ -14,24 +14,7 @@
 
 #include "kernels/registry.h"
 
-#ifndef WS_UNROLL
-#if defined(__CUDACC__)
-#define WS_UNROLL _Pragma("unroll")
-#define WS_NO_UNROLL _Pragma("unroll 1")
-#else
-#define WS_UNROLL
-#define WS_NO_UNROLL
-#endif
-#endif
-
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // The two sides' work: integer hashes, so the CPU reference is exact.
 WS_HD inline unsigned diverge_even_work(unsigned v, int work) {
@@ -332,5 +315,4 @@ inline void add_divergence(Registry& r) {
                }});
 }
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

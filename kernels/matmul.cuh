@@ -14,24 +14,7 @@
 // constants only (else they spill to local memory), and the textbook loops must stay
 // rolled so the compiler does not fuse four scalar shared loads into one 128-bit load.
 // The host compiler needs neither.
-#ifndef WS_UNROLL
-#if defined(__CUDACC__)
-#define WS_UNROLL _Pragma("unroll")
-#define WS_NO_UNROLL _Pragma("unroll 1")
-#else
-#define WS_UNROLL
-#define WS_NO_UNROLL
-#endif
-#endif
-
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // Naive: one thread per element of C, reading a row of A and a column of B straight from
 // global memory: two loads per multiply-add. Within a warp the A load is a broadcast and
@@ -561,5 +544,4 @@ inline void add_matmul(Registry& r) {
                }});
 }
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

@@ -11,14 +11,7 @@
 
 #include "kernels/registry.h"
 
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // 1. Interleaved addressing with modulo. In step s, the threads whose id is a multiple
 // of 2s add their neighbour s away. Only every other thread works in the first step
@@ -562,5 +555,4 @@ inline void add_reduce(Registry& r) {
   }
 }
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

@@ -8,14 +8,7 @@
 #include "kernels/catalogue.h"
 #include "kernels/simt.h"
 
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // The arrays of a plan as this mode's handles (device pointers on CUDA, host on emu).
 struct Args {
@@ -42,5 +35,4 @@ using Registry = std::vector<Variant>;
 const Registry& registry();
 const Variant* find(const std::string& family, const std::string& variant);
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

@@ -33,6 +33,27 @@
 
 #define WS_FULL_MASK 0xffffffffu
 
+// Loops over compile-time trip counts are unrolled on the device, so a thread issues all
+// its loads before it waits for the first one. The host compiler needs no hint.
+#if defined(__CUDACC__)
+#define WS_UNROLL _Pragma("unroll")
+#define WS_NO_UNROLL _Pragma("unroll 1")
+#else
+#define WS_UNROLL
+#define WS_NO_UNROLL
+#endif
+
+// The namespace of this translation unit's mode. Family headers open it with
+// WS_BEGIN_MODE and close it with WS_END_MODE, so one header serves all three builds.
+#if defined(WS_MODE_EMU)
+#define WS_BEGIN_MODE namespace ws { inline namespace emu {
+#elif defined(WS_MODE_FAST)
+#define WS_BEGIN_MODE namespace ws { inline namespace fast {
+#else
+#define WS_BEGIN_MODE namespace ws { inline namespace traced {
+#endif
+#define WS_END_MODE } }
+
 namespace ws {
 
 // Shared arrays are carved from the block's dynamic shared memory in declaration order;

@@ -7,26 +7,7 @@
 
 #include "kernels/registry.h"
 
-// Loops over compile-time trip counts are unrolled, so each thread issues all its global
-// loads before it waits for the first one. The host compiler needs no hint.
-#ifndef WS_UNROLL
-#if defined(__CUDACC__)
-#define WS_UNROLL _Pragma("unroll")
-#define WS_NO_UNROLL _Pragma("unroll 1")
-#else
-#define WS_UNROLL
-#define WS_NO_UNROLL
-#endif
-#endif
-
-namespace ws {
-#if defined(WS_MODE_EMU)
-inline namespace emu {
-#elif defined(WS_MODE_FAST)
-inline namespace fast {
-#else
-inline namespace traced {
-#endif
+WS_BEGIN_MODE
 
 // Copy: the same launch shape as the transposes below, but every thread writes where
 // it read. Both accesses of a warp are 32 consecutive floats (4 sectors per request),
@@ -303,5 +284,4 @@ inline void add_transpose(Registry& r) {
                }});
 }
 
-}  // namespace (mode)
-}  // namespace ws
+WS_END_MODE

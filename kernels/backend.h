@@ -10,6 +10,7 @@
 #include "kernels/catalogue.h"
 #include "sim/emulator.h"
 #include "sim/model.h"
+#include "sim/run_control.h"
 #include "sim/trace.h"
 
 namespace ws {
@@ -25,6 +26,10 @@ struct RunOptions {
   bool timing = false;                  // CUDA: time the fast build; emu: modelled time
   int warmup = 3;
   int repeats = 10;                     // CUDA timing: median of at least this many runs
+  // Cancel and progress (must outlive the run): a cancelled run stops within 100 ms (on
+  // a GPU: after the kernels already queued) and comes back with cancelled set. Null:
+  // the thread's control (ThreadControlScope), if any.
+  RunControl* control = nullptr;
 };
 
 struct LaunchTotals {
@@ -51,6 +56,7 @@ struct RunResult {
   std::vector<KeptLaunch> kept;  // events of the kept blocks, one entry per launch
   std::vector<sim::Problem> problems;  // emulator reports (race, out of bounds, deadlock)
   Timing timing;
+  bool cancelled = false;        // stopped by RunOptions::control (error says so)
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
@@ -94,6 +100,11 @@ class Backend {
 };
 
 std::unique_ptr<Backend> make_emu_backend();
+// The emulator's cost estimate of a plan in lane events: a few per thread, one per 4
+// bytes, one per multiply-add, and marked work-loop rounds (8 to an event). Whole-grid
+// emulator runs estimated above 2^28 (about half a minute) are refused.
+// @post grows with plan.work_rounds (a work loop can no longer make a run look free)
+double estimated_lane_events(const Plan& plan);
 // nullptr with `why` set when there is no CUDA build, no GPU, or too old a driver.
 std::unique_ptr<Backend> make_cuda_backend(std::string& why);
 // CUDA when it works, else the emulator; `notice` says why it fell back.

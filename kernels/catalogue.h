@@ -56,6 +56,7 @@ struct Plan {
   std::vector<LaunchCfg> launches;  // in order
   double logical_bytes = 0;         // bytes a perfect kernel must read + write
   double flops = 0;                 // for GFLOP/s kernels (matmul); 0 otherwise
+  double work_rounds = 0;           // rounds of all marked work loops (WS_WORK), all threads
   bool gflops() const { return flops > 0; }
 };
 

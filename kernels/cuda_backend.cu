@@ -94,8 +94,11 @@ class Event {
 // of `repeats` runs; median, min and max of the samples.
 template <class F>
 Timing time_on_stream(cudaStream_t s, int warmup, int repeats, F&& body) {
+  // A cancel (RunControl) takes effect between batches: the kernels queued finish first.
+  throw_if_cancelled();
   for (int i = 0; i < warmup; ++i) body();
   check(cudaStreamSynchronize(s), "cudaStreamSynchronize (warm-up)");
+  throw_if_cancelled();
   repeats = std::max(repeats, 1);
   std::vector<Event> start(repeats), stop(repeats);
   for (int i = 0; i < repeats; ++i) {
@@ -395,8 +398,14 @@ class CudaBackend final : public Backend {
                 const RunOptions& opt) override {
     RunResult r;
     bool cuda_failed = false;
+    // Polled between kernels and in the reference: the run's control, else the thread's.
+    ThreadControlScope scope(opt.control ? opt.control : thread_control());
     try {
       run_impl(family, variant, params, opt, r);
+    } catch (const RunCancelled&) {
+      r.cancelled = true;
+      r.verified = false;
+      r.error = "cancelled";
     } catch (const Failure& f) {
       r.error = f.what;
       cuda_failed = true;
@@ -495,6 +504,7 @@ class CudaBackend final : public Backend {
     TraceSession ts(stream_, b, r.plan, *v, opt);
     bool traced_checked = false;
     while (!ts.done()) {
+      throw_if_cancelled();
       const int last = ts.plan_pass();
       upload(host, r.plan, d);  // each pass starts from the same inputs
       std::string e = launch_traced(family, variant, r.params, r.plan, d, stream_, ts);

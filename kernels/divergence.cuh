@@ -16,14 +16,14 @@
 
 WS_BEGIN_MODE
 
-// The two sides' work: integer hashes, so the CPU reference is exact.
-WS_HD inline unsigned diverge_even_work(unsigned v, int work) {
+// The two sides' work: integer hashes, exact on the CPU; WS_WORK marks each loop (simt.h).
+WS_HD inline unsigned diverge_even_work(unsigned v, int work) {  WS_WORK(work);
   for (int r = 0; r < work; ++r) {
     v = v * 1664525u + 1013904223u;
   }
   return v;
 }
-WS_HD inline unsigned diverge_odd_work(unsigned v, int work) {
+WS_HD inline unsigned diverge_odd_work(unsigned v, int work) {  WS_WORK(work);
   for (int r = 0; r < work; ++r) {
     v = (v ^ (v >> 13)) * 0x5bd1e995u;
   }
@@ -162,6 +162,7 @@ inline Plan plan(const Params& p, const char* kernel) {
   c.block = {unsigned(block), 1, 1};
   pl.launches = {c};
   pl.logical_bytes = 8.0 * double(n);
+  pl.work_rounds = double(n) * double(p.at("work"));  // every thread hashes once
   return pl;
 }
 

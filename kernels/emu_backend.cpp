@@ -15,15 +15,22 @@ namespace {
 
 // The emulator issues about ten million lane events a second. A run estimated above
 // this many (half a minute) is refused with a message instead of appearing to hang. The
-// estimate: a few events per thread, one per 4 bytes of logical traffic, and one per
-// multiply-add (the naive matmul's count; blocked ones do fewer).
+// estimate: a few events per thread, one per 4 bytes of logical traffic, one per
+// multiply-add (the naive matmul's count; blocked ones do fewer), and the rounds of
+// marked work loops at kWorkRoundsPerEvent rounds for the time of one event.
 constexpr double kMaxLaneEvents = double(1ull << 28);
+constexpr double kWorkRoundsPerEvent = 8;  // measured: ~5 ns a round, emulated + reference
+
+}  // namespace
 
 double estimated_lane_events(const Plan& plan) {
   double threads = 0;
   for (const auto& l : plan.launches) threads += double(l.grid.count()) * double(l.block.count());
-  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2;
+  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2 +
+         plan.work_rounds / kWorkRoundsPerEvent;
 }
+
+namespace {
 
 // Totals per launch, in launch order.
 class PerLaunchTotals : public TraceSink {
@@ -75,13 +82,24 @@ class EmuBackend : public Backend {
   RunResult run(const std::string& family, const std::string& variant, const Params& params,
                 const RunOptions& opt) override {
     RunResult res;
+    // The run's control, or the one of this thread (a GUI worker's job); the CPU
+    // reference's work loops see it through the scope.
+    RunOptions o = opt;
+    if (!o.control) o.control = thread_control();
+    ThreadControlScope scope(o.control);
     try {
-      run_checked(family, variant, params, opt, res);
+      run_checked(family, variant, params, o, res);
+    } catch (const RunCancelled&) {
+      res.cancelled = true;
     } catch (const std::bad_alloc&) {
       res.error = "not enough host memory for the arrays of " + family + "/" + variant + " (" +
                   to_string(res.params) + ")";
     } catch (const std::exception& e) {
       res.error = std::string("the emulator failed: ") + e.what();
+    }
+    if (res.cancelled) {
+      res.error = "cancelled";
+      res.verified = false;
     }
     return res;
   }
@@ -128,6 +146,15 @@ class EmuBackend : public Backend {
       return;
     }
 
+    if (opt.control) {
+      for (const auto& l : res.plan.launches)
+        eo.progress_total += eo.only_blocks.empty() ? double(l.grid.count())
+                                                    : double(eo.only_blocks.size());
+      eo.control = opt.control;
+      eo.progress_stage = "preparing the arrays";
+      opt.control->report(0, eo.progress_total, eo.progress_stage);
+    }
+    throw_if_cancelled();
     HostArrays h = HostArrays::allocate(res.plan);
     v->info.init(h, res.params, opt.seed);
     emu::Args args;
@@ -160,6 +187,7 @@ class EmuBackend : public Backend {
     emu::Launcher launcher(tee, arrays, v->info.source_file, eo);
     v->launch(launcher, res.params, res.plan, args);
     const sim::EmuResult& er = launcher.result();
+    if (er.cancelled) throw RunCancelled{};
     res.problems = er.problems;
     if (keep) res.kept = std::move(keep->launches());
 
@@ -179,6 +207,8 @@ class EmuBackend : public Backend {
                            " of " + std::to_string(min_grid) +
                            " blocks were emulated (totals off)";
     } else {
+      if (opt.control)
+        opt.control->report(eo.progress_total, eo.progress_total, "checking the result on the CPU");
       res.verify_message = v->info.verify(h, res.params);
       res.verified = res.verify_message.empty();
     }

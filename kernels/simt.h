@@ -43,6 +43,15 @@
 #define WS_NO_UNROLL
 #endif
 
+// Marks a loop of event-free compute: WS_WORK(rounds) before it lets the emulator count
+// those rounds toward its step limit, its progress and cancellation (a loop without
+// events would otherwise escape all three); the GPU builds compile it away.
+#if defined(WS_MODE_EMU)
+#define WS_WORK(rounds) ::ws::sim::work(std::uint64_t(rounds))
+#else
+#define WS_WORK(rounds) ((void)0)
+#endif
+
 // The namespace of this translation unit's mode. Family headers open it with
 // WS_BEGIN_MODE and close it with WS_END_MODE, so one header serves all three builds.
 #if defined(WS_MODE_EMU)

@@ -212,6 +212,7 @@ class Launcher {
   template <class K>
   void launch(const LaunchCfg& cfg, const K& kernel) {
     if (!result_.ok) return;
+    opt_.progress_stage = "emulating " + cfg.kernel;
     sim::EmuLaunch l;
     l.info = LaunchInfo{cfg.kernel, source_file_, cfg.grid, cfg.block, cfg.shared_bytes, arrays_};
     l.thread_body = [&kernel] {
@@ -222,6 +223,9 @@ class Launcher {
     result_.ok = result_.ok && r.ok;
     result_.events += r.events;
     result_.threads_run += r.threads_run;
+    result_.steps += r.steps;
+    result_.cancelled = result_.cancelled || r.cancelled;
+    opt_.progress_base += double(r.blocks_run);  // the next launch continues the count
     result_.problems.insert(result_.problems.end(), r.problems.begin(), r.problems.end());
   }
   const sim::EmuResult& result() const { return result_; }

@@ -19,6 +19,7 @@ std::string_view to_string(ProblemKind k) {
     case ProblemKind::Race: return "race";
     case ProblemKind::BadCollective: return "bad collective";
     case ProblemKind::StepLimit: return "step limit";
+    case ProblemKind::Cancelled: return "cancelled";
     case ProblemKind::Internal: return "internal";
   }
   return "unknown";
@@ -190,6 +191,9 @@ class LaneImpl final : public Lane {
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
   void park(std::uint32_t key);
+  // Counts n steps at `line` (`what`: the event or "work loop"): the step limit, and the
+  // launch's cancellation and progress poll. Throws LaneAbort when the launch aborts.
+  void tick(std::uint64_t n, std::uint16_t line, const char* what);
   void switch_away();
   LaneImpl* next_runnable();
 
@@ -244,6 +248,24 @@ class Emu {
   FiberHost host;
   EmuResult result;
   bool aborting = false;
+
+  // Steps of all threads so far, and when the control is polled next.
+  static constexpr std::uint64_t kPollEvery = 1024;
+  std::uint64_t steps = 0, next_poll = kPollEvery;
+  std::uint64_t blocks_done = 0;
+  void poll() {
+    next_poll = steps + kPollEvery;
+    RunControl* c = opt.control;
+    if (!c) return;
+    if (c->cancelled()) {
+      result.cancelled = true;
+      report_abort(Problem{ProblemKind::Cancelled, 0, 0, block, 0,
+                           "cancelled in block " + std::to_string(block) + " of " +
+                               std::to_string(info.grid.count())});
+      return;
+    }
+    c->report(opt.progress_base + double(blocks_done), opt.progress_total, opt.progress_stage);
+  }
 
   std::uint32_t block = 0;
   std::vector<std::unique_ptr<LaneImpl>> lanes;
@@ -329,16 +351,26 @@ void LaneImpl::park(std::uint32_t key) {
     if (std::uncaught_exceptions() == 0) throw LaneAbort{};
     return;
   }
-  if (++events > emu.opt.max_events_per_thread)
-    fail(ProblemKind::StepLimit, key_line(key),
-         "thread " + std::to_string(linear_tid) + " of block " + std::to_string(emu.block) +
-             " ran more than " + std::to_string(emu.opt.max_events_per_thread) +
-             " events (at line " + std::to_string(key_line(key)) +
-             "): probably a loop that never ends");
+  tick(1, key_line(key), "an event");
   warp->keys[lane] = key;
   warp->parked |= bit;
   switch_away();
   if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
+}
+
+void LaneImpl::tick(std::uint64_t n, std::uint16_t line, const char* what) {
+  events += n;
+  if (events > emu.opt.max_events_per_thread)
+    fail(ProblemKind::StepLimit, line,
+         "thread " + std::to_string(linear_tid) + " of block " + std::to_string(emu.block) +
+             " ran more than " + std::to_string(emu.opt.max_events_per_thread) +
+             " steps (events and work-loop rounds; at " + what + " on line " +
+             std::to_string(line) + "): probably a loop that never ends");
+  emu.steps += n;
+  if (emu.steps >= emu.next_poll) {
+    emu.poll();
+    if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
+  }
 }
 
 void LaneImpl::syncthreads(std::uint16_t line) {
@@ -346,12 +378,7 @@ void LaneImpl::syncthreads(std::uint16_t line) {
     if (std::uncaught_exceptions() == 0) throw LaneAbort{};
     return;
   }
-  if (++events > emu.opt.max_events_per_thread)
-    fail(ProblemKind::StepLimit, line,
-         "thread " + std::to_string(linear_tid) + " of block " + std::to_string(emu.block) +
-             " ran more than " + std::to_string(emu.opt.max_events_per_thread) +
-             " events (at the barrier on line " + std::to_string(line) +
-             "): probably a loop that never ends");
+  tick(1, line, "the barrier");
   op = Op::Barrier;
   barrier_line = line;
   warp->at_barrier |= bit;
@@ -472,8 +499,12 @@ EmuResult Emu::run() {
 
   LaneImpl* saved = tl_current;
   try {
-    for (std::uint64_t i = 0; i < nblocks && !aborting; ++i)
+    for (std::uint64_t i = 0; i < nblocks && !aborting; ++i) {
+      blocks_done = i;
       run_block(blocks.empty() ? std::uint32_t(i) : blocks[i]);
+    }
+    blocks_done = nblocks;
+    if (!aborting && opt.control) poll();  // the launch's last report, or its cancel
   } catch (...) {
     // Only the sink can throw here; unwind the block's fibers before passing it on.
     abort_block();
@@ -482,6 +513,8 @@ EmuResult Emu::run() {
   }
   tl_current = saved;
   sink.end_launch();
+  result.steps = steps;
+  result.blocks_run = blocks_done;
   result.ok = result.problems.empty();
   return result;
 }
@@ -917,6 +950,14 @@ Lane& current_lane() {
   if (tl_current) return *tl_current;
   static NoLane none;
   return none;
+}
+
+void work(std::uint64_t rounds, std::uint16_t line) {
+  if (tl_current) {
+    tl_current->tick(rounds, line, "a work loop");
+    return;
+  }
+  throw_if_cancelled();
 }
 
 EmuResult run(const EmuLaunch& launch, TraceSink& sink, const EmuOptions& opt) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/run_control.h"
 #include "sim/trace.h"
 
 namespace ws::sim {
@@ -27,7 +28,8 @@ enum class ProblemKind : std::uint8_t {
   SharedOverflow,     // shared allocations exceed the launch's shared memory
   Race,               // two threads, same shared word, >= 1 write, no barrier between
   BadCollective,      // shuffle/ballot/syncwarp mask names lanes not at this site
-  StepLimit,          // a thread ran too many events (probably an endless loop)
+  StepLimit,          // a thread ran too many steps (probably an endless loop)
+  Cancelled,          // the run's RunControl was cancelled
   Internal,
 };
 std::string_view to_string(ProblemKind k);
@@ -43,10 +45,17 @@ struct Problem {
 
 struct EmuOptions {
   bool detect_races = true;
+  // Steps a thread may take: its events plus the rounds of its marked work loops (work()).
   std::uint64_t max_events_per_thread = 1ull << 24;
   std::size_t max_problems = 16;  // the launch stops at the first abort-worthy problem
   // Blocks to run; empty = the whole grid. Lets the GUI emulate one block of a huge grid.
   std::vector<std::uint32_t> only_blocks;
+  // Cancellation and progress (may be null): polled at least every 1024 steps, so a
+  // cancel stops the launch within about a millisecond; progress is reported in blocks:
+  // progress_base + blocks finished in this launch, of progress_total, as progress_stage.
+  RunControl* control = nullptr;
+  double progress_base = 0, progress_total = 0;
+  std::string progress_stage;
 };
 
 struct EmuResult {
@@ -54,6 +63,9 @@ struct EmuResult {
   std::vector<Problem> problems;
   std::uint64_t events = 0;        // warp-level events emitted
   std::uint64_t threads_run = 0;
+  std::uint64_t steps = 0;         // lane events plus marked work rounds, of all threads
+  std::uint64_t blocks_run = 0;
+  bool cancelled = false;          // stopped by EmuOptions::control
 };
 
 // The launch to emulate. `thread_body` runs inside each thread's fiber; it reads its
@@ -109,5 +121,11 @@ class Lane {
 
 // The lane whose fiber is running on this OS thread. Only valid inside thread_body.
 Lane& current_lane();
+
+// Counts `rounds` of event-free compute (a marked work loop, WS_WORK in the dialect)
+// toward the running thread's step limit, cancellation and progress. Outside an emulated
+// thread (a CPU reference) it polls this thread's RunControl (ThreadControlScope) and
+// throws RunCancelled when that was cancelled.
+void work(std::uint64_t rounds, std::uint16_t line = __builtin_LINE());
 
 }  // namespace ws::sim

@@ -59,6 +59,7 @@ Worker::~Worker() {
     std::lock_guard<std::mutex> lk(mu_);
     stop_ = true;
   }
+  control_.cancel();  // the run under way stops within 100 ms, so closing never waits
   cv_.notify_all();
   thread_.join();
 }
@@ -71,6 +72,9 @@ void Worker::set_wake(std::function<void()> wake) {
 void Worker::submit(Job j) {
   {
     std::lock_guard<std::mutex> lk(mu_);
+    // The latest parameters win: a run of the same kind under way is stopped (its result
+    // is dropped by generation anyway). Lesson tasks run to the end.
+    if (running_ == j.kind && j.kind != JobKind::Lesson) control_.cancel();
     slots_[int(j.kind)] = std::move(j);
   }
   cv_.notify_all();
@@ -181,8 +185,14 @@ void Worker::loop() {
         }
       running_ = j.kind;
       running_since_ = now_seconds();
+      control_.reset();
     }
-    JobResult r = execute(j);
+    JobResult r;
+    {
+      ThreadControlScope scope(&control_);
+      r = execute(j);
+    }
+    if (control_.cancelled()) r.cancelled = true;
     {
       std::lock_guard<std::mutex> lk(mu_);
       running_.reset();

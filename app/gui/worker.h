@@ -57,7 +57,7 @@ struct JobResult {
   JobKind kind = JobKind::Main;
   std::uint64_t gen = 0;
   double seconds = 0;
-  bool cancelled = false;  // a newer job of the same kind superseded it midway
+  bool cancelled = false;  // superseded midway by a newer job of its kind, or shut down
   std::shared_ptr<const RunResult> run;  // Main, Compare
   std::vector<BarPoint> bars;
   std::vector<SweepPoint> sweep;
@@ -93,6 +93,10 @@ class Worker {
   double running_seconds() const;
   // Progress of the running bars/sweep job: points done of total.
   std::pair<int, int> progress() const { return {done_.load(), total_.load()}; }
+  // Progress of the backend run under way (done, total, estimate of the time left).
+  RunProgress run_progress() const { return control_.progress(); }
+  // Stops the job under way within 100 ms (its result comes back marked cancelled).
+  void cancel_running() { control_.cancel(); }
   DeviceInfo device() const;
   BackendKind backend_kind() const;
   std::string notice() const;  // why the emulator is used, or "" on a GPU
@@ -114,6 +118,9 @@ class Worker {
   std::optional<JobKind> running_;
   double running_since_ = 0;
   bool stop_ = false;
+  // The running job's control: every backend run on the worker thread polls it (set
+  // as the thread's control), so shutdown and a superseding submit stop it.
+  RunControl control_;
   std::atomic<bool> ready_{false};
   std::atomic<int> done_{0}, total_{0};
   DeviceInfo device_;

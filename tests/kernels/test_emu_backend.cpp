@@ -3,7 +3,9 @@
 // facts that the lessons are built on hold.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <set>
+#include <thread>
 
 #include "kernels/backend.h"
 
@@ -341,6 +343,88 @@ TEST(EmuBackend, SameSeedSameTrace) {
   const RunResult b = run("reduce", "warp_shuffle", {{"n", 1 << 12}}, opt);
   ASSERT_EQ(a.kept.size(), 1u);
   EXPECT_EQ(a.kept[0].events, b.kept[0].events);
+}
+
+// Issue 10, finding 4: the estimate ignored `work`, so a 92-minute run was accepted.
+TEST(EmuBackend, TheSizeEstimateCountsMarkedWorkLoops) {
+  const RunResult r = run("divergence", "odd_even", {{"n", 33554432}, {"work", 65536}});
+  EXPECT_NE(r.error.find("is too large to emulate"), std::string::npos) << r.error;
+  // The same grid with little work still fits (the work is what made it too large).
+  const VariantInfo* v = find_variant("divergence", "odd_even");
+  ASSERT_NE(v, nullptr);
+  Params full;
+  ASSERT_EQ(validate(*v, {{"n", 1 << 20}, {"work", 0}}, DeviceLimits{}, full), "");
+  const Plan light = v->plan(full);
+  ASSERT_EQ(validate(*v, {{"n", 1 << 20}, {"work", 65536}}, DeviceLimits{}, full), "");
+  const Plan heavy = v->plan(full);
+  EXPECT_EQ(heavy.work_rounds, double(1 << 20) * 65536);
+  EXPECT_GT(estimated_lane_events(heavy), estimated_lane_events(light) + heavy.work_rounds / 64);
+}
+
+// Work rounds are the bulk of a divergence run's time; the estimate's rate for them
+// (kWorkRoundsPerEvent) must not be wildly optimistic: a run estimated at E lane events
+// takes about E / 10 M seconds, so the real time per estimated event is bounded here.
+TEST(EmuBackend, WorkRoundsAreEstimatedNoCheaperThanTheyRun) {
+  const Params p = {{"n", 1 << 14}, {"block", 256}, {"work", 4096}};
+  const VariantInfo* v = find_variant("divergence", "odd_even");
+  Params full;
+  ASSERT_EQ(validate(*v, p, DeviceLimits{}, full), "");
+  const double est = estimated_lane_events(v->plan(full));
+  RunOptions opt;
+  opt.keep_blocks = {};
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run("divergence", "odd_even", p, opt);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ASSERT_TRUE(r.ok()) << describe(r);
+  // The emulator does about 10 M lane events a second; allow 20x slack for a busy or
+  // sanitized build: the point is that the estimate does not miss by orders of magnitude.
+  RecordProperty("seconds_per_estimated_Mevent", std::to_string(s / est * 1e6));
+  EXPECT_LT(s, est / 10e6 * 20) << s << " s for an estimate of " << est << " lane events";
+}
+
+TEST(EmuBackend, ACancelledRunStopsWithin100ms) {
+  RunControl ctl;
+  RunOptions opt;
+  opt.control = &ctl;
+  // About 10 s of emulation: only the cancel can end it this quickly.
+  const Params p = {{"n", 1 << 20}, {"work", 1024}};
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    ctl.cancel();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = run("divergence", "odd_even", p, opt);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  canceller.join();
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_EQ(r.error, "cancelled");
+  EXPECT_FALSE(r.ok());
+  EXPECT_LT(ms, 200 + 100) << ms;
+  const RunProgress pr = ctl.progress();
+  EXPECT_GT(pr.total, 0);
+  EXPECT_GT(pr.done, 0);
+  EXPECT_LT(pr.done, pr.total);
+  EXPECT_GE(pr.eta_s, 0);
+}
+
+TEST(EmuBackend, ACancelDuringTheCpuReferenceStopsIt) {
+  // The reference's work loops poll the run's control too (ThreadControlScope).
+  RunControl ctl;
+  bool cancelled_at_check = false;
+  ctl.min_interval_s = 0;
+  ctl.on_progress = [&](const RunProgress& p) {
+    if (p.stage.find("checking") != std::string::npos) {
+      cancelled_at_check = true;
+      ctl.cancel();
+    }
+  };
+  RunOptions opt;
+  opt.control = &ctl;
+  const RunResult r = run("divergence", "odd_even", {{"n", 2048}, {"work", 8}}, opt);
+  EXPECT_TRUE(cancelled_at_check);
+  EXPECT_TRUE(r.cancelled);
+  EXPECT_FALSE(r.verified);
 }
 
 TEST(BestBackend, FallsBackToTheEmulatorWithANotice) {

@@ -4,11 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <numeric>
 #include <random>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kernels/simt.h"
@@ -661,6 +663,103 @@ TEST(EmulatorProblems, EndlessLoopHitsTheStepLimit) {
   EXPECT_LE(r.events, 2u * 500u + 2u);  // warp 0 reached the limit; nothing ran past it
 }
 
+// An event-free loop, marked with WS_WORK: without the mark it escaped the step limit
+// and cancellation (issue 10, finding 5).
+struct MarkedWorkForever {
+  Global<int> out;
+  static constexpr int kLine = __LINE__ + 4;
+  void operator()(Thread& t) const {
+    unsigned v = t.tid();
+    for (;;) {
+      WS_WORK(1000);
+      for (int r = 0; r < 1000; ++r) v = v * 1664525u + 1013904223u;
+      if (v == 0xFFFFFFFFu) break;  // (never: keeps the loop from being optimised away)
+    }
+    out(0) = int(v);
+  }
+};
+
+TEST(EmulatorProblems, MarkedWorkLoopCountsTowardTheStepLimit) {
+  std::vector<int> out(1);
+  Recorder rec;
+  EmuOptions opt;
+  opt.max_events_per_thread = 100000;
+  EmuResult r = emulate(MarkedWorkForever{g(out, 0)}, {1, 1, 1}, {32, 1, 1}, 0, rec, opt);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].kind, ProblemKind::StepLimit);
+  EXPECT_EQ(r.problems[0].line, MarkedWorkForever::kLine);
+  EXPECT_NE(r.problems[0].message.find("work loop"), std::string::npos) << r.problems[0].message;
+}
+
+struct CountsWork {
+  Global<int> out;
+  void operator()(Thread& t) const {
+    WS_WORK(7);
+    out(t.tid()) = 1;
+  }
+};
+
+TEST(Emulator, StepsAreEventsPlusWorkRounds) {
+  std::vector<int> out(64);
+  Recorder rec;
+  EmuResult r = emulate(CountsWork{g(out, 0)}, {2, 1, 1}, {32, 1, 1}, 0, rec);
+  ASSERT_TRUE(r.ok);
+  EXPECT_EQ(r.steps, 64u * (7u + 1u));  // 64 threads, 7 rounds and one store each
+  EXPECT_EQ(r.blocks_run, 2u);
+}
+
+TEST(Emulator, CancelStopsAnEndlessWorkLoopQuickly) {
+  std::vector<int> out(1);
+  Recorder rec;
+  RunControl ctl;
+  EmuOptions opt;
+  opt.max_events_per_thread = ~0ull;  // only the cancel can stop it
+  opt.control = &ctl;
+  opt.progress_total = 4;
+  std::thread canceller([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ctl.cancel();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  EmuResult r = emulate(MarkedWorkForever{g(out, 0)}, {4, 1, 1}, {64, 1, 1}, 0, rec, opt);
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  canceller.join();
+  EXPECT_TRUE(r.cancelled);
+  ASSERT_EQ(r.problems.size(), 1u);
+  EXPECT_EQ(r.problems[0].kind, ProblemKind::Cancelled);
+  // 50 ms until the cancel, then well under the promised 100 ms (generous for a busy CI).
+  EXPECT_LT(ms, 50 + 100) << ms;
+}
+
+TEST(Emulator, ReportsProgressInBlocks) {
+  std::vector<int> out(32 * 8);
+  Recorder rec;
+  RunControl ctl;
+  std::vector<double> seen;
+  ctl.min_interval_s = 0;
+  ctl.on_progress = [&](const RunProgress& p) { seen.push_back(p.done); };
+  EmuOptions opt;
+  opt.control = &ctl;
+  opt.progress_base = 10;
+  opt.progress_total = 18;
+  EmuResult r = emulate(CountsWork{g(out, 0)}, {8, 1, 1}, {32, 1, 1}, 0, rec, opt);
+  ASSERT_TRUE(r.ok);
+  ASSERT_FALSE(seen.empty());
+  EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
+  EXPECT_EQ(seen.back(), 18);  // base 10 plus the 8 blocks of this launch
+  EXPECT_EQ(ctl.progress().total, 18);
+}
+
+TEST(Emulator, WorkOutsideAThreadPollsTheThreadsControl) {
+  sim::work(5);  // no control: nothing happens
+  RunControl ctl;
+  ThreadControlScope scope(&ctl);
+  sim::work(5);
+  ctl.cancel();
+  EXPECT_THROW(sim::work(5), RunCancelled);
+}
+
 struct Thrower {
   void operator()(Thread& t) const {
     if (t.tid() == 5) throw std::runtime_error("boom in the kernel");
@@ -803,7 +902,7 @@ TEST(Emulator, ProblemKindsHaveNames) {
   std::vector<std::string> names;
   for (auto k : {ProblemKind::Deadlock, ProblemKind::OutOfBounds, ProblemKind::SharedOverflow,
                  ProblemKind::Race, ProblemKind::BadCollective, ProblemKind::StepLimit,
-                 ProblemKind::Internal})
+                 ProblemKind::Cancelled, ProblemKind::Internal})
     names.emplace_back(sim::to_string(k));
   std::sort(names.begin(), names.end());
   EXPECT_EQ(std::unique(names.begin(), names.end()), names.end());

@@ -105,6 +105,10 @@ std::unique_ptr<Backend> make_emu_backend();
 // emulator runs estimated above 2^28 (about half a minute) are refused.
 // @post grows with plan.work_rounds (a work loop can no longer make a run look free)
 double estimated_lane_events(const Plan& plan);
+// The modelled time of an emulated run from its per-launch totals (sim::modelled_time_us),
+// the plan's FLOPs shared equally among its launches.
+// @post measured == false; median_ms == sum over launches of modelled_time_us / 1000.
+Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches);
 // nullptr with `why` set when there is no CUDA build, no GPU, or too old a driver.
 std::unique_ptr<Backend> make_cuda_backend(std::string& why);
 // CUDA when it works, else the emulator; `notice` says why it fell back.

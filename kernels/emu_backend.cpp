@@ -213,28 +213,32 @@ class EmuBackend : public Backend {
       res.verified = res.verify_message.empty();
     }
 
-    if (opt.timing && whole && res.launches.size() == res.plan.launches.size()) {
-      const double share = res.plan.flops / double(std::max<std::size_t>(1, res.launches.size()));
-      double us = 0;
-      for (const auto& l : res.launches) us += sim::modelled_time_us(l.totals, share);
-      Timing& t = res.timing;
-      t.measured = false;
-      t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
-      t.samples_ms = {t.median_ms};
-      const double s = us * 1e-6;
-      if (res.plan.gflops()) {
-        t.unit = "GFLOP/s";
-        t.throughput = s > 0 ? res.plan.flops / s / 1e9 : 0;
-      } else {
-        t.unit = "GB/s";
-        t.throughput = s > 0 ? res.plan.logical_bytes / s / 1e9 : 0;
-      }
-    }
+    if (opt.timing && whole && res.launches.size() == res.plan.launches.size())
+      res.timing = modelled_timing(res.plan, res.launches);
   }
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_emu_backend() { return std::make_unique<EmuBackend>(); }
+
+Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches) {
+  const double share = plan.flops / double(std::max<std::size_t>(1, launches.size()));
+  double us = 0;
+  for (const auto& l : launches) us += sim::modelled_time_us(l.totals, share);
+  Timing t;
+  t.measured = false;
+  t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
+  t.samples_ms = {t.median_ms};
+  const double s = us * 1e-6;
+  if (plan.gflops()) {
+    t.unit = "GFLOP/s";
+    t.throughput = s > 0 ? plan.flops / s / 1e9 : 0;
+  } else {
+    t.unit = "GB/s";
+    t.throughput = s > 0 ? plan.logical_bytes / s / 1e9 : 0;
+  }
+  return t;
+}
 
 }  // namespace ws

@@ -55,11 +55,14 @@ class Ref {
  private:
   void touch(EventKind k) const {
     auto& lane = sim::current_lane();
+    // "array #N" is the trace's array id: callers that know the names substitute them.
     if (i_ < 0 || std::uint64_t(i_) >= count_)
       lane.fail(sim::ProblemKind::OutOfBounds, line_,
-                std::string(shared_ ? "shared" : "global") + " index " + std::to_string(i_) +
-                    " is outside array #" + std::to_string(array_) + " of " +
-                    std::to_string(count_) + " elements");
+                std::string("out-of-bounds ") +
+                    (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
+                    (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
+                    " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
+                    " elements)");
     lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
   }
   T* base_;

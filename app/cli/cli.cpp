@@ -10,6 +10,7 @@
 #include "app/cli/demo.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
+#include "app/puzzle/puzzle.h"
 #include "sim/model.h"
 
 namespace ws::cli {
@@ -505,6 +506,24 @@ int cmd_lesson(const LessonArgs& a, std::ostream& out, std::ostream& err, const 
   return h.lesson_check(a.check, *b, out);
 }
 
+// ---------------------------------------------------------------- puzzle
+
+struct PuzzleArgs {
+  bool list = false;
+  std::string dir, check, kernel, backend = "emu";
+  double time_limit = 10;
+};
+
+int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
+  if (a.list == !a.check.empty()) usage("puzzle needs either --list [--dir DIR] or --check FILE");
+  if (a.list) return puzzle::list_command(a.dir, out, err);
+  if (!(a.time_limit > 0 && a.time_limit <= 3600))
+    usage("--time-limit " + std::to_string(a.time_limit) + " is outside 0..3600 seconds");
+  if (!std::filesystem::exists(a.check)) usage("puzzle file " + a.check + " does not exist");
+  auto b = backend_or_usage(a.backend, err);
+  return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
+}
+
 struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
                                   size;
@@ -632,6 +651,16 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   lesson->add_option("--check", la.check, "run every lab of one lesson file");
   add_backend(lesson, la.backend);
 
+  PuzzleArgs pa;
+  auto* puz = app.add_subcommand("puzzle", "Write the kernel: list the puzzles, check a kernel against one");
+  puz->add_flag("--list", pa.list, "list the puzzles (of --dir, default ./puzzles or the installed ones)");
+  puz->add_option("--dir", pa.dir, "puzzles directory for --list");
+  puz->add_option("--check", pa.check, "check a puzzle: the starter, or --kernel FILE");
+  puz->add_option("--kernel", pa.kernel, "your kernel (.cuh) for --check");
+  puz->add_option("--backend", pa.backend, "emu (default), cuda or auto")->capture_default_str();
+  puz->add_option("--time-limit", pa.time_limit, "seconds the kernel may run (emulator)")
+      ->capture_default_str();
+
   GuiArgs ga;
   auto* guic = app.add_subcommand("gui", "The desktop app (or a screenshot of one view)");
   guic->add_option("--screenshot", ga.screenshot, "render one view to FILE.png and quit");
@@ -666,6 +695,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (exp->parsed()) return cmd_export(ea, out, err);
   if (trace->parsed()) return cmd_trace(ta, out, err);
   if (lesson->parsed()) return cmd_lesson(la, out, err, hooks);
+  if (puz->parsed()) return cmd_puzzle(pa, out, err);
   if (guic->parsed()) return cmd_gui(ga, hooks);
 
   if (hooks.gui_run && hooks.gui_display_available && hooks.gui_display_available())

@@ -1,0 +1,693 @@
+// Puzzle files: parsing (line by line, bounded), checking a student's kernel against the
+// targets, and the `puzzle` command.
+#include "app/puzzle/puzzle.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+#if defined(WS_HAVE_NVRTC)
+#include "kernels/user_nvrtc.h"
+#endif
+
+namespace ws::puzzle {
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr std::size_t kMaxBytes = 1 << 20;
+constexpr std::size_t kMaxTargets = 64;
+
+std::string trim(const std::string& s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+std::vector<std::string> split_ws(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  std::string w;
+  while (in >> w) out.push_back(w);
+  return out;
+}
+
+bool parse_number(const std::string& s, double& v) {
+  if (s.empty()) return false;
+  char* end = nullptr;
+  v = std::strtod(s.c_str(), &end);
+  return end && *end == '\0' && std::isfinite(v);
+}
+
+bool parse_op(const std::string& s, Op& o) {
+  if (s == "<") o = Op::Less;
+  else if (s == "<=") o = Op::LessEq;
+  else if (s == "==" || s == "=") o = Op::Eq;
+  else if (s == ">=") o = Op::GreaterEq;
+  else if (s == ">") o = Op::Greater;
+  else return false;
+  return true;
+}
+
+bool holds(double got, Op o, double want) {
+  const double eps = 1e-9 * std::max(1.0, std::fabs(want));
+  switch (o) {
+    case Op::Less: return got < want - eps;
+    case Op::LessEq: return got <= want + eps;
+    case Op::Eq: return std::fabs(got - want) <= eps;
+    case Op::GreaterEq: return got >= want - eps;
+    case Op::Greater: return got > want + eps;
+  }
+  return false;
+}
+
+std::string fmt(double v) {
+  std::ostringstream s;
+  if (v == std::floor(v) && std::fabs(v) < 1e15) s << (long long)v;
+  else s << std::setprecision(4) << v;
+  return s.str();
+}
+
+bool split_job(const std::string& s, std::string& fam, std::string& var) {
+  const auto slash = s.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == s.size()) return false;
+  fam = s.substr(0, slash);
+  var = s.substr(slash + 1);
+  return true;
+}
+
+// "in: const float, out: float, n: int, in4: const int4 @in"
+bool parse_fields(const std::string& s, std::vector<user::Field>& out, std::string& why) {
+  std::size_t start = 0;
+  while (start <= s.size()) {
+    std::size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    const std::string item = trim(s.substr(start, end - start));
+    start = end + 1;
+    if (item.empty()) {
+      why = "an empty member in 'fields' (write name: type, separated by commas)";
+      return false;
+    }
+    const auto colon = item.find(':');
+    if (colon == std::string::npos) {
+      why = "member '" + item + "' has no type (write name: type, e.g. in: const float)";
+      return false;
+    }
+    user::Field f;
+    f.name = trim(item.substr(0, colon));
+    std::string type = trim(item.substr(colon + 1));
+    if (const auto at = type.find('@'); at != std::string::npos) {
+      f.source = trim(type.substr(at + 1));
+      type = trim(type.substr(0, at));
+    }
+    if (type.rfind("const ", 0) == 0) {
+      f.is_const = true;
+      type = trim(type.substr(6));
+    }
+    if (f.name.empty() || !(std::isalpha(static_cast<unsigned char>(f.name[0])) || f.name[0] == '_')) {
+      why = "member name '" + f.name + "' is not an identifier";
+      return false;
+    }
+    if (!user::is_element_type(type)) {
+      why = "member " + f.name + " has an unknown type '" + type +
+            "' (float, int, unsigned, long long, double, float2, float4, int2, int4)";
+      return false;
+    }
+    f.type = type;
+    f.array = true;
+    out.push_back(f);
+    if (out.size() > 32) {
+      why = "more than 32 members";
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+std::string_view to_string(Op o) {
+  switch (o) {
+    case Op::Less: return "<";
+    case Op::LessEq: return "<=";
+    case Op::Eq: return "==";
+    case Op::GreaterEq: return ">=";
+    case Op::Greater: return ">";
+  }
+  return "?";
+}
+
+const std::vector<Quantity>& quantities() {
+  static const std::vector<Quantity> q = {
+      {"sectors_per_request", "global sectors per request, loads and stores together"},
+      {"ld_sectors_per_request", "global sectors per load request"},
+      {"st_sectors_per_request", "global sectors per store request"},
+      {"ld_requests", "global load requests (warp instructions)"},
+      {"st_requests", "global store requests"},
+      {"ld_sectors", "global load sectors"},
+      {"st_sectors", "global store sectors"},
+      {"bank_conflicts", "shared-memory bank conflicts, loads and stores"},
+      {"ld_bank_conflicts", "shared-memory bank conflicts of loads"},
+      {"st_bank_conflicts", "shared-memory bank conflicts of stores"},
+      {"shared_requests", "shared-memory requests, loads and stores"},
+      {"simd_efficiency", "mean active lanes per warp instruction / 32"},
+      {"divergent_branches", "marked branches whose ballot split the warp"},
+      {"barriers_per_warp", "__syncthreads per warp"},
+  };
+  return q;
+}
+
+bool quantity_value(const std::string& q, const RunResult& r, double& out) {
+  const sim::Totals& t = r.totals;
+  auto ratio = [](double a, double b) { return b > 0 ? a / b : 0.0; };
+  if (q.rfind("metric:", 0) == 0) {
+    const auto m = t.ncu();
+    auto it = m.find(q.substr(7));
+    if (it == m.end()) return false;
+    out = it->second;
+    return true;
+  }
+  double warps = 0;
+  for (const auto& l : r.plan.launches)
+    warps += double(l.grid.count()) * double((l.block.count() + 31) / 32);
+  if (q == "sectors_per_request")
+    out = ratio(double(t.global_ld_sectors + t.global_st_sectors),
+                double(t.global_ld_requests + t.global_st_requests));
+  else if (q == "ld_sectors_per_request") out = ratio(double(t.global_ld_sectors), double(t.global_ld_requests));
+  else if (q == "st_sectors_per_request") out = ratio(double(t.global_st_sectors), double(t.global_st_requests));
+  else if (q == "ld_requests") out = double(t.global_ld_requests);
+  else if (q == "st_requests") out = double(t.global_st_requests);
+  else if (q == "ld_sectors") out = double(t.global_ld_sectors);
+  else if (q == "st_sectors") out = double(t.global_st_sectors);
+  else if (q == "bank_conflicts") out = double(t.shared_ld_conflicts() + t.shared_st_conflicts());
+  else if (q == "ld_bank_conflicts") out = double(t.shared_ld_conflicts());
+  else if (q == "st_bank_conflicts") out = double(t.shared_st_conflicts());
+  else if (q == "shared_requests") out = double(t.shared_ld_requests + t.shared_st_requests);
+  else if (q == "simd_efficiency") out = t.simd_efficiency();
+  else if (q == "divergent_branches") out = double(t.divergent_branches);
+  else if (q == "barriers_per_warp") out = ratio(double(t.barriers), warps);
+  else return false;
+  return true;
+}
+
+bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
+                std::vector<Error>& errors) {
+  p = Puzzle{};
+  p.file = file;
+  p.slug = fs::path(file).stem().string();
+  auto err = [&](int line, std::string m) {
+    if (errors.size() < 50) errors.push_back({file, line, std::move(m)});
+  };
+  if (text.size() > kMaxBytes) {
+    err(1, "the puzzle is larger than 1 MB");
+    return false;
+  }
+  std::vector<std::string> lines;
+  {
+    std::size_t start = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      if (end == std::string::npos) end = text.size();
+      std::string l = text.substr(start, end - start);
+      if (!l.empty() && l.back() == '\r') l.pop_back();
+      lines.push_back(std::move(l));
+      start = end + 1;
+    }
+  }
+  int puzzle_at = 0, starter_at = 0, targets_at = 0;
+  bool in_front = false;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    const std::string& l = lines[i];
+    const int ln = int(i) + 1;
+    if (i == 0 && trim(l) == "---") {
+      in_front = true;
+      continue;
+    }
+    if (in_front) {
+      if (trim(l) == "---") in_front = false;
+      else if (l.rfind("title:", 0) == 0 && p.title.empty()) p.title = trim(l.substr(6));
+      if (i + 1 == lines.size() && in_front) err(1, "the front matter opened here is never closed with ---");
+      continue;
+    }
+    const std::string t = trim(l);
+    if (t.rfind("```", 0) != 0) {
+      if (p.title.empty() && l.rfind("# ", 0) == 0) p.title = trim(l.substr(2));
+      else p.task += l + "\n";
+      continue;
+    }
+    // A fenced block: find its end (a line of ``` only).
+    const std::string info = trim(t.substr(3));
+    std::size_t j = i + 1;
+    while (j < lines.size() && trim(lines[j]) != "```") ++j;
+    if (j == lines.size()) {
+      err(ln, "the block opened here is never closed with ```");
+      break;
+    }
+    if (info == "puzzle") {
+      if (puzzle_at) err(ln, "a second puzzle block (the first is at line " + std::to_string(puzzle_at) + ")");
+      puzzle_at = ln;
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const int kl = int(k) + 1;
+        const std::string b = trim(lines[k]);
+        if (b.empty() || b[0] == '#') continue;
+        const auto colon = b.find(':');
+        if (colon == std::string::npos) {
+          err(kl, "expected key: value (job, params, kernel, fields), got '" + b + "'");
+          continue;
+        }
+        const std::string key = trim(b.substr(0, colon)), val = trim(b.substr(colon + 1));
+        if (key == "job") {
+          p.job_line = kl;
+          if (!split_job(val, p.family, p.variant)) {
+            err(kl, "job must be FAMILY/VARIANT of the catalogue (e.g. transpose/tiled), got '" + val + "'");
+          } else if (!find_variant(p.family, p.variant)) {
+            err(kl, "job " + val + " is not a variant of the catalogue (see `warpscope list`)");
+          }
+        } else if (key == "params") {
+          for (const auto& kv : split_ws(val))
+            if (std::string why = parse_param(kv, p.params); !why.empty()) err(kl, why);
+        } else if (key == "kernel") {
+          p.spec.struct_name = val;
+          bool ident = !val.empty() && (std::isalpha(static_cast<unsigned char>(val[0])) || val[0] == '_');
+          for (char c : val) ident = ident && (std::isalnum(static_cast<unsigned char>(c)) || c == '_');
+          if (!ident) err(kl, "kernel must name the struct the student writes, got '" + val + "'");
+        } else if (key == "fields") {
+          std::string why;
+          p.spec.fields.clear();
+          if (!parse_fields(val, p.spec.fields, why)) err(kl, why);
+        } else {
+          err(kl, "unknown key '" + key + "' (job, params, kernel, fields)");
+        }
+      }
+    } else if (info == "starter") {
+      if (starter_at) err(ln, "a second starter block (the first is at line " + std::to_string(starter_at) + ")");
+      starter_at = ln;
+      p.starter_line = ln + 1;
+      p.starter.clear();
+      for (std::size_t k = i + 1; k < j; ++k) p.starter += lines[k] + "\n";
+    } else if (info == "targets") {
+      if (targets_at) err(ln, "a second targets block (the first is at line " + std::to_string(targets_at) + ")");
+      targets_at = ln;
+      for (std::size_t k = i + 1; k < j; ++k) {
+        const int kl = int(k) + 1;
+        std::string b = trim(lines[k]);
+        if (b.empty() || b[0] == '#') continue;
+        if (p.targets.size() >= kMaxTargets) {
+          err(kl, "more than 64 targets");
+          break;
+        }
+        Target tg;
+        tg.line = kl;
+        tg.text = b;
+        const auto w = split_ws(b);
+        if (w.size() >= 6 && w[0] == "time" && w[1] == "within" && w[3] == "%" && w[4] == "of") {
+          tg.quantity = "time";
+          tg.op = Op::LessEq;
+          if (!parse_number(w[2], tg.value) || tg.value < 0 || tg.value > 1000) {
+            err(kl, "'time within P % of VARIANT' needs a percentage from 0 to 1000, got '" + w[2] + "'");
+            continue;
+          }
+          if (!split_job(w[5], tg.ref_family, tg.ref_variant) ||
+              !find_variant(tg.ref_family, tg.ref_variant)) {
+            err(kl, w[5] + " is not a variant of the catalogue (FAMILY/VARIANT)");
+            continue;
+          }
+          bool ok = true;
+          for (std::size_t x = 6; x < w.size(); ++x)
+            if (std::string why = parse_param(w[x], tg.ref_params); !why.empty()) {
+              err(kl, why);
+              ok = false;
+            }
+          if (ok) p.targets.push_back(tg);
+          continue;
+        }
+        std::size_t qi = 0;
+        if (w.size() == 4 && w[0] == "metric") {
+          tg.quantity = "metric:" + w[1];
+          qi = 1;
+        } else if (w.size() == 3) {
+          tg.quantity = w[0];
+          bool known = false;
+          for (const auto& q : quantities()) known = known || q.name == w[0];
+          if (!known) {
+            std::string names;
+            for (const auto& q : quantities()) names += (names.empty() ? "" : ", ") + q.name;
+            err(kl, "unknown quantity '" + w[0] + "' (" + names + ", or metric NCU_NAME)");
+            continue;
+          }
+        } else {
+          err(kl, "expected QUANTITY OP NUMBER, 'metric NAME OP NUMBER' or 'time within P % of "
+                  "FAMILY/VARIANT', got '" + b + "'");
+          continue;
+        }
+        if (!parse_op(w[qi + 1], tg.op)) {
+          err(kl, "unknown comparison '" + w[qi + 1] + "' (<, <=, ==, >=, >)");
+          continue;
+        }
+        if (!parse_number(w[qi + 2], tg.value)) {
+          err(kl, "'" + w[qi + 2] + "' is not a number");
+          continue;
+        }
+        if (qi == 1) {
+          const auto names = sim::Totals{}.ncu();
+          if (!names.count(w[1])) {
+            err(kl, "unknown Nsight Compute metric '" + w[1] + "' (the model computes those of `warpscope metrics`)");
+            continue;
+          }
+        }
+        p.targets.push_back(tg);
+      }
+    } else {
+      // Any other fenced block (```cpp, ```text) is part of the task's prose.
+      for (std::size_t k = i; k <= j; ++k) p.task += lines[k] + "\n";
+    }
+    i = j;
+  }
+  if (p.title.empty()) err(1, "the puzzle has no title (a '# ' heading or title: in front matter)");
+  if (!puzzle_at) err(1, "the puzzle has no ```puzzle block (job, params, kernel, fields)");
+  if (!starter_at) err(1, "the puzzle has no ```starter block");
+  if (!targets_at) err(1, "the puzzle has no ```targets block");
+  else if (p.targets.empty() && errors.empty()) err(targets_at, "the targets block names no target");
+  if (puzzle_at) {
+    if (p.family.empty() && !p.job_line) err(puzzle_at, "the puzzle block has no job: FAMILY/VARIANT");
+    if (p.spec.struct_name.empty()) err(puzzle_at, "the puzzle block has no kernel: STRUCT");
+    if (p.spec.fields.empty()) err(puzzle_at, "the puzzle block has no fields: MEMBERS");
+  }
+  // Members and parameters against the job's plan.
+  if (errors.empty()) {
+    const VariantInfo* v = find_variant(p.family, p.variant);
+    Params full;
+    if (std::string why = validate(*v, p.params, DeviceLimits{}, full); !why.empty()) {
+      err(p.job_line, "the job's params: " + why);
+    } else {
+      const Plan plan = v->plan(full);
+      for (auto& f : p.spec.fields) {
+        bool is_array = false;
+        for (const auto& a : plan.arrays) is_array = is_array || a.name == f.from();
+        if (!is_array && full.count(f.from())) f.array = false;
+      }
+      if (std::string why = user::check_fields(p.spec, plan, full); !why.empty())
+        err(puzzle_at, why);
+      for (const auto& f : p.spec.fields)
+        if (!f.array && f.is_const) err(puzzle_at, "member " + f.name + " is a parameter: drop 'const'");
+    }
+  }
+  return errors.empty();
+}
+
+bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) {
+    errors.push_back({file, 1, "is a directory; give a puzzle's .md file"});
+    return false;
+  }
+  std::ifstream f(file, std::ios::binary);
+  if (!f) {
+    errors.push_back({file, 1, "cannot read the puzzle file"});
+    return false;
+  }
+  std::string text(kMaxBytes + 1, '\0');
+  f.read(text.data(), std::streamsize(text.size()));
+  text.resize(std::size_t(f.gcount()));
+  return parse_text(text, file, out, errors);
+}
+
+bool CheckResult::all_met() const {
+  if (bad_input || !failure.empty() || targets.empty()) return false;
+  for (const auto& t : targets)
+    if (!t.met) return false;
+  return true;
+}
+
+namespace {
+
+// The starter, written where the compiler can read it; its errors are then moved back
+// onto the puzzle file's lines.
+std::string write_starter(const Puzzle& p, std::string& why) {
+  const fs::path dir = fs::path(user::cache_dir()) / "starters";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const fs::path f = dir / (p.slug + "." + std::to_string(::getpid()) + ".cuh");
+  std::ofstream o(f, std::ios::binary | std::ios::trunc);
+  // Blank lines first, so the starter's lines are the puzzle file's lines.
+  o << std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') << p.starter;
+  if (!o) {
+    why = "cannot write the starter to " + f.string();
+    return "";
+  }
+  return f.string();
+}
+
+}  // namespace
+
+CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
+  CheckResult r;
+  const VariantInfo* job = find_variant(p.family, p.variant);
+  if (!job) {
+    r.bad_input = true;
+    r.failure = p.file + ":" + std::to_string(p.job_line) + ": unknown job " + p.family + "/" + p.variant;
+    return r;
+  }
+  user::KernelSpec spec = p.spec;
+  const bool starter = opt.kernel_file.empty();
+  if (starter) {
+    std::string why;
+    spec.source_path = write_starter(p, why);
+    if (spec.source_path.empty()) {
+      r.bad_input = true;
+      r.failure = why;
+      return r;
+    }
+  } else {
+    std::error_code ec;
+    if (!fs::is_regular_file(opt.kernel_file, ec)) {
+      r.bad_input = true;
+      r.failure = "kernel file " + opt.kernel_file + (fs::is_directory(opt.kernel_file, ec) ? " is a directory" : " does not exist");
+      return r;
+    }
+    spec.source_path = opt.kernel_file;
+  }
+  // The starter's messages name the puzzle file (its lines are the file's lines).
+  const std::string shown = starter ? p.file : spec.source_path;
+  auto rename = [&](std::string s) {
+    if (!starter) return s;
+    for (std::size_t at = s.find(spec.source_path); at != std::string::npos;
+         at = s.find(spec.source_path, at + shown.size()))
+      s.replace(at, spec.source_path.size(), shown);
+    return s;
+  };
+  auto map_errors = [&](user::Compiled& c) {
+    for (auto& e : c.errors) e.file = shown;
+    c.error = rename(c.error);
+  };
+
+  RunOptions ro;
+  ro.timing = true;
+  ro.keep_blocks = {0};
+  if (backend.kind() == BackendKind::Emu) {
+    r.compiled = user::compile_emu(spec);
+    map_errors(r.compiled);
+    if (starter) {
+      std::error_code ec;
+      fs::remove(spec.source_path, ec);
+    }
+    if (!r.compiled.ok) {
+      if (!r.compiled.error.empty() && r.compiled.errors.empty()) r.bad_input = true;
+      r.failure = r.compiled.message();
+      return r;
+    }
+    r.run = user::run_emu(r.compiled, spec, *job, p.params, ro, opt.limits);
+  } else {
+#if defined(WS_HAVE_NVRTC)
+    r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled);
+    map_errors(r.compiled);
+    if (starter) {
+      std::error_code ec;
+      fs::remove(spec.source_path, ec);
+    }
+    if (!r.compiled.ok) {
+      r.failure = r.compiled.message();
+      return r;
+    }
+#else
+    r.bad_input = true;
+    r.failure = "this warpscope was built without NVRTC: student kernels run on the emulator "
+                "(--backend emu)";
+    return r;
+#endif
+  }
+  if (!r.run.error.empty()) {
+    r.failure = rename(r.run.error);
+    return r;
+  }
+  if (!r.run.problems.empty()) {
+    std::string s;
+    for (const auto& pb : r.run.problems)
+      s += (s.empty() ? "" : "\n") + shown + ":" + std::to_string(pb.line) + ": " +
+           std::string(sim::to_string(pb.kind)) + ": " + pb.message;
+    r.failure = s;
+    return r;
+  }
+  if (!r.run.verified) {
+    r.failure = "your kernel's output is wrong: " + r.run.verify_message + " (checked against " +
+                p.family + "/" + p.variant + ")";
+    return r;
+  }
+  for (const Target& t : p.targets) {
+    TargetResult tr;
+    tr.target = t;
+    if (t.quantity == "time") {
+      Params rp;
+      const VariantInfo* rv = find_variant(t.ref_family, t.ref_variant);
+      for (const auto& ps : rv->params)
+        if (r.run.params.count(ps.name)) rp[ps.name] = r.run.params.at(ps.name);
+      for (const auto& [k, v] : t.ref_params) rp[k] = v;
+      RunOptions o;
+      o.timing = true;
+      o.keep_blocks = {};
+      const RunResult ref = backend.run(t.ref_family, t.ref_variant, rp, o);
+      if (!ref.error.empty() || ref.timing.median_ms <= 0 || r.run.timing.median_ms <= 0) {
+        tr.note = "could not time " + t.ref_family + "/" + t.ref_variant + ": " +
+                  (ref.error.empty() ? "no time" : ref.error);
+      } else {
+        tr.evaluated = true;
+        tr.got = 100.0 * (r.run.timing.median_ms / ref.timing.median_ms - 1.0);
+        tr.met = tr.got <= t.value + 1e-9;
+        std::ostringstream s;
+        s << std::setprecision(4) << r.run.timing.median_ms * 1000 << " us against "
+          << ref.timing.median_ms * 1000 << " us, "
+          << (r.run.timing.measured ? "measured" : "modelled");
+        tr.note = s.str();
+      }
+    } else {
+      tr.evaluated = quantity_value(t.quantity, r.run, tr.got);
+      tr.met = tr.evaluated && holds(tr.got, t.op, t.value);
+      if (!tr.evaluated) tr.note = "unknown quantity";
+    }
+    r.targets.push_back(tr);
+  }
+  return r;
+}
+
+std::vector<std::string> list_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path f = it->path();
+    if (f.extension() != ".md" || !it->is_regular_file(ec)) continue;
+    const std::string n = f.filename().string();
+    if (n.size() < 4 || !std::isdigit(static_cast<unsigned char>(n[0])) ||
+        !std::isdigit(static_cast<unsigned char>(n[1])) || n[2] != '-')
+      continue;
+    out.push_back(f.string());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string default_dir() {
+  std::error_code ec;
+  if (const char* e = std::getenv("WARPSCOPE_PUZZLES"); e && *e) return e;
+  if (fs::is_directory("puzzles", ec)) return "puzzles";
+  auto exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    fs::path inst = exe.parent_path().parent_path() / "share" / "warpscope" / "puzzles";
+    if (fs::is_directory(inst, ec)) return inst.string();
+  }
+#if defined(WS_PUZZLE_SOURCE_DIR)
+  if (fs::is_directory(WS_PUZZLE_SOURCE_DIR, ec)) return WS_PUZZLE_SOURCE_DIR;
+#endif
+  return "";
+}
+
+std::string solution_path(const std::string& puzzle_file) {
+  const fs::path f(puzzle_file);
+  return (f.parent_path() / "solutions" / (f.stem().string() + ".cuh")).string();
+}
+
+int list_command(const std::string& dir_in, std::ostream& out, std::ostream& err) {
+  const std::string dir = dir_in.empty() ? default_dir() : dir_in;
+  std::error_code ec;
+  if (dir.empty() || !fs::is_directory(dir, ec)) {
+    err << "warpscope: no puzzles directory" << (dir.empty() ? "" : " at " + dir)
+        << " (give one, or set WARPSCOPE_PUZZLES)\n";
+    return 2;
+  }
+  const auto files = list_files(dir);
+  if (files.empty()) {
+    err << "warpscope: " << dir << " holds no puzzle (NN-name.md)\n";
+    return 2;
+  }
+  int bad = 0;
+  for (const auto& f : files) {
+    Puzzle p;
+    std::vector<Error> es;
+    if (!parse_file(f, p, es)) {
+      for (const auto& e : es) err << e.text() << "\n";
+      ++bad;
+      continue;
+    }
+    out << std::left << std::setw(28) << p.slug << std::setw(46) << p.title << " job "
+        << p.family << "/" << p.variant << ", " << p.targets.size() << " target"
+        << (p.targets.size() == 1 ? "" : "s") << "\n";
+  }
+  return bad ? 2 : 0;
+}
+
+int check_command(const std::string& file, const std::string& kernel, Backend& backend,
+                  double time_limit, std::ostream& out, std::ostream& err) {
+  Puzzle p;
+  std::vector<Error> es;
+  if (!parse_file(file, p, es)) {
+    for (const auto& e : es) err << e.text() << "\n";
+    return 2;
+  }
+  CheckOptions o;
+  o.kernel_file = kernel;
+  o.limits.time_s = time_limit;
+  const bool emu = backend.kind() == BackendKind::Emu;
+  out << p.slug << ": " << p.title << "\n";
+  out << "  kernel: " << (kernel.empty() ? "the starter (" + file + ":" + std::to_string(p.starter_line) + ")" : kernel)
+      << ", on " << (emu ? "the emulator (times modelled)" : backend.device().name) << "\n";
+  const CheckResult r = check(p, backend, o);
+  if (r.compiled.ok) {
+    std::ostringstream s;
+    s << std::fixed << std::setprecision(2) << r.compiled.seconds;
+    out << "  compiled" << (r.compiled.cached ? " (cached)" : " in " + s.str() + " s") << "\n";
+  }
+  if (r.bad_input) {
+    err << "warpscope: " << r.failure << "\n";
+    return 2;
+  }
+  if (!r.failure.empty()) {
+    out << "  FAILED: " << r.failure << "\n";
+    err << r.failure << "\n";
+    return 1;
+  }
+  out << "  output verified against " << p.family << "/" << p.variant << " ("
+      << ws::to_string(r.run.params) << ")\n";
+  int met = 0;
+  for (const auto& t : r.targets) {
+    met += t.met;
+    out << "  " << (t.met ? "[met]    " : "[missed] ") << std::left << std::setw(44) << t.target.text;
+    if (t.evaluated)
+      out << (t.target.quantity == "time" ? "got " + fmt(t.got) + " % (" + t.note + ")"
+                                           : "got " + fmt(t.got));
+    else
+      out << t.note;
+    out << "\n";
+  }
+  out << (r.all_met() ? "all " + std::to_string(met) + " targets met"
+                      : std::to_string(met) + " of " + std::to_string(r.targets.size()) + " targets met")
+      << "\n";
+  return r.all_met() ? 0 : 1;
+}
+
+}  // namespace ws::puzzle

@@ -1,0 +1,118 @@
+#pragma once
+// Puzzles: the student writes the kernel. A puzzle is a Markdown file (puzzles/NN-name.md)
+// with the task in prose and three fenced blocks:
+//
+//   ```puzzle    job: FAMILY/VARIANT (the catalogue variant whose arrays, launch shape,
+//                inputs and CPU check the kernel must match), params: k=v ..., kernel:
+//                the struct's name, fields: its members in order ("in: const float,
+//                out: float, n: int"; "in4: const int4 @in" views array `in` as int4)
+//   ```starter   the kernel the student starts from (it runs, and misses the targets)
+//   ```targets   one per line: QUANTITY OP NUMBER ("bank_conflicts == 0",
+//                "ld_sectors_per_request <= 4", "metric NCU_NAME <= N") or
+//                "time within P % of FAMILY/VARIANT [k=v ...]"
+//
+// The solution is kept beside it in puzzles/solutions/NN-name.cuh. The format is read
+// line by line (no recursion, bounded size); a malformed puzzle gives file:line messages.
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+#include "kernels/user_kernel.h"
+
+namespace ws::puzzle {
+
+enum class Op { Less, LessEq, Eq, GreaterEq, Greater };
+std::string_view to_string(Op o);
+
+struct Target {
+  int line = 0;          // in the puzzle file
+  std::string text;      // as written
+  std::string quantity;  // a plain name (quantities()), "metric:NAME", or "time"
+  Op op = Op::LessEq;
+  double value = 0;
+  // time targets: within `value` percent of this catalogue variant
+  std::string ref_family, ref_variant;
+  Params ref_params;
+};
+
+struct Puzzle {
+  std::string file;
+  std::string slug;   // "01-strided-copy"
+  std::string title;  // the first "# " heading
+  std::string task;   // the prose, Markdown, without the fenced blocks
+  std::string family, variant;  // the job
+  Params params;
+  int job_line = 0;
+  user::KernelSpec spec;  // struct and members (source_path set when checked)
+  std::string starter;
+  int starter_line = 0;   // line of the first starter line in the file
+  std::vector<Target> targets;
+};
+
+struct Error {
+  std::string file;
+  int line = 0;
+  std::string message;
+  std::string text() const { return file + ":" + std::to_string(line) + ": " + message; }
+};
+
+// A plain quantity a target may name, computed from a run's totals.
+struct Quantity {
+  std::string name;
+  std::string meaning;
+};
+const std::vector<Quantity>& quantities();
+
+// Parses puzzle text. @post returns true iff errors is empty; every error has a line >= 1.
+bool parse_text(const std::string& text, const std::string& file, Puzzle& out,
+                std::vector<Error>& errors);
+// Reads and parses a file (at most 1 MB). @post as parse_text; an unreadable file is one
+// error at line 1.
+bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors);
+
+// The value of a plain quantity or "metric:NAME" for a run. false when unknown.
+bool quantity_value(const std::string& q, const RunResult& r, double& out);
+
+struct TargetResult {
+  Target target;
+  bool evaluated = false;
+  bool met = false;
+  double got = 0;
+  std::string note;  // "modelled", the reference's time, why it could not be evaluated
+};
+
+struct CheckResult {
+  bool bad_input = false;        // the puzzle or the kernel file was not usable (exit 2)
+  std::string failure;           // the kernel did not build or run right (exit 1)
+  user::Compiled compiled;
+  RunResult run;
+  std::vector<TargetResult> targets;
+  bool all_met() const;
+};
+
+struct CheckOptions {
+  std::string kernel_file;  // "" = the puzzle's starter
+  user::Limits limits;
+  bool keep_block0 = true;
+};
+
+// Builds and runs the kernel on `backend` (the emulator in a sandboxed child process;
+// CUDA through NVRTC when built), checks its output against the job and every target.
+// @post never throws; failure or bad_input is set when the targets were not evaluated.
+CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt);
+
+// The puzzle files of a directory, sorted ("NN-name.md"; README.md left out).
+std::vector<std::string> list_files(const std::string& dir);
+// The puzzles directory: $WARPSCOPE_PUZZLES, ./puzzles, <exe>/../share/warpscope/puzzles,
+// or the source tree's. "" when none exists.
+std::string default_dir();
+// puzzles/solutions/NN-name.cuh beside a puzzle file.
+std::string solution_path(const std::string& puzzle_file);
+
+// The CLI: `puzzle --list [DIR]` and `puzzle --check FILE [--kernel K] [--time-limit S]`.
+int list_command(const std::string& dir, std::ostream& out, std::ostream& err);
+int check_command(const std::string& file, const std::string& kernel, Backend& backend,
+                  double time_limit, std::ostream& out, std::ostream& err);
+
+}  // namespace ws::puzzle

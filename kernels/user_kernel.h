@@ -1,0 +1,108 @@
+#pragma once
+// Kernels written by a student, in the dialect (kernels/simt.h): one struct whose members
+// are its parameters and whose operator()(Thread&) is the body. They are compiled at run
+// time from the student's file, against the installed dialect headers:
+//
+//  - emulator: the system C++ compiler (CXX, else `c++` on PATH) builds a shared object
+//    that is loaded with dlopen, in a child process (run_emu): the kernel runs there with
+//    a time limit, a memory limit and a guard page under every fiber stack, so an endless
+//    loop, a crash, a stack overflow or an abort is reported and the caller keeps running;
+//  - GPU: NVRTC builds the fast and the traced kernels (kernels/user_nvrtc.h).
+//
+// The struct gets its members from a job: a catalogue variant whose plan (arrays, launch
+// shape), inputs and CPU check the student's kernel must match. A member is either an
+// array of the plan (taken by name) or a parameter of the job (taken by name).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+
+namespace ws::user {
+
+// One member of the student's struct, in declaration order.
+struct Field {
+  std::string name;        // the member's name: "in"
+  std::string type;        // element or scalar type: "float", "int4", "int", "unsigned"
+  bool is_const = false;   // arrays: Global<const T>
+  bool array = true;       // array of the plan (Global<T>) or scalar parameter
+  std::string source;      // the plan array or job parameter it takes ("" = name)
+  const std::string& from() const { return source.empty() ? name : source; }
+};
+
+// What to build: the student's file and the struct the job constructs.
+struct KernelSpec {
+  std::string source_path;  // the student's .cuh
+  std::string struct_name;  // "Transpose"
+  std::vector<Field> fields;
+};
+
+// The scalar types a member may have, and the element types of arrays.
+bool is_scalar_type(const std::string& t);
+bool is_element_type(const std::string& t);
+std::size_t element_bytes(const std::string& t);  // 0 when unknown
+
+// A compile error at a line of the student's file (or of the generated launch code,
+// attributed to the struct's line, with what the launch expected).
+struct CompileError {
+  std::string file;
+  int line = 0;
+  std::string message;
+  std::string text() const;  // "file:line: message"
+};
+
+struct Compiled {
+  bool ok = false;
+  std::string error;                // why nothing was compiled (no compiler, unreadable file)
+  std::vector<CompileError> errors; // the compiler's errors, on the student's lines
+  std::string log;                  // the compiler's whole output
+  std::string artifact;             // the shared object (emu)
+  bool cached = false;              // the same source was built before
+  double seconds = 0;               // wall time of the compile (0 when cached)
+  // Every error as "file:line: message", one per line ("" when ok).
+  std::string message() const;
+};
+
+// The directory that holds kernels/simt.h and sim/ for runtime builds: $WARPSCOPE_INCLUDE,
+// else <exe>/../share/warpscope/include, else the source tree this binary was built from.
+std::string dialect_include_dir();
+// The C++ compiler used for emulator builds: $CXX, else `c++` found on PATH ("" if none).
+std::string find_cxx();
+// Where built kernels are kept: $XDG_CACHE_HOME/warpscope/kernels (or ~/.cache/...).
+std::string cache_dir();
+
+// The translation unit the emulator build compiles: the dialect, the student's file
+// included inside the emulator's namespace, and an extern "C" launcher that constructs
+// the struct from the plan's arrays and the job's parameters.
+std::string emu_wrapper(const KernelSpec& spec);
+
+// Checks that every member names an array of `plan` or a parameter in `params`, with a
+// known type; "" when fine.
+// @post returns "" iff run_emu / the NVRTC launch can build every member.
+std::string check_fields(const KernelSpec& spec, const Plan& plan, const Params& params);
+
+struct CompileOptions {
+  bool use_cache = true;
+  std::string cache_dir;  // "" = cache_dir()
+};
+// Builds the shared object for the emulator. Never throws.
+// @post ok implies artifact names a loadable shared object; !ok implies error or errors set.
+Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt = {});
+
+// The sandbox of a run on the emulator.
+struct Limits {
+  double time_s = 10;                 // wall clock, compile excluded
+  std::uint64_t memory_mb = 2048;     // heap the kernel's process may add
+};
+
+// Runs the compiled kernel on the emulator in a child process with the job's plan,
+// inputs and check (`job` is a catalogue variant, `params` its parameters). The result
+// is a catalogue run's: error (the sandbox's verdict: time limit, crash, stack overflow,
+// abort, memory), problems with their lines (out of bounds, races, deadlocks), totals,
+// kept blocks, modelled time, verification.
+// @post never throws; a kernel that does not finish within limits.time_s comes back with
+//       error "your kernel did not finish in N s" and the child killed.
+RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& job,
+                  const Params& params, const RunOptions& opt, const Limits& limits);
+
+}  // namespace ws::user

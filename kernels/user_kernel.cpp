@@ -85,8 +85,9 @@ std::string hex(std::uint64_t v) {
 
 // The line of `struct NAME` in the student's source (1 when not found): errors of the
 // generated launch code are attributed to it.
-int struct_line(const std::string& src, const std::string& name) {
-  const std::regex re("\\b(struct|class)\\s+" + name + "\\b");
+int struct_line(const std::string& src, const std::string& name, bool any = false) {
+  const std::regex re(any ? std::string("\\b(struct|class)\\s+[A-Za-z_]")
+                          : "\\b(struct|class)\\s+" + name + "\\b");
   int line = 1;
   std::size_t start = 0;
   while (start <= src.size()) {
@@ -96,7 +97,7 @@ int struct_line(const std::string& src, const std::string& name) {
     ++line;
     start = end + 1;
   }
-  return 1;
+  return any ? 1 : struct_line(src, name, true);  // misnamed: the first struct
 }
 
 std::string launch_expression(const KernelSpec& spec) {
@@ -902,6 +903,12 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       return res;
     }
 
+    for (const auto& pb : problems)
+      if (pb.message.find("bad_alloc") != std::string::npos) {
+        res.error = "your kernel ran out of memory (the limit is " +
+                    std::to_string(limits.memory_mb) + " MB)";
+        return res;
+      }
     res.problems = problems;
     if (keep) res.kept = std::move(keep->launches());
     for (std::size_t i = 0; i < per_launch.size(); ++i) {

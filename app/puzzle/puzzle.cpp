@@ -530,7 +530,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   if (!r.run.problems.empty()) {
     std::string s;
     for (const auto& pb : r.run.problems)
-      s += (s.empty() ? "" : "\n") + shown + ":" + std::to_string(pb.line) + ": " +
+      s += (s.empty() ? "" : "\n") + shown + (pb.line ? ":" + std::to_string(pb.line) : "") + ": " +
            std::string(sim::to_string(pb.kind)) + ": " + pb.message;
     r.failure = s;
     return r;
@@ -667,8 +667,9 @@ int check_command(const std::string& file, const std::string& kernel, Backend& b
     return 2;
   }
   if (!r.failure.empty()) {
-    out << "  FAILED: " << r.failure << "\n";
-    err << r.failure << "\n";
+    std::string f = r.failure;
+    while (!f.empty() && f.back() == '\n') f.pop_back();
+    out << "  FAILED: " << f << "\n";
     return 1;
   }
   out << "  output verified against " << p.family << "/" << p.variant << " ("

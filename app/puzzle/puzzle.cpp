@@ -8,6 +8,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <ostream>
 #include <sstream>
@@ -434,12 +435,23 @@ std::string write_starter(const Puzzle& p, std::string& why) {
   const fs::path dir = fs::path(user::cache_dir()) / "starters";
   std::error_code ec;
   fs::create_directories(dir, ec);
-  const fs::path f = dir / (p.slug + "." + std::to_string(::getpid()) + ".cuh");
-  std::ofstream o(f, std::ios::binary | std::ios::trunc);
-  // Blank lines first, so the starter's lines are the puzzle file's lines.
-  o << std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') << p.starter;
-  if (!o) {
-    why = "cannot write the starter to " + f.string();
+  // Blank lines first, so the starter's lines are the puzzle file's lines. Named by its
+  // content, so checking the same starter again finds its build in the cache.
+  const std::string text = std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') + p.starter;
+  const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) + ".cuh");
+  if (fs::exists(f, ec)) return f.string();
+  const std::string tmp = f.string() + "." + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    o << text;
+    if (!o) {
+      why = "cannot write the starter to " + tmp;
+      return "";
+    }
+  }
+  fs::rename(tmp, f, ec);
+  if (ec) {
+    why = "cannot write the starter to " + f.string() + ": " + ec.message();
     return "";
   }
   return f.string();
@@ -494,10 +506,6 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   if (backend.kind() == BackendKind::Emu) {
     r.compiled = user::compile_emu(spec);
     map_errors(r.compiled);
-    if (starter) {
-      std::error_code ec;
-      fs::remove(spec.source_path, ec);
-    }
     if (!r.compiled.ok) {
       if (!r.compiled.error.empty() && r.compiled.errors.empty()) r.bad_input = true;
       r.failure = r.compiled.message();
@@ -508,10 +516,6 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
 #if defined(WS_HAVE_NVRTC)
     r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled);
     map_errors(r.compiled);
-    if (starter) {
-      std::error_code ec;
-      fs::remove(spec.source_path, ec);
-    }
     if (!r.compiled.ok) {
       r.failure = r.compiled.message();
       return r;
@@ -531,7 +535,9 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
     std::string s;
     for (const auto& pb : r.run.problems)
       s += (s.empty() ? "" : "\n") + shown + (pb.line ? ":" + std::to_string(pb.line) : "") + ": " +
-           std::string(sim::to_string(pb.kind)) + ": " + pb.message;
+           (pb.kind == sim::ProblemKind::OutOfBounds ? std::string()
+                                                     : std::string(sim::to_string(pb.kind)) + ": ") +
+           pb.message;
     r.failure = s;
     return r;
   }

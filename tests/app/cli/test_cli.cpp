@@ -535,5 +535,52 @@ TEST(CliDemo, TheBinaryWithoutADisplayRunsTheHeadlessDemo) {
   fs::remove_all(d);
 }
 
+// ---------------------------------------------------------------- puzzle
+
+TEST(CliPuzzle, ListsTheShippedPuzzles) {
+  const Out r = cli({"puzzle", "--list", "--dir", std::string(WS_SOURCE_DIR) + "/puzzles"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("01-strided-copy"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("job transpose/tiled"), std::string::npos) << r.out;
+  EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 10);
+}
+
+TEST(CliPuzzle, BadInputIsExitTwoWithOneLine) {
+  EXPECT_EQ(cli({"puzzle"}).code, kExitUsage);
+  EXPECT_EQ(cli({"puzzle", "--list", "--dir", "/nonexistent"}).code, kExitUsage);
+  const Out missing = cli({"puzzle", "--check", "/nonexistent.md"});
+  EXPECT_EQ(missing.code, kExitUsage);
+  EXPECT_NE(missing.err.find("does not exist"), std::string::npos) << missing.err;
+  const fs::path d = fs::path(WS_BINARY_DIR) / "cli-puzzle";
+  fs::create_directories(d);
+  std::ofstream(d / "01-bad.md") << "# Bad\n\n```puzzle\njob: transpose/none\n```\n";
+  const Out bad = cli({"puzzle", "--check", (d / "01-bad.md").string()});
+  EXPECT_EQ(bad.code, kExitUsage);
+  EXPECT_NE(bad.err.find("01-bad.md:4: job transpose/none is not a variant"), std::string::npos)
+      << bad.err;
+  const Out nokernel = cli({"puzzle", "--check", std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md",
+                            "--kernel", "/nonexistent.cuh"});
+  EXPECT_EQ(nokernel.code, kExitUsage);
+  EXPECT_NE(nokernel.err.find("/nonexistent.cuh does not exist"), std::string::npos) << nokernel.err;
+  const Out limit = cli({"puzzle", "--check", std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md",
+                         "--time-limit", "0"});
+  EXPECT_EQ(limit.code, kExitUsage);
+  fs::remove_all(d);
+}
+
+TEST(CliPuzzle, ACompileErrorIsExitOneWithFileAndLine) {
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const fs::path d = fs::path(WS_BINARY_DIR) / "cli-puzzle-k";
+  fs::create_directories(d);
+  std::ofstream(d / "k.cuh") << "struct Copy {\n  Global<const float> in;\n  Global<float> out;\n"
+                                "  WS_DEVICE void operator()(Thread& t) const {\n    out(0) = in(0)\n  }\n};\n";
+  const Out r = cli({"puzzle", "--check", std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md",
+                     "--kernel", (d / "k.cuh").string()});
+  EXPECT_EQ(r.code, kExitFailed);
+  // gcc puts a missing semicolon at the next token: the brace of line 6.
+  EXPECT_NE(r.out.find("FAILED: " + (d / "k.cuh").string() + ":6: expected"), std::string::npos) << r.out;
+  fs::remove_all(d);
+}
+
 }  // namespace
 }  // namespace ws::cli

@@ -249,8 +249,18 @@ int spawn_wait(const std::vector<std::string>& argv, const std::string& log_path
   std::vector<char*> av;
   for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
   av.push_back(nullptr);
+  // The compiler's messages in plain ASCII (no locale quotes), whatever the user's locale.
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LC_ALL=", 7) != 0 && std::strncmp(*e, "LANG=", 5) != 0 &&
+        std::strncmp(*e, "LANGUAGE=", 9) != 0)
+      env_s.push_back(*e);
+  env_s.push_back("LC_ALL=C");
+  std::vector<char*> ev;
+  for (auto& e : env_s) ev.push_back(e.data());
+  ev.push_back(nullptr);
   pid_t pid = 0;
-  const int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), environ);
+  const int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), ev.data());
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0) return -1;
   const auto t0 = std::chrono::steady_clock::now();
@@ -303,7 +313,9 @@ std::vector<CompileError> parse_errors(const std::string& log, const std::string
       e.line = last_user_line ? last_user_line : struct_at;
       e.message = msg + " (in " + fs::path(file).filename().string() + ")";
     }
-    out.push_back(e);
+    bool dup = false;
+    for (const auto& o : out) dup = dup || (o.line == e.line && o.message == e.message);
+    if (!dup) out.push_back(e);
     last_user_line = 0;
   }
   return out;

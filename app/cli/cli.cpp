@@ -526,7 +526,7 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
 
 struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
-                                  size;
+                                  size, puzzle, edit;
   std::vector<std::string> sets;
   bool presenter = false;
 };
@@ -560,6 +560,11 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.presenter = a.presenter;
   if (!a.lesson.empty()) lesson_file_or_usage(a.lesson);
   o.lesson = a.lesson;
+  if (!a.puzzle.empty() && !std::filesystem::is_regular_file(a.puzzle))
+    usage("puzzle file " + a.puzzle + " does not exist");
+  if (!a.edit.empty() && a.puzzle.empty()) usage("--edit needs --puzzle");
+  o.puzzle = a.puzzle;
+  o.edit = a.edit;
   if (!a.screenshot.empty()) {
     const auto parent = std::filesystem::path(a.screenshot).parent_path();
     if (!parent.empty() && !std::filesystem::is_directory(parent))
@@ -671,6 +676,8 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   add_backend(guic, ga.backend);
   guic->add_flag("--presenter", ga.presenter, "projector mode: large fonts, high contrast");
   guic->add_option("--lesson", ga.lesson, "open a lesson file in the player");
+  guic->add_option("--puzzle", ga.puzzle, "open a puzzle in the kernel editor");
+  guic->add_option("--edit", ga.edit, "your kernel file for --puzzle (default: one kept per puzzle)");
   guic->add_option("--font", ga.font, "TTF font file");
   guic->add_option("--size", ga.size, "window size WxH (default 1600x1000)");
 

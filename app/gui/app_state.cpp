@@ -25,7 +25,7 @@ struct ViewName {
 constexpr ViewName kViews[] = {
     {View::Window, "window"},       {View::BankMap, "bank-map"},   {View::SectorMap, "sector-map"},
     {View::Divergence, "divergence"}, {View::Charts, "charts"},    {View::Metrics, "metrics"},
-    {View::Stepper, "stepper"},     {View::Compare, "compare"},    {View::Lesson, "lesson"},
+    {View::Stepper, "stepper"},     {View::Compare, "compare"},    {View::Lesson, "lesson"}, {View::Editor, "editor"},
 };
 
 std::string params_text(const Params& p) { return ws::to_string(p); }
@@ -128,6 +128,12 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
     std::string err;
     if (!lesson->open(opt.lesson, err)) add_notice(err, true);
   }
+  if (!opt.puzzle.empty()) {
+    editor = std::make_unique<EditorPanel>(opt.puzzle, opt.edit);
+    for (const auto& e : editor->puzzle_errors()) add_notice(e.text(), true);
+    if (editor->puzzle_errors().empty())  // the job's reference until the first check
+      open_lab(editor->puzzle().family, editor->puzzle().variant, editor->puzzle().params);
+  }
   default_sweep_params();
   request_run();
 }
@@ -155,6 +161,8 @@ std::string AppState::backend_line() const {
 }
 
 void AppState::select(const std::string& family, const std::string& variant) {
+  user_pinned_ = false;
+  main.user_source.clear();
   const VariantInfo* v = find_variant(family, variant);
   if (!v) {
     add_notice("unknown kernel " + family + "/" + variant, true);
@@ -178,6 +186,8 @@ void AppState::select(const std::string& family, const std::string& variant) {
 }
 
 void AppState::set_param(const std::string& name, long long value) {
+  user_pinned_ = false;
+  main.user_source.clear();
   sel_.params[name] = value;
   request_run();
 }
@@ -399,6 +409,7 @@ bool AppState::any_pending() const {
 }
 
 void AppState::poll() {
+  if (editor) editor->poll(*this);
   if (!worker_ready_seen_ && worker_.ready()) {
     worker_ready_seen_ = true;
     if (const std::string e = worker_.error(); !e.empty()) add_notice(e, true);
@@ -421,6 +432,7 @@ void AppState::install(JobResult& r) {
     case JobKind::Main: {
       if (r.gen != main_pending_gen_) return;  // an older run finished after a newer request
       main_pending_gen_ = 0;
+      if (user_pinned_) return;  // the student's kernel stays on screen
       const bool keep = main.valid() && main.sel.family == r.job.family &&
                         main.sel.variant == r.job.variant && main.sel.block == sel_.block &&
                         main.sel.warp == sel_.warp;
@@ -488,10 +500,15 @@ void AppState::install(JobResult& r) {
 
 void AppState::derive(Loaded& l, bool) {
   l.info = find_variant(l.sel.family, l.sel.variant);
-  if (l.info && (l.source.path.empty() || l.source.path.find(l.info->source_file) == std::string::npos)) {
+  if (!l.user_source.empty()) {
+    const std::filesystem::path f = std::filesystem::absolute(l.user_source);
+    l.source = viz::load_source(f.filename().string(), {f.parent_path().string()});
+  } else if (l.info && (l.source.path.empty() || l.source.path.find(l.info->source_file) == std::string::npos)) {
     l.source = viz::load_source(l.info->source_file, source_roots());
   }
-  l.struct_line = l.info ? viz::find_struct_line(l.source, l.info->entry) : 0;
+  l.struct_line = !l.user_source.empty() ? viz::find_struct_line(l.source, l.user_struct)
+                  : l.info              ? viz::find_struct_line(l.source, l.info->entry)
+                                        : 0;
   const auto& ev = l.events();
   l.order = viz::warp_events(ev, l.sel.block, l.sel.warp);
   l.mask = sim::mask_history(ev, l.sel.block, l.sel.warp);
@@ -738,6 +755,28 @@ viz::ChartSpec AppState::sweep_chart() const {
     c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
   c.meta = export_meta();
   return c;
+}
+
+void AppState::show_user_run(std::shared_ptr<const RunResult> run, const std::string& family,
+                             const std::string& variant, const std::string& source_file,
+                             const std::string& struct_name) {
+  user_pinned_ = true;
+  sel_.family = family;
+  sel_.variant = variant;
+  sel_.params = run->params;
+  completed_ = run->params;
+  refusal_.clear();
+  main.run = std::move(run);
+  main.gen = next_gen_++;
+  main.sel = sel_;
+  main.user_source = source_file;
+  main.user_struct = struct_name;
+  main.source = {};
+  derive(main, false);
+  stepper.order = main.order;
+  stepper.seek(0);
+  stepper.playing = false;
+  if (compare_mode) request_run();  // the catalogue's side at the same parameters
 }
 
 std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/editor_panel.h"
 #include "app/gui/gui.h"
 #include "app/gui/lesson_panel.h"
 #include "app/gui/worker.h"
@@ -20,7 +21,7 @@
 
 namespace ws::gui {
 
-enum class View { Window, BankMap, SectorMap, Divergence, Charts, Metrics, Stepper, Compare, Lesson };
+enum class View { Window, BankMap, SectorMap, Divergence, Charts, Metrics, Stepper, Compare, Lesson, Editor };
 std::string_view to_string(View v);
 bool view_from_string(std::string_view s, View& out);
 std::string view_names();  // "window, bank-map, ..." for messages
@@ -46,6 +47,7 @@ struct Loaded {
   sim::MaskHistory mask;
   std::map<int, std::string> notes;  // source line -> what the trace did there
   std::map<int, std::uint32_t> marks;  // source line -> gutter dot: red conflict, orange divergence, green fine
+  std::string user_source, user_struct;  // a student's kernel: its file and struct
   bool valid() const { return run != nullptr; }
   const KeptLaunch* kept() const;    // the launch shown (nullptr: none kept)
   const std::vector<WarpEvent>& events() const;
@@ -157,6 +159,14 @@ class AppState : public LessonHost {
   std::string backend_line() const;  // "emulator" or the GPU's name, for the title bar
   std::unique_ptr<LessonPanel> lesson;
   bool quit_request = false;
+  // --- student kernels: the editor panel (gui --puzzle) ---
+  std::unique_ptr<EditorPanel> editor;
+  // Shows a student's run in every view: the job's family and variant selected, the
+  // student's file as the source. It stays until the student selects something else.
+  void show_user_run(std::shared_ptr<const RunResult> run, const std::string& family,
+                     const std::string& variant, const std::string& source_file,
+                     const std::string& struct_name);
+  bool user_shown() const { return user_pinned_; }
   double frame_ms_median = 0;  // over the last frames (0 until there are enough)
 
   // --- LessonHost ---
@@ -187,6 +197,7 @@ class AppState : public LessonHost {
                 lesson_done_gen_ = 0;
   std::string peers_for_;   // the family/size the peers were measured for
   bool worker_ready_seen_ = false;
+  bool user_pinned_ = false;
 };
 
 // Source roots searched for a variant's family header: $WARPSCOPE_SOURCE_DIR, the source

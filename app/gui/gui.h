@@ -12,9 +12,11 @@ struct GuiOptions {
   Params params;                  // --set key=value
   bool presenter = false;         // projector mode: large font, high contrast, full screen
   std::string lesson;             // a lesson file to open in the player
+  std::string puzzle;             // a puzzle to open in the kernel editor
+  std::string edit;               // the student's kernel file ("" = kept per puzzle)
   // Headless screenshot: render a few frames of one view with the launch above, write
   // the PNG, return. Views: bank-map, sector-map, divergence, charts, metrics, stepper,
-  // compare, lesson, window (the whole window).
+  // compare, lesson, editor (needs a puzzle), window (the whole window).
   std::string screenshot;
   std::string view = "window";
   int width = 1600, height = 1000;

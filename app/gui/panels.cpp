@@ -978,6 +978,10 @@ FrameDraw draw_ui(AppState& s) {
         if (begin_panel(fd, "Lesson", all)) lesson_panel(s, fd);
         ImGui::End();
         break;
+      case View::Editor:
+        if (begin_panel(fd, "Editor", all) && s.editor) fd.editor = s.editor->draw(s);
+        ImGui::End();
+        break;
       case View::Window:
         break;
     }
@@ -1026,7 +1030,11 @@ FrameDraw draw_ui(AppState& s) {
     y += h;
   }
   const float src_h = (body.y1 - y) * (s.panels.mask ? 0.55f : 1.0f);
-  if (s.panels.source) {
+  if (s.editor) {  // the student's kernel takes the source's place
+    if (begin_panel(fd, "Editor", Rect{x1, y, x2, y + src_h})) fd.editor = s.editor->draw(s);
+    ImGui::End();
+    y += src_h;
+  } else if (s.panels.source) {
     if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.main, s.stepper.pos);
     ImGui::End();
     y += src_h;

@@ -31,6 +31,7 @@ struct FrameDraw {
   std::vector<std::string> shortcut_keys;  // the keys that list named, in order
   bool lesson_drawn = false;
   LessonDraw lesson;                    // what the lesson panel drew
+  EditorDraw editor;                    // what the kernel editor drew
   bool classroom = false;               // presenter mode's lesson script layout
   std::string refusal_shown;            // the parameter refusal in the controls
   std::vector<std::string> notices_shown;

@@ -1,6 +1,9 @@
 // One open window with its state and worker.
 #include "app/gui/session.h"
 
+#include <chrono>
+#include <thread>
+
 #include <imgui.h>
 
 #include <algorithm>
@@ -138,6 +141,10 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = "the lesson view needs a lesson: add --lesson FILE";
     return 1;
   }
+  if (view == View::Editor && opt.puzzle.empty()) {
+    message = "the editor view needs a puzzle: add --puzzle FILE";
+    return 1;
+  }
   SessionOptions so;
   so.visible = false;
   so.vsync = false;
@@ -169,6 +176,20 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
       message = err;
       return 1;
     }
+  }
+  if (st.editor && st.editor->puzzle_errors().empty()) {
+    // The student's kernel, checked: its marks and the views of its run.
+    st.editor->check(st);
+    const auto t0 = std::chrono::steady_clock::now();
+    while (st.editor->checking() || !st.editor->has_result()) {
+      s->frame();
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      if (std::chrono::steady_clock::now() - t0 > std::chrono::seconds(int(kTimeout))) {
+        message = "the kernel check did not finish in 300 s";
+        return 1;
+      }
+    }
+    s->frame();
   }
   if (st.main.valid() && !st.main.run->error.empty()) {
     message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.main.run->error;

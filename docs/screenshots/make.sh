@@ -18,3 +18,8 @@ shot compare.png         --view compare    $T --set pad=0
 shot charts.png          --view charts     --kernel access --variant stride --set n=4194304
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
 shot presenter.png       --view window     $T --set pad=0 --presenter
+# The kernel editor: a puzzle's starter in the window, and a compile error on its line.
+XDG_DATA_HOME=$(mktemp -d) shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
+sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \
+    "$here/../../puzzles/solutions/03-pad-a-tile.cuh" > /tmp/pad_err.cuh
+shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.md" --edit /tmp/pad_err.cuh --size 1280x720

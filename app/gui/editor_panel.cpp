@@ -1,0 +1,289 @@
+// The kernel editor panel (see editor_panel.h).
+#include "app/gui/editor_panel.h"
+
+#include <imgui.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+#include "app/gui/app_state.h"
+#include "viz/imgui_util.h"
+
+namespace ws::gui {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string data_dir() {
+  if (const char* x = std::getenv("XDG_DATA_HOME"); x && *x) return (fs::path(x) / "warpscope" / "puzzles").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".local" / "share" / "warpscope" / "puzzles").string();
+  return (fs::temp_directory_path() / "warpscope-puzzles").string();
+}
+
+int resize_cb(ImGuiInputTextCallbackData* d) {
+  if (d->EventFlag == ImGuiInputTextFlags_CallbackResize) {
+    auto* s = static_cast<std::string*>(d->UserData);
+    s->resize(std::size_t(d->BufTextLen));
+    d->Buf = s->data();
+  }
+  return 0;
+}
+
+int count_lines(const std::string& s) {
+  int n = 1;
+  for (char c : s) n += c == '\n';
+  return n;
+}
+
+// "file:LINE: message" lines of a failure that name the kernel file.
+void marks_from(const std::string& text, const std::string& file, std::map<int, std::string>& out) {
+  auto add = [&](int n, const std::string& msg) {
+    auto& slot = out[n];
+    if (slot.find(msg) == std::string::npos) slot += (slot.empty() ? "" : "; ") + msg;
+  };
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind(file + ":", 0) != 0) continue;
+    const std::string rest = line.substr(file.size() + 1);
+    char* end = nullptr;
+    const long n = std::strtol(rest.c_str(), &end, 10);
+    if (n <= 0 || !end || *end != ':') continue;
+    std::string msg = end + 1;
+    while (!msg.empty() && msg[0] == ' ') msg.erase(0, 1);
+    add(int(n), msg);
+  }
+}
+
+}  // namespace
+
+EditorPanel::EditorPanel(const std::string& puzzle_file, const std::string& kernel_file)
+    : puzzle_file_(puzzle_file), kernel_file_(kernel_file) {
+  puzzle::parse_file(puzzle_file, p_, perr_);
+  if (kernel_file_.empty()) kernel_file_ = (fs::path(data_dir()) / (p_.slug + ".cuh")).string();
+  std::error_code ec;
+  if (!fs::exists(kernel_file_, ec) && perr_.empty()) {
+    fs::create_directories(fs::path(kernel_file_).parent_path(), ec);
+    buf_ = p_.starter;
+    std::string why;
+    if (!save(why)) message_ = why;
+  }
+  load_file();
+}
+
+void EditorPanel::load_file() {
+  std::ifstream f(kernel_file_, std::ios::binary);
+  if (!f) {
+    message_ = "cannot read " + kernel_file_;
+    return;
+  }
+  std::ostringstream s;
+  s << f.rdbuf();
+  buf_ = s.str();
+  dirty_ = false;
+  changed_on_disk_ = false;
+  std::error_code ec;
+  mtime_ = fs::last_write_time(kernel_file_, ec);
+}
+
+bool EditorPanel::save(std::string& why) {
+  // A temporary file renamed into place: a crash never leaves half a kernel behind.
+  const std::string tmp = kernel_file_ + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
+    o << buf_;
+    if (!o) {
+      why = "cannot write " + tmp;
+      return false;
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, kernel_file_, ec);
+  if (ec) {
+    why = "cannot save " + kernel_file_ + ": " + ec.message();
+    fs::remove(tmp, ec);
+    return false;
+  }
+  mtime_ = fs::last_write_time(kernel_file_, ec);
+  dirty_ = false;
+  return true;
+}
+
+void EditorPanel::set_text(const std::string& t) {
+  buf_ = t;
+  dirty_ = true;
+}
+
+void EditorPanel::check(AppState& s) {
+  if (checking() || !perr_.empty()) return;
+  std::string why;
+  if (!save(why)) {
+    message_ = why;
+    return;
+  }
+  message_.clear();
+  const puzzle::Puzzle p = p_;
+  const std::string k = kernel_file_;
+  (void)s;
+  // The emulator, in its sandboxed child process: counts are the same on every backend.
+  pending_ = std::async(std::launch::async, [p, k] {
+    puzzle::CheckOptions o;
+    o.kernel_file = k;
+    auto b = make_emu_backend();
+    return puzzle::check(p, *b, o);
+  });
+}
+
+void EditorPanel::install(AppState& s) {
+  marks_.clear();
+  for (const auto& e : last_.compiled.errors)
+    if (e.file == kernel_file_) {
+      auto& slot = marks_[e.line];
+      slot += (slot.empty() ? "" : "; ") + e.message;
+    }
+  marks_from(last_.failure, kernel_file_, marks_);
+  if (last_.failure.empty() && last_.run.error.empty())
+    s.show_user_run(std::make_shared<RunResult>(last_.run), p_.family, p_.variant, kernel_file_,
+                    p_.spec.struct_name);
+}
+
+void EditorPanel::poll(AppState& s) {
+  if (pending_.valid() &&
+      pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
+    last_ = pending_.get();
+    have_last_ = true;
+    install(s);
+  }
+  // The file, at most four times a second: an external editor's save reloads and checks
+  // it, unless the buffer here has unsaved edits (then the panel asks).
+  const auto now = std::chrono::steady_clock::now();
+  if (now - last_stat_ < std::chrono::milliseconds(250)) return;
+  last_stat_ = now;
+  std::error_code ec;
+  const auto m = fs::last_write_time(kernel_file_, ec);
+  if (ec || m == mtime_) return;
+  if (dirty_) {
+    changed_on_disk_ = true;
+    return;
+  }
+  load_file();
+  check(s);
+}
+
+std::string EditorPanel::status() const {
+  if (!perr_.empty()) return perr_[0].text();
+  if (checking()) return "checking...";
+  if (!message_.empty()) return message_;
+  if (!have_last_) return "not checked yet: Check (Ctrl+Enter) saves and runs it";
+  if (!last_.failure.empty()) {
+    const auto nl = last_.failure.find('\n');
+    return "FAILED: " + last_.failure.substr(0, nl);
+  }
+  int met = 0;
+  for (const auto& t : last_.targets) met += t.met;
+  if (last_.all_met()) return "solved: all " + std::to_string(met) + " targets met";
+  return std::to_string(met) + " of " + std::to_string(last_.targets.size()) + " targets met";
+}
+
+EditorDraw EditorPanel::draw(AppState& s) {
+  EditorDraw d;
+  d.drawn = true;
+  const ImVec4 red(0.93f, 0.33f, 0.31f, 1), green(0.40f, 0.80f, 0.45f, 1), dim(0.6f, 0.6f, 0.6f, 1);
+  ImGui::TextWrapped("%s", p_.title.empty() ? puzzle_file_.c_str() : p_.title.c_str());
+  ImGui::TextColored(dim, "%s  (job %s/%s)", kernel_file_.c_str(), p_.family.c_str(), p_.variant.c_str());
+  if (!perr_.empty()) {
+    for (const auto& e : perr_) ImGui::TextColored(red, "%s", e.text().c_str());
+    d.status = status();
+    return d;
+  }
+  if (ImGui::Button(checking() ? "Checking..." : "Check")) check(s);
+  ImGui::SameLine();
+  if (ImGui::Button("Reload")) load_file();
+  ImGui::SameLine();
+  if (ImGui::Button("Starter")) set_text(p_.starter);
+  ImGui::SameLine();
+  if (ImGui::Button(("Compare with " + p_.variant).c_str()) && s.user_shown())
+    s.set_compare(!s.compare_mode, p_.variant);
+  if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ImGui::GetIO().KeyCtrl &&
+      ImGui::IsKeyPressed(ImGuiKey_Enter))
+    check(s);
+  d.status = status();
+  const bool bad = have_last_ && !last_.all_met() && !checking();
+  ImGui::TextColored(checking() ? dim : bad ? red : have_last_ ? green : dim, "%s", d.status.c_str());
+  if (changed_on_disk_) ImGui::TextColored(red, "the file changed on disk: Reload takes it, Check keeps yours");
+
+  // Targets, then the editor in the rest of the panel.
+  for (const auto& t : (have_last_ ? last_.targets : std::vector<puzzle::TargetResult>{})) {
+    std::string row = std::string(t.met ? "[met]    " : "[missed] ") + t.target.text;
+    if (t.evaluated) {
+      std::ostringstream g;
+      g << t.got;
+      row += "   got " + g.str() + (t.target.quantity == "time" ? " % (" + t.note + ")" : "");
+    }
+    ImGui::TextColored(t.met ? green : red, "%s", row.c_str());
+    d.targets.push_back(row);
+  }
+  if (!have_last_)
+    for (const auto& t : p_.targets) {
+      ImGui::TextColored(dim, "[ ]      %s", t.text.c_str());
+      d.targets.push_back("[ ] " + t.text);
+    }
+
+  int shown = 0;
+  for (const auto& [line, msg] : marks_)
+    if (shown++ < 4) ImGui::TextColored(red, "line %d: %s", line, msg.c_str());
+
+  d.lines = count_lines(buf_);
+  d.marked = marks_;
+  const float lh = ImGui::GetTextLineHeight();
+  const float gutter = ImGui::CalcTextSize("0000 ").x + 8;
+  ImGui::BeginChild("##code", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
+  const ImGuiStyle& st = ImGui::GetStyle();
+  ImDrawList* dl = ImGui::GetWindowDrawList();
+  const float width = std::max(ImGui::GetContentRegionAvail().x, 200.f);
+  // Line numbers and marks, drawn beside a text box as tall as the text: the child
+  // window scrolls both together.
+  // The stepper's current line, when the views show this kernel's run.
+  int current = 0;
+  if (s.user_shown() && s.stepper.pos < s.main.order.size())
+    current = s.main.events()[s.main.order[s.stepper.pos]].line;
+  d.current_line = current;
+  for (int i = 1; i <= d.lines; ++i) {
+    const float y = origin.y + st.FramePadding.y + float(i - 1) * lh;
+    const auto m = marks_.find(i);
+    const auto n = s.main.marks.find(i);
+    if (i == current)
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + gutter - 2, y + lh), IM_COL32(230, 190, 60, 110));
+    if (m != marks_.end())
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + lh), IM_COL32(200, 60, 50, 110));
+    char num[16];
+    std::snprintf(num, sizeof num, "%4d", i);
+    dl->AddText(ImVec2(origin.x, y), m != marks_.end() ? IM_COL32(240, 90, 80, 255) : IM_COL32(130, 130, 130, 255), num);
+    if (n != s.main.marks.end() && s.user_shown() && m == marks_.end())
+      dl->AddCircleFilled(ImVec2(origin.x + gutter - 5, y + lh * 0.5f), lh * 0.22f, n->second);
+  }
+  ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
+  const float h = float(d.lines + 2) * lh + 2 * st.FramePadding.y;
+  if (ImGui::InputTextMultiline("##src", buf_.data(), buf_.capacity() + 1,
+                                ImVec2(std::max(width - gutter, 100.f), std::max(h, ImGui::GetContentRegionAvail().y)),
+                                ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackResize,
+                                resize_cb, &buf_))
+    dirty_ = true;
+  // Hovering a marked line shows its message.
+  if (ImGui::IsWindowHovered(ImGuiHoveredFlags_AllowWhenBlockedByActiveItem)) {
+    const float my = ImGui::GetIO().MousePos.y - origin.y - st.FramePadding.y;
+    const int line = my >= 0 ? int(my / lh) + 1 : 0;
+    if (auto m = marks_.find(line); m != marks_.end()) ImGui::SetTooltip("line %d: %s", line, m->second.c_str());
+    else if (auto n = s.main.notes.find(line); n != s.main.notes.end() && s.user_shown())
+      ImGui::SetTooltip("line %d: %s", line, n->second.c_str());
+  }
+  ImGui::EndChild();
+  return d;
+}
+
+}  // namespace ws::gui

@@ -1,0 +1,115 @@
+// The kernel editor in a real window (under xvfb-run): a puzzle opened with the student's
+// file, a check that puts the student's run in every view, a compile error marked on its
+// line, and a save from another editor picked up and checked.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "app/gui/gui.h"
+#include "app/gui/session.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+using namespace ws::gui;
+
+namespace {
+
+std::string slurp(const std::string& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+bool wait_check(Session& s, double seconds = 240) {
+  const auto t0 = std::chrono::steady_clock::now();
+  while (s.state().editor->checking()) {
+    s.frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (std::chrono::steady_clock::now() - t0 > std::chrono::duration<double>(seconds)) return false;
+  }
+  s.frame();
+  return true;
+}
+
+TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
+  if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
+  const std::string kernel = (dir / "mine.cuh").string();
+
+  GuiOptions o;
+  o.backend = "emu";
+  o.puzzle = puzzle;
+  o.edit = kernel;  // missing: created from the starter
+  SessionOptions so;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = backend_factory("emu");
+  std::string err;
+  auto s = Session::open(o, so, err);
+  ASSERT_TRUE(s) << err;
+  AppState& st = s->state();
+  ASSERT_TRUE(st.editor);
+  ASSERT_TRUE(st.editor->puzzle_errors().empty());
+  EXPECT_TRUE(fs::exists(kernel));
+  EXPECT_EQ(slurp(kernel), st.editor->puzzle().starter);
+  st.single_view = View::Editor;
+  FrameDraw fd = s->frame(true);
+  EXPECT_TRUE(fd.editor.drawn);
+  EXPECT_EQ(fd.editor.lines, int(std::count(st.editor->text().begin(), st.editor->text().end(), '\n')) + 1);
+
+  // The starter: it runs, the views show its run (its file, its lines), a target is missed.
+  st.editor->check(st);
+  ASSERT_TRUE(wait_check(*s));
+  ASSERT_TRUE(st.editor->has_result());
+  EXPECT_TRUE(st.editor->result().failure.empty()) << st.editor->result().failure;
+  EXPECT_FALSE(st.editor->result().all_met());
+  EXPECT_TRUE(st.user_shown());
+  EXPECT_EQ(st.main.source.path, fs::absolute(kernel).string());
+  ASSERT_FALSE(st.main.order.empty());
+  EXPECT_TRUE(st.main.run->totals.shared_ld_conflicts() > 0);
+  EXPECT_EQ(st.selection().family, "transpose");
+  fd = s->frame(true);
+  EXPECT_NE(fd.editor.status.find("of 3 targets met"), std::string::npos) << fd.editor.status;
+  EXPECT_GT(fd.editor.current_line, 0);
+
+  // A compile error: marked on its line, in the panel.
+  std::string broken = st.editor->text();
+  broken.insert(broken.find("    t.syncthreads();"), "    int oops = nope;\n");
+  const int bad_line = int(std::count(broken.begin(), broken.begin() + long(broken.find("int oops")), '\n')) + 1;
+  st.editor->set_text(broken);
+  st.editor->check(st);
+  ASSERT_TRUE(wait_check(*s));
+  ASSERT_TRUE(st.editor->marks().count(bad_line)) << st.editor->result().failure;
+  EXPECT_NE(st.editor->marks().at(bad_line).find("nope"), std::string::npos);
+  fd = s->frame(true);
+  EXPECT_TRUE(fd.editor.marked.count(bad_line));
+  EXPECT_EQ(slurp(kernel), broken);  // Check saved it
+
+  // Another editor saves the solution: the panel reloads it and checks it.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a new mtime
+  const std::string solution = slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/03-pad-a-tile.cuh");
+  std::ofstream(kernel) << solution;
+  for (int i = 0; i < 50 && !st.editor->checking(); ++i) {
+    s->frame();
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(st.editor->text(), solution);
+  ASSERT_TRUE(wait_check(*s));
+  EXPECT_TRUE(st.editor->result().all_met()) << st.editor->result().failure;
+  EXPECT_TRUE(st.editor->marks().empty());
+  EXPECT_EQ(st.main.run->totals.shared_ld_conflicts(), 0u);
+  fs::remove_all(dir);
+}
+
+}  // namespace

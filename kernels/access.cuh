@@ -7,6 +7,7 @@
 // on its own line.
 #include <cstring>
 #include <random>
+#include <type_traits>
 
 #include "kernels/registry.h"
 
@@ -45,6 +46,11 @@ struct CopyStride {
 };
 
 namespace access_detail {
+
+// Bytes per element, each with its own instance (float, float2, float4).
+using Elems = Choices<4, 8, 16>;
+template <long long E>
+using ElemType = std::conditional_t<E == 4, float, std::conditional_t<E == 8, float2, float4>>;
 
 // Inputs larger than this are refused: they would not fit most GPUs beside the output.
 constexpr long long kMaxInputBytes = 4ll << 30;
@@ -107,52 +113,59 @@ inline std::vector<ParamSpec> params(bool strided) {
     ps.push_back({"stride", 2, 1, 64, {}, "distance between the elements of adjacent threads"});
   else
     ps.push_back({"offset", 1, 0, 128, {}, "elements skipped at the start of the input"});
-  ps.push_back({"elem", 4, 0, 0, {4, 8, 16}, "bytes per element: float, float2 or float4"});
+  ps.push_back({"elem", 4, 0, 0, Elems::list(), "bytes per element: float, float2 or float4"});
   return ps;
 }
 
 template <template <class> class K>
 void launch(Launcher& L, const Params& p, const Plan& pl, const Args& a, int arg) {
-  switch (p.at("elem")) {
-    case 8:
-      L.launch(pl.launches[0], K<float2>{a.in<float2>(0), a.out<float2>(1), arg});
-      break;
-    case 16:
-      L.launch(pl.launches[0], K<float4>{a.in<float4>(0), a.out<float4>(1), arg});
-      break;
-    default:
-      L.launch(pl.launches[0], K<float>{a.in<float>(0), a.out<float>(1), arg});
-      break;
-  }
+  with_choice<Elems>(L, "elem", p.at("elem"), [&]<long long E>() {
+    using T = ElemType<E>;
+    static_assert(sizeof(T) == E, "elem is the element's size in bytes");
+    L.launch(pl.launches[0], K<T>{a.in<T>(0), a.out<T>(1), arg});
+  });
 }
 
 }  // namespace access_detail
 
-// @post appends the access variants to r in teaching order (offset, then stride).
+// @post appends the access family and its variants to r in teaching order (offset, then
+//       stride).
 inline void add_access(Registry& r) {
   using namespace access_detail;
-  r.push_back({{"access", "offset", "Offset copy",
-                "The baseline copy with its addresses shifted: offset 0 is perfectly "
-                "coalesced; any other offset that is not a whole sector makes each request "
-                "touch one sector more than it uses.",
-                "kernels/access.cuh", "CopyOffset", params(false),
-                [](const Params& p) { return check(p, false); },
-                [](const Params& p) { return plan(p, false); }, init,
-                [](const HostArrays& h, const Params& p) { return verify(h, p, false); }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 launch<CopyOffset>(L, p, pl, a, int(p.at("offset")));
-               }});
-  r.push_back({{"access", "stride", "Strided copy",
-                "Slower than the offset copy: a stride spreads each warp over more sectors "
-                "than it uses, so the bytes moved grow with the stride until every lane has "
-                "a sector of its own.",
-                "kernels/access.cuh", "CopyStride", params(true),
-                [](const Params& p) { return check(p, true); },
-                [](const Params& p) { return plan(p, true); }, init,
-                [](const HostArrays& h, const Params& p) { return verify(h, p, true); }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 launch<CopyStride>(L, p, pl, a, int(p.at("stride")));
-               }});
+  r.family({.name = "access",
+            .source_file = "kernels/access.cuh",
+            .peers = {Peer::MemcpyD2D},
+            .size_params = {"n", "block"},
+            .timing = {{"n", 1 << 26}},
+            .small = {{"n", 4096}, {"block", 128}}});
+  r.add({.info = {.name = "offset",
+                  .title = "Offset copy",
+                  .why = "The baseline copy with its addresses shifted: offset 0 is perfectly "
+                         "coalesced; any other offset that is not a whole sector makes each "
+                         "request touch one sector more than it uses.",
+                  .entry = "CopyOffset",
+                  .params = params(false),
+                  .check = [](const Params& p) { return check(p, false); },
+                  .plan = [](const Params& p) { return plan(p, false); },
+                  .init = init,
+                  .verify = [](const HostArrays& h, const Params& p) { return verify(h, p, false); }},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch<CopyOffset>(L, p, pl, a, int(p.at("offset")));
+         }});
+  r.add({.info = {.name = "stride",
+                  .title = "Strided copy",
+                  .why = "Slower than the offset copy: a stride spreads each warp over more "
+                         "sectors than it uses, so the bytes moved grow with the stride until "
+                         "every lane has a sector of its own.",
+                  .entry = "CopyStride",
+                  .params = params(true),
+                  .check = [](const Params& p) { return check(p, true); },
+                  .plan = [](const Params& p) { return plan(p, true); },
+                  .init = init,
+                  .verify = [](const HostArrays& h, const Params& p) { return verify(h, p, true); }},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch<CopyStride>(L, p, pl, a, int(p.at("stride")));
+         }});
 }
 
 WS_END_MODE

@@ -17,15 +17,6 @@ std::string_view to_string(BackendKind k) {
   return "unknown";
 }
 
-std::string_view to_string(Peer p) {
-  switch (p) {
-    case Peer::MemcpyD2D: return "cudaMemcpy device-to-device";
-    case Peer::CubReduceSum: return "CUB DeviceReduce::Sum";
-    case Peer::CublasSgemm: return "cuBLAS Sgemm";
-  }
-  return "unknown";
-}
-
 Params peer_params(Peer p, const Plan& plan, const Params& params) {
   if (p == Peer::MemcpyD2D) return {{"bytes", static_cast<long long>(plan.logical_bytes / 2)}};
   return params;
@@ -50,6 +41,29 @@ std::unique_ptr<Backend> make_best_backend(std::string& notice) {
   return make_emu_backend();
 }
 
+std::unique_ptr<Backend> make_backend(const std::string& name, std::string& notice,
+                                      std::string& error) {
+  notice.clear();
+  error.clear();
+  if (name == "auto") {
+    auto b = make_best_backend(notice);
+    if (!b) error = "no backend could be opened" + (notice.empty() ? "" : ": " + notice);
+    return b;
+  }
+  if (name == "emu") return make_emu_backend();
+  if (name == "cuda") {
+    std::string why;
+    auto b = make_cuda_backend(why);
+    if (!b)
+      error = "the cuda backend is not available: " +
+              (why.empty() ? std::string("no usable CUDA device") : why) +
+              " (use --backend emu for the emulator)";
+    return b;
+  }
+  error = "unknown backend '" + name + "' (choose auto, emu or cuda)";
+  return nullptr;
+}
+
 const std::vector<VariantInfo>& catalogue() {
   static const std::vector<VariantInfo> list = [] {
     std::vector<VariantInfo> out;
@@ -57,6 +71,14 @@ const std::vector<VariantInfo>& catalogue() {
     return out;
   }();
   return list;
+}
+
+const std::vector<FamilyInfo>& families() { return emu::registry().families(); }
+
+const FamilyInfo* find_family(const std::string& family) {
+  for (const FamilyInfo& f : families())
+    if (f.name == family) return &f;
+  return nullptr;
 }
 
 const VariantInfo* find_variant(const std::string& family, const std::string& variant) {

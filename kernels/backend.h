@@ -60,9 +60,6 @@ struct RunResult {
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
-// A library routine timed beside our kernels, same sizes, same run.
-enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
-std::string_view to_string(Peer p);
 
 // The parameters that size peer `p` like a run of `plan` with the variant's `params`:
 // the copy moves what a perfect kernel reads and writes, so it is given as bytes=B (half
@@ -113,9 +110,18 @@ Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launch
 std::unique_ptr<Backend> make_cuda_backend(std::string& why);
 // CUDA when it works, else the emulator; `notice` says why it fell back.
 std::unique_ptr<Backend> make_best_backend(std::string& notice);
+// The one backend factory, by name: "auto" (make_best_backend), "emu", or "cuda".
+// @post non-null iff `error` is empty; "cuda" without a usable GPU and an unknown name
+//       give nullptr with `error` saying why in one line; after "auto" fell back to the
+//       emulator, `notice` says why.
+std::unique_ptr<Backend> make_backend(const std::string& name, std::string& notice,
+                                      std::string& error);
 
 // The catalogue, from the emulator's registry (present in every build).
 const std::vector<VariantInfo>& catalogue();
 const VariantInfo* find_variant(const std::string& family, const std::string& variant);
+// The families in teaching order, each as its header declares it.
+const std::vector<FamilyInfo>& families();
+const FamilyInfo* find_family(const std::string& family);
 
 }  // namespace ws

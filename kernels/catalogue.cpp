@@ -3,6 +3,7 @@
 // reading the source.
 #include "kernels/catalogue.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <limits>
@@ -173,6 +174,48 @@ std::string to_string(const Params& p) {
   std::string s;
   for (const auto& [k, v] : p) s += (s.empty() ? "" : " ") + k + "=" + std::to_string(v);
   return s;
+}
+
+std::string_view to_string(Peer p) {
+  switch (p) {
+    case Peer::MemcpyD2D: return "cudaMemcpy device-to-device";
+    case Peer::CubReduceSum: return "CUB DeviceReduce::Sum";
+    case Peer::CublasSgemm: return "cuBLAS Sgemm";
+  }
+  return "unknown";
+}
+
+const ParamSpec* find_param(const VariantInfo& v, std::string_view name) {
+  for (const ParamSpec& p : v.params)
+    if (p.name == name) return &p;
+  return nullptr;
+}
+
+std::vector<Peer> peers_for(const FamilyInfo& f, bool gflops) {
+  std::vector<Peer> out;
+  for (Peer p : f.peers)
+    if (peer_gflops(p) == gflops) out.push_back(p);
+  return out;
+}
+
+SweepAxes default_sweep(const FamilyInfo& f, const VariantInfo& v) {
+  SweepAxes a;
+  if (v.params.empty()) return a;
+  for (const SweepAxes& s : f.sweeps)
+    if (find_param(v, s.x) && (s.series.empty() || find_param(v, s.series))) return s;
+  auto is_size = [&](const std::string& n) {
+    return std::find(f.size_params.begin(), f.size_params.end(), n) != f.size_params.end();
+  };
+  // Otherwise the knob the variant is about (stride, offset, k) along x, else a listed
+  // parameter (elem, tile), else whatever there is; one line per value of a listed one.
+  for (const ParamSpec& p : v.params)
+    if (a.x.empty() && p.choices.empty() && !is_size(p.name)) a.x = p.name;
+  for (const ParamSpec& p : v.params)
+    if (a.x.empty() && !p.choices.empty()) a.x = p.name;
+  if (a.x.empty()) a.x = v.params.front().name;
+  for (const ParamSpec& p : v.params)
+    if (a.series.empty() && !p.choices.empty() && p.name != a.x) a.series = p.name;
+  return a;
 }
 
 HostArrays HostArrays::allocate(const Plan& p) {

@@ -8,8 +8,10 @@
 #include <map>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "sim/model.h"
 #include "sim/trace.h"
 
 namespace ws {
@@ -24,16 +26,74 @@ struct ParamSpec {
   std::string help;
 };
 
-// What the launching device allows. Defaults are an H100's; the CUDA backend reads them
-// off the device, the emulator uses these.
+// The allowed values of a parameter that picks a template instance, written once: the
+// ParamSpec lists list(), and dispatch() instantiates exactly these values, so a value
+// added to the list gets its instance at compile time, and no value can fall through to
+// a silent `default:` instance.
+template <long long... V>
+struct Choices {
+  static_assert(sizeof...(V) > 0, "a parameter needs at least one allowed value");
+  static std::vector<long long> list() { return {V...}; }
+  static constexpr bool allows(long long v) { return ((v == V) || ...); }
+  // Calls f.template operator()<v>() for the allowed v equal to `value`.
+  // @post returns false (and calls nothing) iff `value` is not one of V...
+  template <class F>
+  static bool dispatch(long long value, F&& f) {
+    return ((value == V && (f.template operator()<V>(), true)) || ...);
+  }
+};
+
+// A library routine timed beside a family's kernels, same sizes, same run.
+enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
+std::string_view to_string(Peer p);
+// @post true for the routines measured in GFLOP/s (SGEMM), false for GB/s ones.
+constexpr bool peer_gflops(Peer p) { return p == Peer::CublasSgemm; }
+
+// Two parameters of a sweep: one along x, one line per value of the other ("" where none).
+struct SweepAxes {
+  std::string x, series;
+};
+
+// Everything about a family that is not one variant's, declared once in its header: the
+// app reads these instead of knowing families, variants or parameters by name.
+struct FamilyInfo {
+  std::string name;          // "transpose"
+  std::string source_file;   // "kernels/transpose.cuh", the source of every variant
+  std::vector<Peer> peers;   // library routines that put its numbers in context
+  // The sweeps offered first: the first pair whose two parameters the variant has
+  // (transpose: tile x pad). A variant with none of them gets default_sweep()'s rule.
+  std::vector<SweepAxes> sweeps;
+  // Parameters that size the problem: swept only around their current value, never the
+  // first choice for x (the emulator would take minutes at the top of their range).
+  std::vector<std::string> size_params;
+  // Compare's default partner: the same variant with this 0/1 knob flipped ("": the
+  // variant before this one, its baseline).
+  std::string compare_flip;
+  Params timing;  // sizes at which a GPU times it (beyond L2 where that matters)
+  Params small;   // sizes at which the emulator runs every variant in a moment (tests)
+  bool demo = false;  // the family the headless demo shows
+};
+
+// The peers of family f whose unit is a run's (GFLOP/s when gflops), in declared order.
+// @post every peer returned is in f.peers and has peer_gflops(p) == gflops.
+std::vector<Peer> peers_for(const FamilyInfo& f, bool gflops);
+
+// The sweep offered first for variant v of family f.
+// @post x is a parameter of v ("" only when v has none); series is "" or a parameter of v
+//       other than x; a parameter of f.size_params is x only when v has nothing else.
+struct VariantInfo;
+SweepAxes default_sweep(const FamilyInfo& f, const VariantInfo& v);
+
+// What the launching device allows. Defaults are an H100's (sim/model.h, sim::h100); the
+// CUDA backend reads them off the device, the emulator uses these.
 struct DeviceLimits {
   std::string name = "NVIDIA H100 (emulated limits)";
-  int max_threads_per_block = 1024;
-  Dim3 max_block = {1024, 1024, 64};
-  Dim3 max_grid = {2147483647u, 65535, 65535};
-  std::uint32_t max_shared_per_block = 48 * 1024;         // without opt-in
-  std::uint32_t max_shared_per_block_optin = 227 * 1024;  // with cudaFuncSetAttribute
-  int sm_count = 132;
+  int max_threads_per_block = int(sim::h100::kMaxThreadsPerBlock);
+  Dim3 max_block = sim::h100::kMaxBlock;
+  Dim3 max_grid = sim::h100::kMaxGrid;
+  std::uint32_t max_shared_per_block = sim::h100::kMaxSharedPerBlock;              // no opt-in
+  std::uint32_t max_shared_per_block_optin = sim::h100::kMaxSharedPerBlockOptin;  // opt-in
+  int sm_count = int(sim::h100::kSmCount);
   int warp_size = 32;
 };
 
@@ -74,6 +134,8 @@ struct HostArrays {
   static HostArrays allocate(const Plan& p);
 };
 
+// Registered by name (designated initializers) in the family's header; `family` and
+// `source_file` are filled in from the family's FamilyInfo by the registry.
 struct VariantInfo {
   std::string family;   // "transpose"
   std::string name;     // "tiled"
@@ -103,5 +165,8 @@ std::string validate(const VariantInfo& v, const Params& given, const DeviceLimi
 std::string parse_param(const std::string& kv, Params& p);
 
 std::string to_string(const Params& p);   // "n=1024 tile=32"
+
+// The parameter named `name` of v, or nullptr.
+const ParamSpec* find_param(const VariantInfo& v, std::string_view name);
 
 }  // namespace ws

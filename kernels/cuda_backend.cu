@@ -305,7 +305,8 @@ class TraceSession : public TraceHooks {
             "cudaMemcpy(shared array table)");
       for (const SharedArrayRec& a : recs) {
         if (a.elem_bytes == 0) continue;
-        ArrayDesc d{a.id, Space::Shared, std::string(a.name), a.elem_bytes, a.count, a.offset};
+        ArrayDesc d{a.id, Space::Shared, std::string(a.name), a.elem_bytes, a.count, a.offset,
+                    a.cols};
         keep_[index].on_array(d);
       }
       arrays_seen_[index] = true;

@@ -98,6 +98,8 @@ struct DivergeBoundary {
   Global<const float> a, b;
   Global<float> c;
   int n;
+  // The two shared tiles the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes() { return 2 * TILE * TILE * sizeof(float); }
   WS_DEVICE void operator()(Thread& t) const {
     auto as = t.shared2d<float>(TILE, TILE, "As");
     auto bs = t.shared2d<float>(TILE, TILE, "Bs");
@@ -133,6 +135,8 @@ struct DivergeBoundary {
 namespace divergence_detail {
 
 enum class Cond { OddEven, LessThan, WarpAligned };
+
+using Tiles = Choices<8, 16, 32>;
 
 inline std::vector<ParamSpec> params(Cond c) {
   std::vector<ParamSpec> ps = {
@@ -204,7 +208,7 @@ inline Plan boundary_plan(const Params& p) {
   c.kernel = "diverge_boundary";
   c.grid = {blocks, blocks, 1};
   c.block = {unsigned(tile), unsigned(tile), 1};
-  c.shared_bytes = std::uint32_t(2 * tile * tile * 4);
+  Tiles::dispatch(tile, [&]<long long T>() { c.shared_bytes = DivergeBoundary<T>::shared_bytes(); });
   pl.launches = {c};
   pl.logical_bytes = 3.0 * double(n) * double(n) * 4.0;
   pl.flops = 2.0 * double(n) * double(n) * double(n);
@@ -257,63 +261,87 @@ inline std::string boundary_verify(const HostArrays& h, const Params& p) {
 
 }  // namespace divergence_detail
 
-// @post appends the divergence variants to r in teaching order (odd_even, less_than,
-//       warp_aligned, boundary).
+// @post appends the divergence family and its variants to r in teaching order (odd_even,
+//       less_than, warp_aligned, boundary).
 inline void add_divergence(Registry& r) {
   using namespace divergence_detail;
-  r.push_back({{"divergence", "odd_even", "Odd and even lanes",
-                "The worst split: every warp has lanes on both sides, so every warp runs "
-                "both sides one after the other, each at half width.",
-                "kernels/divergence.cuh", "DivergeOddEven", params(Cond::OddEven), check,
-                [](const Params& p) { return plan(p, "diverge_odd_even"); }, init,
-                [](const HostArrays& h, const Params& p) { return verify(h, p, Cond::OddEven); }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], DivergeOddEven{a.in<unsigned>(0), a.out<unsigned>(1),
+  r.family({.name = "divergence",
+            .source_file = "kernels/divergence.cuh",
+            .peers = {Peer::MemcpyD2D},
+            .size_params = {"n", "block"},
+            .timing = {},  // timed at its defaults: the work in the branch is the point
+            .small = {{"n", 128}, {"block", 64}}});
+  r.add({.info = {.name = "odd_even",
+                  .title = "Odd and even lanes",
+                  .why = "The worst split: every warp has lanes on both sides, so every warp runs "
+                         "both sides one after the other, each at half width.",
+                  .entry = "DivergeOddEven",
+                  .params = params(Cond::OddEven),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "diverge_odd_even"); },
+                  .init = init,
+                  .verify = [](const HostArrays& h, const Params& p) {
+                    return verify(h, p, Cond::OddEven);
+                  }},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], DivergeOddEven{a.in<unsigned>(0), a.out<unsigned>(1),
                                                    int(p.at("work"))});
-               }});
-  r.push_back({{"divergence", "less_than", "Threads below k",
-                "Faster than odd/even: only the warp holding thread k is split; the other "
-                "warps run one side at full width.",
-                "kernels/divergence.cuh", "DivergeLessThan", params(Cond::LessThan), check,
-                [](const Params& p) { return plan(p, "diverge_less_than"); }, init,
-                [](const HostArrays& h, const Params& p) {
-                  return verify(h, p, Cond::LessThan);
-                }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
+         }});
+  r.add({.info = {.name = "less_than",
+                  .title = "Threads below k",
+                  .why = "Faster than odd/even: only the warp holding thread k is split; the "
+                         "other warps run one side at full width.",
+                  .entry = "DivergeLessThan",
+                  .params = params(Cond::LessThan),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "diverge_less_than"); },
+                  .init = init,
+                  .verify = [](const HostArrays& h, const Params& p) {
+                    return verify(h, p, Cond::LessThan);
+                  }},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
                                                     int(p.at("work")), unsigned(p.at("k"))});
-               }});
-  r.push_back({{"divergence", "warp_aligned", "Warp-aligned split",
-                "As fast as no branch at all: the same half-and-half split as odd/even, but "
-                "by whole warps, so no warp diverges.",
-                "kernels/divergence.cuh", "DivergeWarpAligned", params(Cond::WarpAligned),
-                check, [](const Params& p) { return plan(p, "diverge_warp_aligned"); }, init,
-                [](const HostArrays& h, const Params& p) {
-                  return verify(h, p, Cond::WarpAligned);
-                }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], DivergeWarpAligned{a.in<unsigned>(0), a.out<unsigned>(1),
+         }});
+  r.add({.info = {.name = "warp_aligned",
+                  .title = "Warp-aligned split",
+                  .why = "As fast as no branch at all: the same half-and-half split as "
+                         "odd/even, but by whole warps, so no warp diverges.",
+                  .entry = "DivergeWarpAligned",
+                  .params = params(Cond::WarpAligned),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "diverge_warp_aligned"); },
+                  .init = init,
+                  .verify = [](const HostArrays& h, const Params& p) {
+                    return verify(h, p, Cond::WarpAligned);
+                  }},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], DivergeWarpAligned{a.in<unsigned>(0), a.out<unsigned>(1),
                                                        int(p.at("work"))});
-               }});
-  r.push_back({{"divergence", "boundary", "Boundary checks in a tiled multiply",
-                "Cheap divergence: the bounds checks of a tiled multiply on a size that is "
-                "not a multiple of the tile split only the warps on the matrix's edge.",
-                "kernels/divergence.cuh", "DivergeBoundary",
-                {{"n", 100, 1, 2048, {}, "matrix side (any size)"},
-                 {"tile", 16, 0, 0, {8, 16, 32}, "tile side: the block is tile x tile threads"}},
-                nullptr, boundary_plan, boundary_init, boundary_verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 const LaunchCfg& c = pl.launches[0];
-                 auto A = a.in<float>(0);
-                 auto B = a.in<float>(1);
-                 auto C = a.out<float>(2);
-                 const int n = int(p.at("n"));
-                 switch (p.at("tile")) {
-                   case 8: L.launch(c, DivergeBoundary<8>{A, B, C, n}); break;
-                   case 32: L.launch(c, DivergeBoundary<32>{A, B, C, n}); break;
-                   default: L.launch(c, DivergeBoundary<16>{A, B, C, n}); break;
-                 }
-               }});
+         }});
+  r.add({.info = {.name = "boundary",
+                  .title = "Boundary checks in a tiled multiply",
+                  .why = "Cheap divergence: the bounds checks of a tiled multiply on a size "
+                         "that is not a multiple of the tile split only the warps on the "
+                         "matrix's edge.",
+                  .entry = "DivergeBoundary",
+                  .params = {{"n", 100, 1, 2048, {}, "matrix side (any size)"},
+                             {"tile", 16, 0, 0, Tiles::list(),
+                              "tile side: the block is tile x tile threads"}},
+                  .check = nullptr,
+                  .plan = boundary_plan,
+                  .init = boundary_init,
+                  .verify = boundary_verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           const LaunchCfg& c = pl.launches[0];
+           auto A = a.in<float>(0);
+           auto B = a.in<float>(1);
+           auto C = a.out<float>(2);
+           const int n = int(p.at("n"));
+           with_choice<Tiles>(L, "tile", p.at("tile"), [&]<long long T>() {
+             L.launch(c, DivergeBoundary<T>{A, B, C, n});
+           });
+         }});
 }
 
 WS_END_MODE

@@ -186,6 +186,10 @@ class EmuBackend : public Backend {
 
     emu::Launcher launcher(tee, arrays, v->info.source_file, eo);
     v->launch(launcher, res.params, res.plan, args);
+    if (!launcher.error().empty()) {
+      res.error = launcher.error();
+      return;
+    }
     const sim::EmuResult& er = launcher.result();
     if (er.cancelled) throw RunCancelled{};
     res.problems = er.problems;

@@ -47,6 +47,7 @@ struct MatmulTiled {
   Global<const float> a, b;
   Global<float> c;
   int n;
+  static constexpr std::uint32_t kSharedBytes = 2 * TILE * TILE * sizeof(float);
   WS_DEVICE void operator()(Thread& t) const {
     auto as = t.shared2d<float>(TILE, TILE, "As");
     auto bs = t.shared2d<float>(TILE, TILE, "Bs");
@@ -75,6 +76,7 @@ struct MatmulTiled {
 // A reads of a step are a broadcast (all lanes of a warp share a thread row).
 struct MatmulReg1D {
   static constexpr int BM = 64, BN = 64, BK = 8, TM = 8;
+  static constexpr std::uint32_t kSharedBytes = (BM * BK + BK * BN) * sizeof(float);
   Global<const float> a, b;
   Global<float> c;
   int n;
@@ -120,6 +122,7 @@ struct MatmulReg1D {
 // the same bank: a 2-way conflict that the next step removes by storing A transposed.
 struct MatmulReg2D {
   static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  static constexpr std::uint32_t kSharedBytes = (BM * BK + BK * BN) * sizeof(float);
   Global<const float> a, b;
   Global<float> c;
   int n;
@@ -218,6 +221,7 @@ WS_DEVICE void stash_a(const SA& as, int tid, int buf, const float4 (&ra)[4]) {
 // every Bs read, and each C store touches twice the sectors it needs.
 struct MatmulVectorized {
   static constexpr int BM = 128, BN = 128, BK = 8;
+  static constexpr std::uint32_t kSharedBytes = (BK * (BM / 4) + BK * (BN / 4)) * sizeof(float4);
   Global<const float4> a4, b4;
   Global<float4> c4;
   int n;
@@ -281,6 +285,8 @@ struct MatmulVectorized {
 // writes start 4 banks apart instead of on the same bank.
 struct MatmulWarpTiled {
   static constexpr int BM = 128, BN = 128, BK = 8;
+  static constexpr std::uint32_t kSharedBytes =
+      (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
   Global<const float> a;
   Global<const float4> b4;
   Global<float4> c4;
@@ -433,8 +439,10 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 inline ParamSpec n_param(long long min) {
   return {"n", 128, min, 8192, {}, "matrix side (floats)"};
 }
+using Tiles = Choices<4, 8, 16, 32>;
+
 inline ParamSpec tile_param() {
-  return {"tile", 16, 0, 0, {4, 8, 16, 32}, "tile side: the block is tile x tile threads"};
+  return {"tile", 16, 0, 0, Tiles::list(), "tile side: the block is tile x tile threads"};
 }
 
 // The plan's float arrays seen four floats at a time.
@@ -447,101 +455,127 @@ inline Global<float4> out4(const Args& a, int i) {
 
 }  // namespace matmul_detail
 
-// @post appends the matmul variants to r in teaching order (naive to warptiled).
+// @post appends the matmul family and its variants to r in teaching order (naive to
+//       warptiled).
 inline void add_matmul(Registry& r) {
   using namespace matmul_detail;
-  r.push_back({{"matmul", "naive", "Naive",
-                "The baseline: every multiply-add issues two global loads.",
-                "kernels/matmul.cuh", "MatmulNaive", {n_param(16), tile_param()},
-                [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
-                [](const Params& p) {
-                  const unsigned tl = unsigned(p.at("tile"));
-                  return plan(p, "matmul_naive", {tl, tl, 1}, tl, tl, 0);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], MatmulNaive{a.in<float>(0), a.in<float>(1),
-                                                      a.out<float>(2), int(p.at("n"))});
-               }});
-  r.push_back({{"matmul", "tiled", "Shared-memory tiles",
-                "Faster than naive: each element loaded from global memory is reused TILE "
-                "times from shared memory; bigger tiles, more reuse.",
-                "kernels/matmul.cuh", "MatmulTiled", {n_param(16), tile_param()},
-                [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
-                [](const Params& p) {
-                  const unsigned tl = unsigned(p.at("tile"));
-                  return plan(p, "matmul_tiled", {tl, tl, 1}, tl, tl, 2 * tl * tl * 4);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 const LaunchCfg& c = pl.launches[0];
-                 auto A = a.in<float>(0);
-                 auto B = a.in<float>(1);
-                 auto C = a.out<float>(2);
-                 const int n = int(p.at("n"));
-                 switch (p.at("tile")) {
-                   case 4: L.launch(c, MatmulTiled<4>{A, B, C, n}); break;
-                   case 8: L.launch(c, MatmulTiled<8>{A, B, C, n}); break;
-                   case 32: L.launch(c, MatmulTiled<32>{A, B, C, n}); break;
-                   default: L.launch(c, MatmulTiled<16>{A, B, C, n}); break;
-                 }
-               }});
-  r.push_back({{"matmul", "reg_1d", "1D register blocking (64 x 64, 8 per thread)",
-                "Faster than tiles: each B value read from shared memory serves 8 results "
-                "held in registers, so shared loads per multiply-add drop from 2 to 9/8.",
-                "kernels/matmul.cuh", "MatmulReg1D", {n_param(64)},
-                [](const Params& p) { return check_multiple(p, 64, "the block tile"); },
-                [](const Params& p) {
-                  return plan(p, "matmul_reg_1d", {512, 1, 1}, 64, 64, (64 * 8 + 8 * 64) * 4);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], MatmulReg1D{a.in<float>(0), a.in<float>(1),
-                                                      a.out<float>(2), int(p.at("n"))});
-               }});
-  r.push_back({{"matmul", "reg_2d", "2D register blocking (128 x 128, 8 x 8 per thread)",
-                "Faster: an 8 x 8 micro-tile per thread turns 16 shared loads into 64 "
-                "multiply-adds (1/4 load per FMA); A's reads still have a 2-way conflict.",
-                "kernels/matmul.cuh", "MatmulReg2D", {n_param(128)},
-                [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
-                [](const Params& p) {
-                  return plan(p, "matmul_reg_2d", {256, 1, 1}, 128, 128,
-                              (128 * 8 + 8 * 128) * 4);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], MatmulReg2D{a.in<float>(0), a.in<float>(1),
-                                                      a.out<float>(2), int(p.at("n"))});
-               }});
-  r.push_back({{"matmul", "vectorized", "Vectorized (float4, A transposed)",
-                "Faster: float4 loads and stores everywhere and A stored transposed, four "
-                "times fewer load instructions; a 2-way conflict on B remains.",
-                "kernels/matmul.cuh", "MatmulVectorized", {n_param(128)},
-                [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
-                [](const Params& p) {
-                  return plan(p, "matmul_vectorized", {256, 1, 1}, 128, 128,
-                              2 * 8 * 128 * 4);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], MatmulVectorized{in4(a, 0), in4(a, 1), out4(a, 2),
-                                                           int(p.at("n"))});
-               }});
-  r.push_back({{"matmul", "warptiled", "Warp-tiled, double-buffered",
-                "Fastest: lanes laid out by warp remove the last bank conflicts and halve "
-                "the C sectors; two shared buffers overlap the next tile's loads with the "
-                "multiply-adds; few enough registers for two blocks per SM.",
-                "kernels/matmul.cuh", "MatmulWarpTiled", {n_param(128)},
-                [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
-                [](const Params& p) {
-                  return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
-                              2 * 8 * (128 + 4) * 4 + 2 * 8 * 128 * 4);
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),
-                                                          int(p.at("n"))});
-               }});
+  r.family({.name = "matmul",
+            .source_file = "kernels/matmul.cuh",
+            .peers = {Peer::CublasSgemm},
+            .size_params = {"n"},
+            .timing = {{"n", 4096}},
+            .small = {{"n", 128}}});
+  r.add({.info = {.name = "naive",
+                  .title = "Naive",
+                  .why = "The baseline: every multiply-add issues two global loads.",
+                  .entry = "MatmulNaive",
+                  .params = {n_param(16), tile_param()},
+                  .check = [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
+                  .plan = [](const Params& p) {
+                    const unsigned tl = unsigned(p.at("tile"));
+                    return plan(p, "matmul_naive", {tl, tl, 1}, tl, tl, 0);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulNaive{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled",
+                  .title = "Shared-memory tiles",
+                  .why = "Faster than naive: each element loaded from global memory is reused "
+                         "TILE times from shared memory; bigger tiles, more reuse.",
+                  .entry = "MatmulTiled",
+                  .params = {n_param(16), tile_param()},
+                  .check = [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
+                  .plan = [](const Params& p) {
+                    const unsigned tl = unsigned(p.at("tile"));
+                    std::uint32_t bytes = 0;
+                    Tiles::dispatch(tl, [&]<long long T>() { bytes = MatmulTiled<T>::kSharedBytes; });
+                    return plan(p, "matmul_tiled", {tl, tl, 1}, tl, tl, bytes);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           const LaunchCfg& c = pl.launches[0];
+           auto A = a.in<float>(0);
+           auto B = a.in<float>(1);
+           auto C = a.out<float>(2);
+           const int n = int(p.at("n"));
+           with_choice<Tiles>(L, "tile", p.at("tile"), [&]<long long T>() {
+             L.launch(c, MatmulTiled<T>{A, B, C, n});
+           });
+         }});
+  r.add({.info = {.name = "reg_1d",
+                  .title = "1D register blocking (64 x 64, 8 per thread)",
+                  .why = "Faster than tiles: each B value read from shared memory serves 8 "
+                         "results held in registers, so shared loads per multiply-add drop from "
+                         "2 to 9/8.",
+                  .entry = "MatmulReg1D",
+                  .params = {n_param(64)},
+                  .check = [](const Params& p) { return check_multiple(p, 64, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_reg_1d", {512, 1, 1}, 64, 64, MatmulReg1D::kSharedBytes);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulReg1D{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "reg_2d",
+                  .title = "2D register blocking (128 x 128, 8 x 8 per thread)",
+                  .why = "Faster: an 8 x 8 micro-tile per thread turns 16 shared loads into 64 "
+                         "multiply-adds (1/4 load per FMA); A's reads still have a 2-way "
+                         "conflict.",
+                  .entry = "MatmulReg2D",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_reg_2d", {256, 1, 1}, 128, 128,
+                                MatmulReg2D::kSharedBytes);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulReg2D{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "vectorized",
+                  .title = "Vectorized (float4, A transposed)",
+                  .why = "Faster: float4 loads and stores everywhere and A stored transposed, "
+                         "four times fewer load instructions; a 2-way conflict on B remains.",
+                  .entry = "MatmulVectorized",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_vectorized", {256, 1, 1}, 128, 128,
+                                MatmulVectorized::kSharedBytes);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulVectorized{in4(a, 0), in4(a, 1), out4(a, 2),
+                                                     int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "warptiled",
+                  .title = "Warp-tiled, double-buffered",
+                  .why = "Fastest: lanes laid out by warp remove the last bank conflicts and "
+                         "halve the C sectors; two shared buffers overlap the next tile's loads "
+                         "with the multiply-adds; few enough registers for two blocks per SM.",
+                  .entry = "MatmulWarpTiled",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
+                                MatmulWarpTiled::kSharedBytes);
+                  },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),
+                                                    int(p.at("n"))});
+         }});
 }
 
 WS_END_MODE

@@ -20,6 +20,7 @@ WS_BEGIN_MODE
 struct ReduceInterleavedModulo {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned block) { return block * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(t.blockDim.x, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -46,6 +47,7 @@ struct ReduceInterleavedModulo {
 struct ReduceInterleavedStrided {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned block) { return block * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(t.blockDim.x, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -72,6 +74,7 @@ struct ReduceInterleavedStrided {
 struct ReduceSequential {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned block) { return block * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(t.blockDim.x, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -96,6 +99,7 @@ struct ReduceSequential {
 struct ReduceFirstAdd {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned block) { return block * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(t.blockDim.x, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -157,6 +161,7 @@ WS_DEVICE void reduce_last_warp(Thread& t, const S& sdata, unsigned tid) {
 struct ReduceUnrollLastWarp {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned block) { return block * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(t.blockDim.x, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -220,6 +225,7 @@ template <unsigned B>
 struct ReduceCompleteUnroll {
   Global<const int> in;
   Global<int> out;
+  static constexpr std::uint32_t shared_bytes(unsigned) { return B * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(B, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -244,6 +250,7 @@ struct ReduceMultipleElements {
   Global<const int> in;
   Global<int> out;
   unsigned n;
+  static constexpr std::uint32_t shared_bytes(unsigned) { return B * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto sdata = t.shared<int>(B, "sdata");
     unsigned tid = t.threadIdx.x;
@@ -280,6 +287,7 @@ struct ReduceWarpShuffle {
   Global<const int> in;
   Global<int> out;
   unsigned n;
+  static constexpr std::uint32_t shared_bytes(unsigned) { return 32 * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto warp_sums = t.shared<int>(32, "warp_sums");
     unsigned i = t.blockIdx.x * (t.blockDim.x * 2) + t.threadIdx.x;
@@ -316,6 +324,7 @@ struct ReduceVectorLoad {
   Global<const int4> in;
   Global<int> out;
   unsigned n4;  // int4 elements
+  static constexpr std::uint32_t shared_bytes(unsigned) { return 32 * sizeof(int); }
   WS_DEVICE void operator()(Thread& t) const {
     auto warp_sums = t.shared<int>(32, "warp_sums");
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
@@ -346,9 +355,12 @@ struct ReduceVectorLoad {
 
 namespace reduce_detail {
 
-// Grid-stride variants launch one full wave of an H100 (132 SMs x 2048 threads): enough
-// blocks to fill the GPU, few enough that each thread sums many elements.
-constexpr long long kWaveThreads = 132ll * 2048;
+// Grid-stride variants launch one full wave of an H100 (132 SMs x 2048 threads, from
+// sim::h100): enough blocks to fill the GPU, few enough that each thread sums many elements.
+constexpr long long kWaveThreads = 1ll * sim::h100::kSmCount * sim::h100::kMaxThreadsPerSm;
+
+// Block sizes, each a template instance of the kernels that take it as a parameter.
+using Blocks = Choices<64, 128, 256, 512, 1024>;
 
 enum class Shape {
   OnePerThread,  // block b reduces elements [b*B, (b+1)*B)
@@ -369,7 +381,11 @@ inline long long grid_of(const Params& p, Shape s) {
   return 1;
 }
 
-inline Plan plan(const Params& p, Shape s, const char* kernel, bool warp_sums) {
+// The shared bytes of a kernel for a block size, from the kernel struct (a template's
+// instance for that size).
+using SharedBytes = std::uint32_t (*)(long long block);
+
+inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes shared) {
   const long long n = p.at("n"), b = p.at("block");
   const long long grid = grid_of(p, s);
   Plan pl;
@@ -378,7 +394,7 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, bool warp_sums) {
   c.kernel = kernel;
   c.grid = {unsigned(grid), 1, 1};
   c.block = {unsigned(b), 1, 1};
-  c.shared_bytes = std::uint32_t(warp_sums ? 32 * 4 : b * 4);
+  c.shared_bytes = shared(b);
   pl.launches = {c};
   pl.logical_bytes = 4.0 * double(n) + 4.0 * double(grid);
   return pl;
@@ -440,7 +456,7 @@ inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
 inline std::vector<ParamSpec> params() {
   return {
       {"n", 1 << 19, 1024, 1 << 29, {}, "ints to add"},
-      {"block", 256, 0, 0, {64, 128, 256, 512, 1024}, "threads per block (a power of two)"},
+      {"block", 256, 0, 0, Blocks::list(), "threads per block (a power of two)"},
   };
 }
 
@@ -448,13 +464,20 @@ inline std::vector<ParamSpec> params() {
 template <template <unsigned> class K, class... Extra>
 void launch_sized(Launcher& L, const Params& p, const Plan& pl, const Args& a, Extra... extra) {
   const LaunchCfg& c = pl.launches[0];
-  switch (p.at("block")) {
-    case 64: L.launch(c, K<64>{a.in<int>(0), a.out<int>(1), extra...}); break;
-    case 128: L.launch(c, K<128>{a.in<int>(0), a.out<int>(1), extra...}); break;
-    case 512: L.launch(c, K<512>{a.in<int>(0), a.out<int>(1), extra...}); break;
-    case 1024: L.launch(c, K<1024>{a.in<int>(0), a.out<int>(1), extra...}); break;
-    default: L.launch(c, K<256>{a.in<int>(0), a.out<int>(1), extra...}); break;
-  }
+  with_choice<Blocks>(L, "block", p.at("block"), [&]<long long B>() {
+    L.launch(c, K<B>{a.in<int>(0), a.out<int>(1), extra...});
+  });
+}
+
+template <class K>
+std::uint32_t shared_of(long long block) {
+  return K::shared_bytes(unsigned(block));
+}
+template <template <unsigned> class K>
+std::uint32_t shared_of_sized(long long block) {
+  std::uint32_t b = 0;
+  Blocks::dispatch(block, [&]<long long B>() { b = K<B>::shared_bytes(unsigned(B)); });
+  return b;
 }
 
 struct Step {
@@ -464,69 +487,78 @@ struct Step {
   const char* entry;
   const char* kernel;
   Shape shape;
-  bool warp_sums;
+  SharedBytes shared;
   void (*launch)(Launcher&, const Params&, const Plan&, const Args&);
 };
 
 }  // namespace reduce_detail
 
-// @post appends the reduce variants to r, in the order of the lesson (steps 1 to 9).
+// @post appends the reduce family and its variants to r, in the order of the lesson
+//       (steps 1 to 9).
 inline void add_reduce(Registry& r) {
   using namespace reduce_detail;
+  r.family({.name = "reduce",
+            .source_file = "kernels/reduce.cuh",
+            .peers = {Peer::MemcpyD2D, Peer::CubReduceSum},
+            .size_params = {"n"},
+            .timing = {{"n", 1 << 28}},
+            .small = {{"n", 8192}}});
   const Step steps[] = {
       {"interleaved_modulo", "1. Interleaved addressing, modulo",
        "The baseline tree: threads whose id is a multiple of 2s work, so every warp diverges "
        "at every step.",
-       "ReduceInterleavedModulo", "reduce_interleaved_modulo", Shape::OnePerThread, false,
+       "ReduceInterleavedModulo", "reduce_interleaved_modulo", Shape::OnePerThread, shared_of<ReduceInterleavedModulo>,
        [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0], ReduceInterleavedModulo{a.in<int>(0), a.out<int>(1)});
        }},
       {"interleaved_strided", "2. Interleaved addressing, strided index",
        "Faster: the working threads are packed into the first warps, so warps no longer "
        "diverge; but the strided index makes 2-, 4-, 8-way... bank conflicts.",
-       "ReduceInterleavedStrided", "reduce_interleaved_strided", Shape::OnePerThread, false,
+       "ReduceInterleavedStrided", "reduce_interleaved_strided", Shape::OnePerThread, shared_of<ReduceInterleavedStrided>,
        [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0], ReduceInterleavedStrided{a.in<int>(0), a.out<int>(1)});
        }},
       {"sequential", "3. Sequential addressing",
        "Faster: consecutive lanes read consecutive words, so the bank conflicts are gone; "
        "but half the threads idle from the first step.",
-       "ReduceSequential", "reduce_sequential", Shape::OnePerThread, false,
+       "ReduceSequential", "reduce_sequential", Shape::OnePerThread, shared_of<ReduceSequential>,
        [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0], ReduceSequential{a.in<int>(0), a.out<int>(1)});
        }},
       {"first_add", "4. First add during load",
        "Faster: each thread adds two elements while loading, so no thread idles in the "
        "first step and half as many blocks run.",
-       "ReduceFirstAdd", "reduce_first_add", Shape::TwoPerThread, false,
+       "ReduceFirstAdd", "reduce_first_add", Shape::TwoPerThread, shared_of<ReduceFirstAdd>,
        [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0], ReduceFirstAdd{a.in<int>(0), a.out<int>(1)});
        }},
       {"unroll_last_warp", "5. Unrolled last warp",
        "Faster: the last six steps run in warp 0 alone, straight-line, with __syncwarp "
        "instead of __syncthreads and no loop overhead.",
-       "ReduceUnrollLastWarp", "reduce_unroll_last_warp", Shape::TwoPerThread, false,
+       "ReduceUnrollLastWarp", "reduce_unroll_last_warp", Shape::TwoPerThread, shared_of<ReduceUnrollLastWarp>,
        [](Launcher& L, const Params&, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0], ReduceUnrollLastWarp{a.in<int>(0), a.out<int>(1)});
        }},
       {"complete_unroll", "6. Complete unroll",
        "Faster: with the block size a template parameter the whole tree is straight-line "
        "code, no loop and no run-time tests.",
-       "ReduceCompleteUnroll", "reduce_complete_unroll", Shape::TwoPerThread, false,
+       "ReduceCompleteUnroll", "reduce_complete_unroll", Shape::TwoPerThread,
+       shared_of_sized<ReduceCompleteUnroll>,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          launch_sized<ReduceCompleteUnroll>(L, p, pl, a);
        }},
       {"multiple_elements", "7. Multiple elements per thread",
        "Faster: one wave of blocks strides over the input, each thread summing many "
        "elements in a register; the tree runs once per many thousand elements.",
-       "ReduceMultipleElements", "reduce_multiple_elements", Shape::GridStride, false,
+       "ReduceMultipleElements", "reduce_multiple_elements", Shape::GridStride,
+       shared_of_sized<ReduceMultipleElements>,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          launch_sized<ReduceMultipleElements>(L, p, pl, a, unsigned(p.at("n")));
        }},
       {"warp_shuffle", "8. Warp shuffle",
        "Faster: warps sum through register shuffles; one value per warp goes through "
        "shared memory and one barrier is left.",
-       "ReduceWarpShuffle", "reduce_warp_shuffle", Shape::GridStride, true,
+       "ReduceWarpShuffle", "reduce_warp_shuffle", Shape::GridStride, shared_of<ReduceWarpShuffle>,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0],
                   ReduceWarpShuffle{a.in<int>(0), a.out<int>(1), unsigned(p.at("n"))});
@@ -534,7 +566,7 @@ inline void add_reduce(Registry& r) {
       {"vector_load", "9. Vector loads (int4)",
        "Faster: 16-byte loads move four times the data per instruction, enough requests in "
        "flight to reach the memory limit (CUB's speed).",
-       "ReduceVectorLoad", "reduce_vector_load", Shape::GridStrideVec, true,
+       "ReduceVectorLoad", "reduce_vector_load", Shape::GridStrideVec, shared_of<ReduceVectorLoad>,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          Global<const int4> in4{static_cast<const int4*>(a.ptr.at(0)), a.count.at(0) / 4, 0};
          L.launch(pl.launches[0], ReduceVectorLoad{in4, a.out<int>(1), unsigned(p.at("n") / 4)});
@@ -542,16 +574,23 @@ inline void add_reduce(Registry& r) {
   };
   for (const Step& s : steps) {
     const Shape shape = s.shape;
-    const bool ws = s.warp_sums;
+    const SharedBytes shared = s.shared;
     const char* kernel = s.kernel;
-    r.push_back({{"reduce", s.name, s.title,
-                  std::string(s.why) + " Timed: the first pass; the CPU adds the block sums.",
-                  "kernels/reduce.cuh", s.entry, params(),
-                  [shape](const Params& p) { return check(p, shape); },
-                  [shape, kernel, ws](const Params& p) { return plan(p, shape, kernel, ws); },
-                  init,
-                  [shape](const HostArrays& h, const Params& p) { return verify(h, p, shape); }},
-                 s.launch});
+    r.add({.info = {.name = s.name,
+                    .title = s.title,
+                    .why = std::string(s.why) +
+                           " Timed: the first pass; the CPU adds the block sums.",
+                    .entry = s.entry,
+                    .params = params(),
+                    .check = [shape](const Params& p) { return check(p, shape); },
+                    .plan = [shape, kernel, shared](const Params& p) {
+                      return plan(p, shape, kernel, shared);
+                    },
+                    .init = init,
+                    .verify = [shape](const HostArrays& h, const Params& p) {
+                      return verify(h, p, shape);
+                    }},
+           .launch = s.launch});
   }
 }
 

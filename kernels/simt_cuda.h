@@ -46,8 +46,9 @@ struct SharedArrayRec {
   std::uint32_t elem_bytes;
   std::uint32_t count;
   std::uint32_t offset;
+  std::uint32_t cols;  // shared2d: elements per row; 0 for a 1D array
   std::uint8_t id;
-  char name[19];
+  char name[15];
 };
 constexpr int kMaxSharedArrays = 16;
 
@@ -624,7 +625,7 @@ class Thread {
   __device__ __forceinline__ Shared<T> shared(std::uint32_t count, const char* name = "shared",
                                               int line = __builtin_LINE()) {
     const std::uint32_t off = carve(std::uint64_t(count) * sizeof(T), alignment<T>(),
-                                    sizeof(T), count, name, line);
+                                    sizeof(T), count, 0, name, line);
     return Shared<T>{reinterpret_cast<T*>(ws_dynamic_smem() + off), off, count, next_id_++};
   }
   template <class T>
@@ -632,7 +633,7 @@ class Thread {
                                                   int line = __builtin_LINE()) {
     const std::uint32_t off =
         carve(std::uint64_t(rows) * std::uint64_t(cols) * sizeof(T), alignment<T>(), sizeof(T),
-              std::uint32_t(rows) * std::uint32_t(cols), name, line);
+              std::uint32_t(rows) * std::uint32_t(cols), std::uint32_t(cols), name, line);
     return Shared2D<T>{reinterpret_cast<T*>(ws_dynamic_smem() + off), off, rows, cols,
                        next_id_++};
   }
@@ -644,7 +645,7 @@ class Thread {
   }
   __device__ __forceinline__ std::uint32_t carve(std::uint64_t bytes, std::uint32_t align,
                                                  std::uint32_t elem_bytes, std::uint32_t count,
-                                                 const char* name, int line) {
+                                                 std::uint32_t cols, const char* name, int line) {
     const std::uint32_t off = shared_carve(used_, align);
     used_ = std::uint32_t(off + bytes);
 #if defined(WS_MODE_TRACED)
@@ -659,13 +660,14 @@ class Thread {
       r.elem_bytes = elem_bytes;
       r.count = count;
       r.offset = off;
+      r.cols = cols;
       r.id = next_id_;
       int c = 0;
       for (; c < int(sizeof(r.name)) - 1 && name[c]; ++c) r.name[c] = name[c];
       r.name[c] = 0;
     }
 #else
-    (void)elem_bytes, (void)count, (void)name, (void)line;
+    (void)elem_bytes, (void)count, (void)cols, (void)name, (void)line;
 #endif
     return off;
   }
@@ -708,7 +710,7 @@ class Launcher {
       return;
 #endif
     // Above 48 KB a kernel must opt in to its dynamic shared memory.
-    static std::uint32_t raised = 48 * 1024;
+    static std::uint32_t raised = sim::h100::kMaxSharedPerBlock;
     if (cfg.shared_bytes > raised) {
       if (!check(cudaFuncSetAttribute(ws_entry<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(cfg.shared_bytes)),
@@ -726,6 +728,10 @@ class Launcher {
   }
   const std::string& error() const { return error_; }
   int launched() const { return index_; }
+  // A variant's launch function found no instance for its parameters: nothing runs.
+  void refuse(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+  }
 
  private:
   bool check(cudaError_t e, const char* call, const LaunchCfg& cfg) {

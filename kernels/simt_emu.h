@@ -172,14 +172,15 @@ class Thread {
   template <class T>
   Shared<T> shared(std::uint32_t count, const char* name = "shared", int line = __builtin_LINE()) {
     std::uint32_t off = lane_.alloc_shared(std::uint64_t(count) * sizeof(T), alignment<T>(),
-                                           sizeof(T), name, std::uint16_t(line));
+                                           sizeof(T), name, std::uint16_t(line), 0);
     return Shared<T>{reinterpret_cast<T*>(lane_.shared_base() + off), off, count, next_id_++};
   }
   template <class T>
   Shared2D<T> shared2d(int rows, int cols, const char* name = "tile",
                        int line = __builtin_LINE()) {
     std::uint32_t off = lane_.alloc_shared(std::uint64_t(rows) * cols * sizeof(T),
-                                           alignment<T>(), sizeof(T), name, std::uint16_t(line));
+                                           alignment<T>(), sizeof(T), name, std::uint16_t(line),
+                                           std::uint32_t(cols));
     return Shared2D<T>{reinterpret_cast<T*>(lane_.shared_base() + off), off, rows, cols,
                        next_id_++};
   }
@@ -214,7 +215,7 @@ class Launcher {
 
   template <class K>
   void launch(const LaunchCfg& cfg, const K& kernel) {
-    if (!result_.ok) return;
+    if (!result_.ok || !error_.empty()) return;
     opt_.progress_stage = "emulating " + cfg.kernel;
     sim::EmuLaunch l;
     l.info = LaunchInfo{cfg.kernel, source_file_, cfg.grid, cfg.block, cfg.shared_bytes, arrays_};
@@ -232,8 +233,15 @@ class Launcher {
     result_.problems.insert(result_.problems.end(), r.problems.begin(), r.problems.end());
   }
   const sim::EmuResult& result() const { return result_; }
+  // A variant's launch function found no instance for its parameters: nothing runs.
+  void refuse(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+    result_.ok = false;
+  }
+  const std::string& error() const { return error_; }
 
  private:
+  std::string error_;
   TraceSink& sink_;
   std::vector<ArrayDesc> arrays_;
   std::string source_file_;

@@ -39,6 +39,8 @@ struct TransposeTiledCopy {
   Global<const float> in;
   Global<float> out;
   int n;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes() { return TILE * TILE * sizeof(float); }
   WS_DEVICE void operator()(Thread& t) const {
     auto s = t.shared2d<float>(TILE, TILE, "tile");
     int x = t.blockIdx.x * TILE + t.threadIdx.x;
@@ -82,6 +84,10 @@ struct TransposeTiled {
   Global<const float> in;
   Global<float> out;
   int n, pad;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes(int pad) {
+    return TILE * (TILE + pad) * sizeof(float);
+  }
   WS_DEVICE void operator()(Thread& t) const {
     auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
     int x = t.blockIdx.x * TILE + t.threadIdx.x;
@@ -110,6 +116,10 @@ struct TransposeDiagonal {
   Global<const float> in;
   Global<float> out;
   int n, pad;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes(int pad) {
+    return TILE * (TILE + pad) * sizeof(float);
+  }
   WS_DEVICE void operator()(Thread& t) const {
     auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
     int by = t.blockIdx.x;
@@ -132,8 +142,11 @@ struct TransposeDiagonal {
 
 namespace transpose_detail {
 
-// shared_cols: floats per shared row (0 when the variant uses no shared memory).
-inline Plan plan(const Params& p, const char* kernel, long long shared_cols) {
+using Tiles = Choices<8, 16, 32>;
+// block_rows: a power of two dividing the tile (check() makes sure), so one of these.
+using Rows = Choices<1, 2, 4, 8, 16, 32>;
+
+inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
   Plan pl;
   pl.arrays = {{"in", 4, std::uint64_t(n * n), false}, {"out", 4, std::uint64_t(n * n), true}};
@@ -141,10 +154,18 @@ inline Plan plan(const Params& p, const char* kernel, long long shared_cols) {
   c.kernel = kernel;
   c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
   c.block = {unsigned(tile), unsigned(rows), 1};
-  c.shared_bytes = std::uint32_t(tile * shared_cols * 4);
+  c.shared_bytes = shared_bytes;
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
   return pl;
+}
+
+// The shared bytes of kernel K's instance for this tile, from K itself.
+template <template <int, int> class K, class... A>
+std::uint32_t tile_shared_bytes(const Params& p, A... a) {
+  std::uint32_t b = 0;
+  Tiles::dispatch(p.at("tile"), [&]<long long T>() { b = K<T, 1>::shared_bytes(a...); });
+  return b;
 }
 
 inline std::string check(const Params& p) {
@@ -190,98 +211,124 @@ inline std::string verify_copy(const HostArrays& h, const Params& p) {
 inline std::vector<ParamSpec> params(bool with_pad, long long rows_def, long long pad_def = 0) {
   std::vector<ParamSpec> ps = {
       {"n", 1024, 32, 16384, {}, "matrix side (floats)"},
-      {"tile", 32, 0, 0, {8, 16, 32}, "tile side: threads per block in x"},
+      {"tile", 32, 0, 0, Tiles::list(), "tile side: threads per block in x"},
       {"block_rows", rows_def, 1, 32, {}, "threads per block in y; each does tile/block_rows rows"},
   };
   if (with_pad) ps.push_back({"pad", pad_def, 0, 2, {}, "extra floats per shared row"});
   return ps;
 }
 
-// One instance per (tile, block_rows) the parameters allow (tile 8, 16 or 32, block_rows
-// a power of two dividing it, which check() has made sure of): the kernel's loops are
-// then unrolled (see TransposeTiled).
-template <template <int, int> class K, int Tile, int Rows = 1, class... Extra>
-void launch_rows(Launcher& L, const LaunchCfg& c, const Args& a, long long rows,
-                 Extra... extra) {
-  if constexpr (Rows <= Tile) {
-    if (rows == Rows) {
-      L.launch(c, K<Tile, Rows>{a.in<float>(0), a.out<float>(1), extra...});
-      return;
-    }
-    launch_rows<K, Tile, Rows * 2>(L, c, a, rows, extra...);
-  }
-}
-
+// One instance per (tile, block_rows) the parameters allow: the kernel's loops are then
+// unrolled (see TransposeTiled).
 template <template <int, int> class K, class... Extra>
 void launch_tiled(Launcher& L, const Params& p, const Plan& pl, const Args& a, Extra... extra) {
   const LaunchCfg& c = pl.launches[0];
-  const long long rows = p.at("block_rows");
-  switch (p.at("tile")) {
-    case 8: launch_rows<K, 8>(L, c, a, rows, extra...); break;
-    case 16: launch_rows<K, 16>(L, c, a, rows, extra...); break;
-    default: launch_rows<K, 32>(L, c, a, rows, extra...); break;
-  }
+  with_choice<Tiles>(L, "tile", p.at("tile"), [&]<long long T>() {
+    with_choice<Rows>(L, "block_rows", p.at("block_rows"), [&]<long long R>() {
+      if constexpr (R <= T)
+        L.launch(c, K<T, R>{a.in<float>(0), a.out<float>(1), extra...});
+      else
+        L.refuse("block_rows=" + std::to_string(R) + " exceeds tile=" + std::to_string(T));
+    });
+  });
 }
 
 }  // namespace transpose_detail
 
-// @post appends the transpose variants to r in teaching order (copy, tiled_copy, naive,
-//       tiled, diagonal).
+// @post appends the transpose family and its variants to r in teaching order (copy,
+//       tiled_copy, naive, tiled, diagonal).
 inline void add_transpose(Registry& r) {
   using namespace transpose_detail;
-  r.push_back({{"transpose", "copy", "Copy (no transpose)",
-                "Not a transpose: the same launch copying rows to rows, both accesses "
-                "coalesced, one load in flight per thread (the loop is not unrolled).",
-                "kernels/transpose.cuh", "TransposeCopy", params(false, 8), check,
-                [](const Params& p) { return plan(p, "transpose_copy", 0); }, init,
-                verify_copy},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0],
-                          TransposeCopy{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
-               }});
-  r.push_back({{"transpose", "tiled_copy", "Copy through a shared tile",
-                "Faster than the plain copy despite the round trip through shared memory "
-                "and the barrier: its loops are unrolled, so every load of a thread is in "
-                "flight at once. The ceiling for the tiled transposes.",
-                "kernels/transpose.cuh", "TransposeTiledCopy", params(false, 8), check,
-                [](const Params& p) { return plan(p, "transpose_tiled_copy", p.at("tile")); },
-                init, verify_copy},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 launch_tiled<TransposeTiledCopy>(L, p, pl, a, int(p.at("n")));
-               }});
-  r.push_back({{"transpose", "naive", "Naive",
-                "The baseline: coalesced reads, but each store of a warp is spread over 32 "
-                "sectors.",
-                "kernels/transpose.cuh", "TransposeNaive", params(false, 32), check,
-                [](const Params& p) { return plan(p, "transpose_naive", 0); }, init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0],
-                          TransposeNaive{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
-               }});
-  r.push_back({{"transpose", "tiled", "Tiled in shared memory",
-                "Faster than naive: both global accesses are coalesced; with pad=0 the "
-                "column read of the tile is a 32-way bank conflict, pad=1 removes it.",
-                "kernels/transpose.cuh", "TransposeTiled", params(true, 8), check,
-                [](const Params& p) {
-                  return plan(p, "transpose_tiled", p.at("tile") + p.at("pad"));
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 launch_tiled<TransposeTiled>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
-               }});
-  r.push_back({{"transpose", "diagonal", "Tiled, blocks in diagonal order",
-                "The padded tiled transpose with blocks walked along diagonals, the cure "
-                "for partition camping on old GPUs; on Hopper it brings no gain over "
-                "tiled.",
-                "kernels/transpose.cuh", "TransposeDiagonal", params(true, 8, 1), check,
-                [](const Params& p) {
-                  return plan(p, "transpose_diagonal", p.at("tile") + p.at("pad"));
-                },
-                init, verify},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 launch_tiled<TransposeDiagonal>(L, p, pl, a, int(p.at("n")),
-                                                 int(p.at("pad")));
-               }});
+  r.family({.name = "transpose",
+            .source_file = "kernels/transpose.cuh",
+            .peers = {Peer::MemcpyD2D},
+            .sweeps = {{"tile", "pad"}},
+            .size_params = {"n"},
+            .compare_flip = "pad",
+            .timing = {{"n", 8192}},
+            .small = {{"n", 64}},
+            .demo = true});
+  r.add({.info = {.name = "copy",
+                  .title = "Copy (no transpose)",
+                  .why = "Not a transpose: the same launch copying rows to rows, both accesses "
+                         "coalesced, one load in flight per thread (the loop is not unrolled).",
+                  .entry = "TransposeCopy",
+                  .params = params(false, 8),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "transpose_copy", 0); },
+                  .init = init,
+                  .verify = verify_copy},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TransposeCopy{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled_copy",
+                  .title = "Copy through a shared tile",
+                  .why = "Faster than the plain copy despite the round trip through shared "
+                         "memory and the barrier: its loops are unrolled, so every load of a "
+                         "thread is in flight at once. The ceiling for the tiled transposes.",
+                  .entry = "TransposeTiledCopy",
+                  .params = params(false, 8),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_tiled_copy",
+                                    tile_shared_bytes<TransposeTiledCopy>(p));
+                      },
+                  .init = init,
+                  .verify = verify_copy},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeTiledCopy>(L, p, pl, a, int(p.at("n")));
+         }});
+  r.add({.info = {.name = "naive",
+                  .title = "Naive",
+                  .why = "The baseline: coalesced reads, but each store of a warp is spread "
+                         "over 32 sectors.",
+                  .entry = "TransposeNaive",
+                  .params = params(false, 32),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "transpose_naive", 0); },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TransposeNaive{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled",
+                  .title = "Tiled in shared memory",
+                  .why = "Faster than naive: both global accesses are coalesced; with pad=0 the "
+                         "column read of the tile is a 32-way bank conflict, pad=1 removes it.",
+                  .entry = "TransposeTiled",
+                  .params = params(true, 8),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_tiled",
+                                    tile_shared_bytes<TransposeTiled>(p, int(p.at("pad"))));
+                      },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeTiled>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
+         }});
+  r.add({.info = {.name = "diagonal",
+                  .title = "Tiled, blocks in diagonal order",
+                  .why = "The padded tiled transpose with blocks walked along diagonals, the "
+                         "cure for partition camping on old GPUs; on Hopper it brings no gain "
+                         "over tiled.",
+                  .entry = "TransposeDiagonal",
+                  .params = params(true, 8, 1),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_diagonal",
+                                    tile_shared_bytes<TransposeDiagonal>(p, int(p.at("pad"))));
+                      },
+                  .init = init,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeDiagonal>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
+         }});
 }
 
 WS_END_MODE

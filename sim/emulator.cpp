@@ -99,7 +99,7 @@ struct WordShadow {
 };
 
 struct SharedAlloc {
-  std::uint32_t offset = 0, bytes = 0, elem = 0;
+  std::uint32_t offset = 0, bytes = 0, elem = 0, cols = 0;
   const char* name = "";
   std::uint16_t line = 0;
 };
@@ -186,7 +186,7 @@ class LaneImpl final : public Lane {
     return std::uint32_t(out);
   }
   std::uint32_t alloc_shared(std::uint64_t nbytes, std::uint32_t align, std::uint32_t elem_bytes,
-                             const char* name, std::uint16_t line) override;
+                             const char* name, std::uint16_t line, std::uint32_t cols) override;
   std::byte* shared_base() override;
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
@@ -388,7 +388,7 @@ void LaneImpl::syncthreads(std::uint16_t line) {
 
 std::uint32_t LaneImpl::alloc_shared(std::uint64_t nbytes, std::uint32_t align,
                                      std::uint32_t elem_bytes, const char* name,
-                                     std::uint16_t line) {
+                                     std::uint16_t line, std::uint32_t cols) {
   std::uint32_t k = allocs++;
   auto& list = emu.allocs;
   if (k < list.size()) return list[k].offset;  // another thread fixed it already
@@ -409,6 +409,7 @@ std::uint32_t LaneImpl::alloc_shared(std::uint64_t nbytes, std::uint32_t align,
   a.elem = elem_bytes ? elem_bytes : 1;
   a.name = name ? name : "shared";
   a.line = line;
+  a.cols = cols;
   list.push_back(a);
   if (k >= emu.announced) {
     ArrayDesc d;
@@ -418,6 +419,7 @@ std::uint32_t LaneImpl::alloc_shared(std::uint64_t nbytes, std::uint32_t align,
     d.elem_bytes = a.elem;
     d.count = a.bytes / a.elem;
     d.base_offset = a.offset;
+    d.cols = a.cols;
     emu.sink.on_array(d);
     emu.announced = k + 1;
   }
@@ -937,7 +939,7 @@ class NoLane final : public Lane {
   std::uint32_t ballot(std::uint32_t, bool, std::uint16_t) override { misuse(); }
   std::uint32_t activemask(std::uint16_t) override { misuse(); }
   std::uint32_t alloc_shared(std::uint64_t, std::uint32_t, std::uint32_t, const char*,
-                             std::uint16_t) override {
+                             std::uint16_t, std::uint32_t) override {
     misuse();
   }
   std::byte* shared_base() override { misuse(); }

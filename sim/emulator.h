@@ -109,9 +109,10 @@ class Lane {
 
   // Shared memory of the running block. alloc_shared returns the byte offset of a new
   // array (aligned to `align`) and registers it for messages; overflow is a Problem.
+  // `cols`: elements per row of a 2D array (0 for 1D), so views can draw its grid.
   virtual std::uint32_t alloc_shared(std::uint64_t bytes, std::uint32_t align,
                                      std::uint32_t elem_bytes, const char* name,
-                                     std::uint16_t line) = 0;
+                                     std::uint16_t line, std::uint32_t cols) = 0;
   virtual std::byte* shared_base() = 0;
 
   // Reports an error found by the dialect (out-of-bounds index) and aborts the launch:

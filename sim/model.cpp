@@ -252,8 +252,7 @@ void Totals::add(const WarpEvent& e, const DeviceModel& m) {
     case EventKind::SharedAtomic: shared_atom_requests += issued; break;
     case EventKind::Branch: {
       ++branches;
-      const std::uint32_t taken = e.ballot & e.mask;
-      if (taken != 0 && taken != e.mask) ++divergent_branches;
+      if (diverged(e)) ++divergent_branches;
       break;
     }
     case EventKind::Barrier: ++barriers; break;

@@ -12,9 +12,26 @@
 
 namespace ws::sim {
 
+// An H100 SXM's numbers, written once. DeviceModel's defaults, the emulator's launch
+// limits (DeviceLimits in kernels/catalogue.h) and the reduction's one-wave grid read them;
+// the CUDA backend reads a real device's limits instead.
+namespace h100 {
+inline constexpr const char* kName = "Hopper (sm_90)";
+inline constexpr unsigned kSmCount = 132;
+inline constexpr unsigned kMaxThreadsPerSm = 2048;
+inline constexpr unsigned kMaxThreadsPerBlock = 1024;
+inline constexpr Dim3 kMaxBlock = {1024, 1024, 64};
+inline constexpr Dim3 kMaxGrid = {2147483647u, 65535, 65535};
+inline constexpr std::uint32_t kMaxSharedPerBlock = 48 * 1024;        // without opt-in
+inline constexpr std::uint32_t kMaxSharedPerBlockOptin = 227 * 1024;  // cudaFuncSetAttribute
+inline constexpr double kDramGbps = 3352.0;  // theoretical
+inline constexpr double kFp32Gflops = 66900.0;
+inline constexpr double kSmClockGhz = 1.755;
+}  // namespace h100
+
 // The hardware parameters the model depends on (Hopper defaults). Another GPU overrides.
 struct DeviceModel {
-  std::string name = "Hopper (sm_90)";
+  std::string name = h100::kName;
   unsigned warp_size = 32;
   unsigned sector_bytes = 32;
   unsigned line_bytes = 128;
@@ -29,13 +46,13 @@ struct DeviceModel {
     return bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
   }
   // For the modelled time of emulated runs (never shown as measured).
-  double dram_gbps = 3352.0;       // H100 SXM theoretical
-  double fp32_gflops = 66900.0;
+  double dram_gbps = h100::kDramGbps;
+  double fp32_gflops = h100::kFp32Gflops;
   double launch_overhead_us = 3.0;
   // The shared-memory pipe: each SM's banks serve one wavefront per clock, so a 32-way
   // conflict costs 32 clocks where a conflict-free access costs one.
-  unsigned sm_count = 132;
-  double sm_clock_ghz = 1.755;
+  unsigned sm_count = h100::kSmCount;
+  double sm_clock_ghz = h100::kSmClockGhz;
 };
 
 // One global access of a warp.

@@ -80,6 +80,14 @@ struct WarpEvent {
 };
 static_assert(sizeof(WarpEvent) == 148, "WarpEvent layout is shared with device code");
 
+// The one test of "did this branch diverge": a marked branch whose condition held on some
+// but not all of the lanes that ran it, so the warp runs both sides one after the other.
+// @post true iff e is a Branch and 0 < popcount(ballot & mask) < popcount(mask).
+constexpr bool diverged(const WarpEvent& e) {
+  const std::uint32_t taken = e.ballot & e.mask;
+  return e.kind == EventKind::Branch && taken != 0 && taken != e.mask;
+}
+
 // The memory an access names: global arrays are kernel arguments, shared ones are
 // carved from the block's dynamic shared memory in declaration order.
 enum class Space : std::uint8_t { Global = 0, Shared = 1 };
@@ -92,6 +100,7 @@ struct ArrayDesc {
   std::uint32_t elem_bytes = 4;
   std::uint64_t count = 0;    // elements
   std::uint32_t base_offset = 0;  // shared: byte offset of element 0 in the block's smem
+  std::uint32_t cols = 0;     // shared2d: elements per row, padding included; 0: one row
 };
 
 // Everything about one kernel launch that a view needs beside its events.

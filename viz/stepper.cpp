@@ -8,24 +8,6 @@
 
 namespace ws::viz {
 
-std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::uint32_t block,
-                                     std::uint16_t warp) {
-  std::vector<std::size_t> out;
-  for (std::size_t i = 0; i < events.size(); ++i)
-    if (events[i].block == block && events[i].warp == warp) out.push_back(i);
-  return out;
-}
-
-bool is_conflict(const WarpEvent& e, const sim::DeviceModel& m) {
-  if (e.mask == 0) return false;
-  if (is_shared(e.kind)) return sim::analyze_shared(e, m).conflicts > 0;
-  if (is_global(e.kind)) {
-    const sim::GlobalAccess g = sim::analyze_global(e, m);
-    return g.sectors > g.ideal_sectors;
-  }
-  return false;
-}
-
 std::string_view to_string(StepAction a) {
   switch (a) {
     case StepAction::None: return "none";
@@ -127,7 +109,7 @@ std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
   } else if (e.kind == EventKind::Branch) {
     std::snprintf(b, sizeof b, "branch, line %u: condition true on %d of %d active lanes%s",
                   unsigned(e.line), __builtin_popcount(e.ballot & e.mask), active,
-                  (e.ballot & e.mask) != 0 && (e.ballot & e.mask) != e.mask ? " - the warp diverges" : "");
+                  diverged(e) ? " - the warp diverges" : "");
   } else {
     std::snprintf(b, sizeof b, "%s, line %u, %d lanes", std::string(to_string(e.kind)).c_str(),
                   unsigned(e.line), active);

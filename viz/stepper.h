@@ -8,20 +8,16 @@
 #include <string>
 #include <vector>
 
+#include "sim/analysis.h"
 #include "sim/model.h"
 #include "sim/trace.h"
 #include "viz/view_common.h"
 
 namespace ws::viz {
 
-// The events of (block, warp) in issue order, as indices into `events`.
-// @post every index i has events[i].block == block && events[i].warp == warp, ascending.
-std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::uint32_t block,
-                                     std::uint16_t warp);
-
-// A conflict: a shared access needing more wavefronts than ideal, or a global access
-// touching more sectors than ideal (the model's numbers).
-bool is_conflict(const WarpEvent& e, const sim::DeviceModel& m = {});
+// The warp's events and what a conflict is: trace analysis, in sim/analysis.h.
+using sim::is_conflict;
+using sim::warp_events;
 
 enum class StepAction { None, First, Back, Forward, Last, Play, Pause, Scrub, NextBarrier,
                         NextConflict, PrevConflict };

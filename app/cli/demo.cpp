@@ -64,7 +64,14 @@ std::string cell(double v, int digits = 3) { return std::isnan(v) ? "-" : fmt(v,
 }  // namespace
 
 int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
-  const std::string family = "transpose";
+  const FamilyInfo* fam = nullptr;
+  for (const FamilyInfo& f : families())
+    if (f.demo && !fam) fam = &f;
+  if (!fam) {
+    err << "warpscope: the catalogue marks no family for the demo\n";
+    return kExitFailed;
+  }
+  const std::string family = fam->name;
   std::string notice, why;
   auto b = open_backend(opt.backend, notice, why);
   if (!b) {
@@ -86,18 +93,17 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
     out << "Backend: cuda on " << b->device().name << ": times are measured.\n";
   }
 
-  // Every variant at its defaults, and each padded variant also with one float of padding:
-  // the bank conflict and its cure side by side.
+  // Every variant at its defaults, and each variant with the family's compare knob off by
+  // default also with it on (the transpose's padding): the bank conflict and its cure side
+  // by side.
   Params sets;
-  if (emu) sets["n"] = opt.emu_n;
+  if (emu) sets = opt.emu_sets;
+  const std::string& knob = fam->compare_flip;
   std::vector<Config> cs;
   for (const auto* v : variants) {
-    bool has_pad = false;
-    long long pad_def = 0;
-    for (const auto& p : v->params)
-      if (p.name == "pad") has_pad = true, pad_def = p.def;
+    const ParamSpec* flip = knob.empty() ? nullptr : find_param(*v, knob);
     std::vector<Sweep> sw;
-    if (has_pad && pad_def == 0) sw.push_back({"pad", {0, 1}});
+    if (flip && flip->def == 0) sw.push_back({knob, {0, 1}});
     std::vector<Config> mine;
     if (!make_configs({v}, sets, sw, b->device().limits, mine, why)) {
       err << "warpscope: " << why << "\n";
@@ -105,8 +111,11 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
     }
     for (auto& c : mine) cs.push_back(std::move(c));
   }
-  out << "Kernel: " << family << ", n=" << cs.front().completed.at("n")
-      << " (other parameters at each variant's defaults)\n\n";
+  std::string sizes;
+  for (const std::string& k : fam->size_params)
+    if (auto it = cs.front().completed.find(k); it != cs.front().completed.end())
+      sizes += ", " + k + "=" + std::to_string(it->second);
+  out << "Kernel: " << family << sizes << " (other parameters at each variant's defaults)\n\n";
 
   BenchOptions bo;
   bo.totals = true;
@@ -120,8 +129,8 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   for (const auto& row : r.rows) {
     const auto& t = row.result.totals;
     std::string label = row.cfg.variant->name;
-    if (auto it = row.cfg.completed.find("pad"); it != row.cfg.completed.end())
-      label += " pad=" + std::to_string(it->second);
+    if (auto it = row.cfg.completed.find(knob); !knob.empty() && it != row.cfg.completed.end())
+      label += " " + knob + "=" + std::to_string(it->second);
     if (row.failed()) {
       rows.push_back({label, "", "", "", "", "", "", "FAILED"});
       continue;

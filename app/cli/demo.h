@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/catalogue.h"
 #include "viz/chart.h"
 
 namespace ws::cli {
@@ -19,12 +20,13 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
 struct DemoOptions {
   std::string dir = "warpscope-demo";  // charts go here (created if missing)
   std::string backend = "auto";
-  // Matrix side on the emulator: the size of the H100 reference counters, so the demo's
-  // counts can be held against them; it emulates in seconds. The GPU uses the default.
-  long long emu_n = 1024;
+  // Parameters set on the emulator only (tests make it smaller); empty: the family's
+  // defaults, which for the transpose are the size of the H100 reference counters, so the
+  // demo's counts can be held against them. The GPU uses the defaults.
+  Params emu_sets;
 };
 
-// Runs the transpose family on the best backend, prints per variant the metrics that
+// Runs the family marked `demo` in the catalogue (the transpose) on the best backend, prints per variant the metrics that
 // matter (sectors per request, bank conflicts, time, throughput, verification) and writes
 // the charts into `dir`.
 // @post returns 0 when every variant ran and verified and the charts were written.

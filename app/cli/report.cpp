@@ -15,25 +15,7 @@ namespace ws::cli {
 
 std::unique_ptr<Backend> open_backend(const std::string& name, std::string& notice,
                                       std::string& err) {
-  notice.clear();
-  err.clear();
-  if (name == "auto") {
-    auto b = make_best_backend(notice);
-    if (!b) err = "no backend could be opened" + (notice.empty() ? "" : ": " + notice);
-    return b;
-  }
-  if (name == "emu") return make_emu_backend();
-  if (name == "cuda") {
-    std::string why;
-    auto b = make_cuda_backend(why);
-    if (!b)
-      err = "the cuda backend is not available: " +
-            (why.empty() ? std::string("no usable CUDA device") : why) +
-            " (use --backend emu for the emulator)";
-    return b;
-  }
-  err = "unknown backend '" + name + "' (choose auto, emu or cuda)";
-  return nullptr;
+  return make_backend(name, notice, err);
 }
 
 std::vector<std::string> family_names() {
@@ -195,10 +177,8 @@ std::string BenchReport::unit() const {
 }
 
 std::vector<Peer> peers_for(const std::string& family, bool gflops) {
-  if (gflops) return {Peer::CublasSgemm};
-  std::vector<Peer> out = {Peer::MemcpyD2D};
-  if (family.find("reduc") != std::string::npos) out.push_back(Peer::CubReduceSum);
-  return out;
+  const FamilyInfo* f = find_family(family);
+  return f ? ws::peers_for(*f, gflops) : std::vector<Peer>{};
 }
 
 namespace {

@@ -18,40 +18,10 @@ namespace {
 
 constexpr std::size_t kHistoryMax = 60;
 
-struct ViewName {
-  View v;
-  const char* name;
-};
-constexpr ViewName kViews[] = {
-    {View::Window, "window"},       {View::BankMap, "bank-map"},   {View::SectorMap, "sector-map"},
-    {View::Divergence, "divergence"}, {View::Charts, "charts"},    {View::Metrics, "metrics"},
-    {View::Stepper, "stepper"},     {View::Compare, "compare"},    {View::Lesson, "lesson"}, {View::Editor, "editor"},
-};
-
 std::string params_text(const Params& p) { return ws::to_string(p); }
 
 }  // namespace
 
-std::string_view to_string(View v) {
-  for (const auto& n : kViews)
-    if (n.v == v) return n.name;
-  return "window";
-}
-
-bool view_from_string(std::string_view s, View& out) {
-  for (const auto& n : kViews)
-    if (s == n.name) {
-      out = n.v;
-      return true;
-    }
-  return false;
-}
-
-std::string view_names() {
-  std::string s;
-  for (const auto& n : kViews) s += (s.empty() ? "" : ", ") + std::string(n.name);
-  return s;
-}
 
 std::vector<std::string> source_roots() {
   std::vector<std::string> roots;
@@ -230,12 +200,12 @@ void AppState::set_compare(bool on, const std::string& variant, const Params& ov
   }
   if (on && compare_variant.empty()) {
     const VariantInfo* v = variant_info();
-    const bool has_pad = v && std::any_of(v->params.begin(), v->params.end(),
-                                          [](const ParamSpec& p) { return p.name == "pad"; });
-    if (has_pad) {
+    const FamilyInfo* f = find_family(sel_.family);
+    const std::string flip = f ? f->compare_flip : std::string();
+    if (v && !flip.empty() && find_param(*v, flip)) {
       compare_variant = sel_.variant;
-      const auto it = completed_.find("pad");
-      compare_overrides = {{"pad", it != completed_.end() && it->second != 0 ? 0 : 1}};
+      const auto it = completed_.find(flip);
+      compare_overrides = {{flip, it != completed_.end() && it->second != 0 ? 0 : 1}};
     } else {
       std::vector<std::string> names;
       for (const auto& c : catalogue())
@@ -351,7 +321,9 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
     // emulator would take minutes at the top of the range), anything else over its range.
     const auto cur_it = completed_.find(param);
     const long long cur = cur_it != completed_.end() ? cur_it->second : ps.def;
-    const bool size = param == "n" || param == "block";
+    const FamilyInfo* f = find_family(sel_.family);
+    const bool size = f && std::find(f->size_params.begin(), f->size_params.end(), param) !=
+                               f->size_params.end();
     std::vector<long long> out;
     if (!size && ps.min == 0) out.push_back(0);
     for (long long x = 1; x <= ps.max && x > 0 && out.size() < 9; x *= 2)
@@ -364,26 +336,14 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
 
 void AppState::default_sweep_params() {
   const VariantInfo* v = variant_info();
+  const FamilyInfo* f = find_family(sel_.family);
   sweep_x.clear();
   sweep_series.clear();
-  if (!v || v->params.empty()) return;
-  auto has = [&](const char* n) {
-    return std::any_of(v->params.begin(), v->params.end(), [&](const ParamSpec& p) { return p.name == n; });
-  };
-  // The transpose's question is tile x padding; elsewhere the knob the family is about
-  // (stride, offset, k) along x, one line per choice of a listed parameter (elem, tile).
-  if (has("tile") && has("pad")) {
-    sweep_x = "tile";
-    sweep_series = "pad";
-    return;
-  }
-  for (const ParamSpec& p : v->params)
-    if (sweep_x.empty() && p.choices.empty() && p.name != "n" && p.name != "block") sweep_x = p.name;
-  for (const ParamSpec& p : v->params)
-    if (sweep_x.empty() && !p.choices.empty()) sweep_x = p.name;
-  if (sweep_x.empty()) sweep_x = v->params.front().name;
-  for (const ParamSpec& p : v->params)
-    if (sweep_series.empty() && !p.choices.empty() && p.name != sweep_x) sweep_series = p.name;
+  if (!v || !f) return;
+  // The family says which question its sweep asks first (the transpose: tile x padding).
+  const SweepAxes a = default_sweep(*f, *v);
+  sweep_x = a.x;
+  sweep_series = a.series;
 }
 
 void AppState::request_sweep() {
@@ -510,54 +470,16 @@ void AppState::derive(Loaded& l, bool) {
                   : l.info              ? viz::find_struct_line(l.source, l.info->entry)
                                         : 0;
   const auto& ev = l.events();
-  l.order = viz::warp_events(ev, l.sel.block, l.sel.warp);
+  l.order = sim::warp_events(ev, l.sel.block, l.sel.warp);
   l.mask = sim::mask_history(ev, l.sel.block, l.sel.warp);
   // What the trace did on each source line, for the source view's margin.
-  struct LineSum {
-    unsigned events = 0, max_degree = 0, max_sectors = 0, ideal = 0, divergent = 0, branches = 0;
-    bool shared = false, global = false;
-  };
-  std::map<int, LineSum> sums;
-  const sim::DeviceModel m;
-  for (std::size_t i : l.order) {
-    const WarpEvent& e = ev[i];
-    LineSum& s = sums[e.line];
-    ++s.events;
-    if (is_shared(e.kind)) {
-      s.shared = true;
-      s.max_degree = std::max(s.max_degree, sim::analyze_shared(e, m).max_degree);
-    } else if (is_global(e.kind)) {
-      s.global = true;
-      const sim::GlobalAccess g = sim::analyze_global(e, m);
-      if (g.sectors > s.max_sectors) {
-        s.max_sectors = g.sectors;
-        s.ideal = g.ideal_sectors;
-      }
-    } else if (e.kind == EventKind::Branch) {
-      ++s.branches;
-      const std::uint32_t t = e.ballot & e.mask;
-      if (t != 0 && t != e.mask) ++s.divergent;
-    }
-  }
   l.notes.clear();
   l.marks.clear();
-  for (const auto& [line, s] : sums) {
-    std::string n;
-    if (s.shared)
-      n += s.max_degree > 1 ? std::to_string(s.max_degree) + "-way bank conflict" : "no bank conflict";
-    if (s.global) {
-      if (!n.empty()) n += ", ";
-      n += std::to_string(s.max_sectors) + " sectors/request (ideal " + std::to_string(s.ideal) + ")";
-    }
-    if (s.branches) {
-      if (!n.empty()) n += ", ";
-      n += s.divergent ? "diverges " + std::to_string(s.divergent) + " of " + std::to_string(s.branches) + " times"
-                       : "uniform branch";
-    }
+  for (const auto& [line, s] : sim::summarize_lines(ev, l.order)) {
+    const std::string n = s.note();
     if (n.empty()) continue;
-    l.notes[line] = n + (s.events > 1 ? " (x" + std::to_string(s.events) + ")" : "");
-    const bool conflict = s.max_degree > 1 || s.max_sectors > s.ideal;
-    l.marks[line] = conflict ? viz::heat_colour(32) : s.divergent ? viz::ballot_false_colour({}) : viz::heat_colour(1);
+    l.notes[line] = n;
+    l.marks[line] = s.conflict() ? viz::heat_colour(32) : s.divergent ? viz::ballot_false_colour({}) : viz::heat_colour(1);
   }
 }
 
@@ -567,61 +489,7 @@ std::size_t AppState::compare_pos() const {
 }
 
 std::size_t AppState::interesting_pos(View v) const {
-  const auto& ev = main.events();
-  const auto& ord = main.order;
-  const sim::DeviceModel m;
-  auto first = [&](auto pred) -> std::optional<std::size_t> {
-    for (std::size_t p = 0; p < ord.size(); ++p)
-      if (pred(ev[ord[p]])) return p;
-    return std::nullopt;
-  };
-  std::optional<std::size_t> p;
-  switch (v) {
-    case View::BankMap:
-    case View::Compare:
-      p = first([&](const WarpEvent& e) { return is_shared(e.kind) && sim::analyze_shared(e, m).conflicts > 0; });
-      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::SharedLoad; });
-      if (!p) p = first([](const WarpEvent& e) { return is_shared(e.kind); });
-      break;
-    case View::SectorMap:
-      p = first([&](const WarpEvent& e) {
-        if (!is_global(e.kind)) return false;
-        const auto g = sim::analyze_global(e, m);
-        return g.sectors > g.ideal_sectors;
-      });
-      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::GlobalStore; });
-      if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind); });
-      break;
-    case View::Divergence:
-      p = first([](const WarpEvent& e) {
-        const std::uint32_t t = e.ballot & e.mask;
-        return e.kind == EventKind::Branch && t != 0 && t != e.mask;
-      });
-      if (!p) p = first([](const WarpEvent& e) { return e.mask != 0xFFFFFFFFu; });
-      break;
-    case View::Stepper:
-    case View::Window:
-      p = first([&](const WarpEvent& e) { return viz::is_conflict(e, m); });
-      break;
-    default:
-      break;
-  }
-  return p.value_or(0);
-}
-
-unsigned AppState::grid_row_elems(const ArrayDesc& a, const Params& p) const {
-  auto get = [&](const char* k) -> long long {
-    auto it = p.find(k);
-    return it == p.end() ? -1 : it->second;
-  };
-  const long long tile = get("tile"), pad = std::max(0LL, get("pad"));
-  if (tile > 0 && a.count == std::uint64_t(tile * (tile + pad))) return unsigned(tile + pad);
-  // A square array whose side is one of the parameters is a 2D tile (matmul's As, Bs).
-  const auto side = std::uint64_t(std::llround(std::sqrt(double(a.count))));
-  if (side * side == a.count)
-    for (const auto& [k, v] : p)
-      if (v > 0 && std::uint64_t(v) == side) return unsigned(side);
-  return 0;  // one row = one pass over the banks: column = bank
+  return sim::interesting_pos(main.events(), main.order, viz::focus_of(v));
 }
 
 // --- charts ---------------------------------------------------------------------------

@@ -18,13 +18,15 @@
 #include "viz/chart.h"
 #include "viz/source_view.h"
 #include "viz/stepper.h"
+#include "viz/views.h"
 
 namespace ws::gui {
 
-enum class View { Window, BankMap, SectorMap, Divergence, Charts, Metrics, Stepper, Compare, Lesson, Editor };
-std::string_view to_string(View v);
-bool view_from_string(std::string_view s, View& out);
-std::string view_names();  // "window, bank-map, ..." for messages
+// Views are declared once, in viz/views.h.
+using viz::View;
+using viz::view_from_string;
+using viz::view_names;
+using viz::to_string;
 
 struct Selection {
   std::string family, variant;
@@ -68,9 +70,12 @@ struct Notice {
   bool error = false;
 };
 
+// Which panels the window shows. The views among them are named by the view table's panel
+// column (viz/views.h); `none` is the column's value for views that are always there.
 struct Panels {
   bool controls = true, stepper = true, source = true, bank = true, sector = true,
        mask = true, metrics = true, charts = true, lesson = true;
+  bool none = true;
 };
 
 class AppState : public LessonHost {
@@ -119,8 +124,6 @@ class AppState : public LessonHost {
   // The first event of the warp that a view is about (a conflict for the maps, a divergent
   // branch for the mask strip), or 0.
   std::size_t interesting_pos(View v) const;
-  // The row length of a shared array's grid, from the parameters of the run that made it.
-  unsigned grid_row_elems(const ArrayDesc& a, const Params& p) const;
 
   // --- charts ---
   std::deque<HistoryPoint> history;

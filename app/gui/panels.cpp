@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 
@@ -18,6 +19,10 @@ using platform::Keys;
 using viz::Rect;
 
 namespace {
+
+// A view of the table (viz/views.h) drawn into r, and the Panels switch that shows it.
+void draw_view(View v, AppState& s, FrameDraw& fd, const Rect& r);
+bool* panel_switch(Panels& p, View v);
 
 constexpr ImGuiWindowFlags kPanelFlags = ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize |
                                          ImGuiWindowFlags_NoCollapse |
@@ -106,7 +111,7 @@ viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
   viz::BankMapInput in;
   in.event = p.e;
   in.array = p.e ? l.array_of(*p.e) : nullptr;
-  in.row_elems = in.array ? s.grid_row_elems(*in.array, l.sel.params) : 0;
+  in.row_elems = in.array ? in.array->cols : 0;  // the shape shared2d declared
   in.caption = p.e ? map_caption(l, p, "shared access") : "";
   if (!p.e) {
     in.caption = l.sel.variant + ": this warp makes no shared-memory access";
@@ -594,15 +599,17 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::SameLine();
   if (ImGui::SmallButton("panels")) ImGui::OpenPopup("panels");
   if (ImGui::BeginPopup("panels")) {
+    // The kernel controls and the source are panels, not views; the rest come from the
+    // view table, each under its title.
     ImGui::Checkbox("controls", &s.panels.controls);
-    ImGui::Checkbox("stepper", &s.panels.stepper);
     ImGui::Checkbox("source", &s.panels.source);
-    ImGui::Checkbox("bank map", &s.panels.bank);
-    ImGui::Checkbox("sector map", &s.panels.sector);
-    ImGui::Checkbox("divergence", &s.panels.mask);
-    ImGui::Checkbox("metrics", &s.panels.metrics);
-    ImGui::Checkbox("charts", &s.panels.charts);
-    ImGui::Checkbox("lesson", &s.panels.lesson);
+    for (const viz::ViewInfo& v : viz::kViews) {
+      bool* on = panel_switch(s.panels, v.id);
+      if (on == &s.panels.none) continue;
+      std::string label(v.title);
+      for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
+      ImGui::Checkbox(label.c_str(), on);
+    }
     ImGui::EndPopup();
   }
   ImGui::SameLine();
@@ -691,21 +698,20 @@ void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
 
 // --- presenter ---------------------------------------------------------------------------
 
-// The map that fits the current event: sectors for a global access, lanes for a branch or
-// a partial mask, banks otherwise.
+// The map that fits the current event, from the view table: sectors for a global access,
+// lanes for a branch or a partial mask, banks otherwise.
 void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
   const Loaded& l = s.main;
   const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
-  if (cur && is_global(cur->kind)) {
-    if (begin_panel(fd, "Sector map", r)) fd.sector = sector_panel(s, l, s.stepper.pos);
-    ImGui::End();
-  } else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind)) {
-    if (begin_panel(fd, "Divergence", r)) fd.mask = mask_panel(s, l, s.stepper.pos);
-    ImGui::End();
-  } else {
-    if (begin_panel(fd, "Bank map", r)) fd.bank = bank_panel(s, l, s.stepper.pos);
-    ImGui::End();
-  }
+  unsigned fits = viz::kFitsShared;
+  if (cur && is_global(cur->kind)) fits = viz::kFitsGlobal;
+  else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind))
+    fits = viz::kFitsBranch;
+  for (const viz::ViewInfo& v : viz::kViews)
+    if (v.has(fits | viz::kWithSource)) {
+      draw_view(v.id, s, fd, r);
+      return;
+    }
 }
 
 // Lines the shortcut list needs at this width (as shortcut_list flows it).
@@ -774,32 +780,15 @@ void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   const Rect top{right.x0, right.y0, right.x1, src_y}, under{right.x0, src_y, right.x1, right.y1};
   const std::size_t pos = s.stepper.pos;
   bool source_under = true;
+  viz::View v = viz::View::Window;
+  const bool named = viz::view_from_string(view, v) && viz::view_info(v).has(viz::kInLab);
   if (s.compare_mode) {
     compare_region(s, fd, right);
     source_under = false;
-  } else if (view == "bank-map") {
-    if (begin_panel(fd, "Bank map", top)) fd.bank = bank_panel(s, s.main, pos);
-    ImGui::End();
-  } else if (view == "sector-map") {
-    if (begin_panel(fd, "Sector map", top)) fd.sector = sector_panel(s, s.main, pos);
-    ImGui::End();
-  } else if (view == "divergence") {
-    if (begin_panel(fd, "Divergence", top)) fd.mask = mask_panel(s, s.main, pos);
-    ImGui::End();
-  } else if (view == "metrics") {
-    if (begin_panel(fd, "Metrics", right)) fd.metrics = metrics_panel(s, s.main);
-    ImGui::End();
-    source_under = false;
-  } else if (view == "charts") {
-    if (begin_panel(fd, "Charts", right)) charts_panel(s, fd, true);
-    ImGui::End();
-    source_under = false;
-  } else if (view == "stepper") {
-    const Rect st{right.x0, right.y0, right.x1, right.y0 + stepper_height()};
-    if (begin_panel(fd, "Stepper", st)) fd.stepper = stepper_panel(s);
-    ImGui::End();
-    if (begin_panel(fd, "Source", Rect{right.x0, st.y1, right.x1, right.y1})) fd.source = source_panel(s, s.main, pos);
-    ImGui::End();
+  } else if (named && viz::view_info(v).has(viz::kWithSource)) {
+    draw_view(v, s, fd, top);
+  } else if (named) {
+    draw_view(v, s, fd, right);  // it brings what it needs (the stepper brings the source)
     source_under = false;
   } else {
     auto_view(s, fd, top);
@@ -812,6 +801,154 @@ void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   keys_strip(s, fd, Rect{r.x0, body.y1, r.x1, r.y1}, lesson_shortcuts());
   if (view == "stepper" && !label.empty()) fd.stepper.label = label;
 }
+
+// --- the view table's draw functions (viz/views.h, its fourth column) ----------------------
+
+std::string title_of(View v) { return std::string(viz::view_info(v).title); }
+
+void draw_bank_map(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::BankMap).c_str(), r)) fd.bank = bank_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+}
+
+void draw_sector_map(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::SectorMap).c_str(), r)) fd.sector = sector_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+}
+
+void draw_divergence(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::Divergence).c_str(), r)) fd.mask = mask_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+}
+
+void draw_charts(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::Charts).c_str(), r)) charts_panel(s, fd, true);
+  ImGui::End();
+}
+
+void draw_metrics(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::Metrics).c_str(), r)) fd.metrics = metrics_panel(s, s.main);
+  ImGui::End();
+}
+
+// The stepper with the source under it, and the divergence strip beside the source when the
+// rectangle is clearly wider than tall (a whole window; not the classroom's right half).
+void draw_stepper(AppState& s, FrameDraw& fd, const Rect& r) {
+  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height()};
+  if (begin_panel(fd, title_of(View::Stepper).c_str(), top)) fd.stepper = stepper_panel(s);
+  ImGui::End();
+  const bool beside = r.w() > 1.4f * r.h();
+  const Rect left{r.x0, top.y1, beside ? r.x0 + r.w() * 0.55f : r.x1, r.y1};
+  if (begin_panel(fd, "Source", left)) fd.source = source_panel(s, s.main, s.stepper.pos);
+  ImGui::End();
+  if (beside) draw_divergence(s, fd, Rect{left.x1, top.y1, r.x1, r.y1});
+}
+
+void draw_compare(AppState& s, FrameDraw& fd, const Rect& r) { compare_region(s, fd, r); }
+
+void draw_lesson(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::Lesson).c_str(), r)) lesson_panel(s, fd);
+  ImGui::End();
+}
+
+void draw_editor(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, title_of(View::Editor).c_str(), r) && s.editor) fd.editor = s.editor->draw(s);
+  ImGui::End();
+}
+
+void draw_window(AppState& s, FrameDraw& fd, const Rect& body);
+
+using DrawFn = void (*)(AppState&, FrameDraw&, const Rect&);
+constexpr DrawFn kDraw[] = {
+#define WS_VIEW_DRAW(id, name, title, draw, panel, flags) &draw,
+    WS_VIEW_TABLE(WS_VIEW_DRAW)
+#undef WS_VIEW_DRAW
+};
+
+void draw_view(View v, AppState& s, FrameDraw& fd, const Rect& r) { kDraw[std::size_t(v)](s, fd, r); }
+
+bool* panel_switch(Panels& p, View v) {
+  switch (v) {
+#define WS_VIEW_PANEL(id, name, title, draw, panel, flags) \
+  case View::id:                                         \
+    return &p.panel;
+    WS_VIEW_TABLE(WS_VIEW_PANEL)
+#undef WS_VIEW_PANEL
+  }
+  return &p.none;
+}
+
+// The window: three columns. What to run (controls, lesson); what the warp does (stepper,
+// source, divergence); what the memory does (bank map, sector map) over the numbers
+// (charts, metrics).
+void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
+  const float W = body.w(), H = body.h(), y0 = body.y0;
+  const float x1 = std::max(W * 0.21f, std::min(ImGui::GetFontSize() * 19, W * 0.3f));
+  const float x2 = x1 + (W - x1) * 0.47f;
+
+  const float ctrl_h = s.panels.lesson ? H * 0.56f : H;
+  if (s.panels.controls) {
+    if (begin_panel(fd, "Kernel", Rect{0, y0, x1, y0 + ctrl_h})) controls_panel(s, fd);
+    ImGui::End();
+  }
+  if (s.panels.lesson) {
+    if (begin_panel(fd, "Lesson", Rect{0, s.panels.controls ? y0 + ctrl_h : y0, x1, body.y1})) lesson_panel(s, fd);
+    ImGui::End();
+  }
+
+  if (s.compare_mode) {
+    compare_region(s, fd, Rect{x1, y0, body.x1, body.y1});
+    return;
+  }
+
+  float y = y0;
+  if (s.panels.stepper) {
+    const float h = stepper_height();
+    if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
+    ImGui::End();
+    y += h;
+  }
+  const float src_h = (body.y1 - y) * (s.panels.mask ? 0.55f : 1.0f);
+  if (s.editor) {  // the student's kernel takes the source's place
+    draw_view(View::Editor, s, fd, Rect{x1, y, x2, y + src_h});
+    y += src_h;
+  } else if (s.panels.source) {
+    if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+    y += src_h;
+  }
+  if (s.panels.mask) {
+    draw_view(View::Divergence, s, fd, Rect{x1, y, x2, body.y1});
+  }
+
+  float yr = y0;
+  const float bank_h = H * 0.42f, sector_h = H * 0.25f;
+  if (s.panels.bank) {
+    draw_view(View::BankMap, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
+    yr += bank_h;
+  }
+  if (s.panels.sector) {
+    draw_view(View::SectorMap, s, fd, Rect{x2, yr, body.x1, yr + sector_h});
+    yr += sector_h;
+  }
+  if (s.panels.charts || s.panels.metrics) {
+    if (begin_panel(fd, "Numbers", Rect{x2, yr, body.x1, body.y1})) {
+      if (ImGui::BeginTabBar("numbers")) {
+        if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
+          charts_panel(s, fd, false);
+          ImGui::EndTabItem();
+        }
+        if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
+          fd.metrics = metrics_panel(s, s.main);
+          ImGui::EndTabItem();
+        }
+        ImGui::EndTabBar();
+      }
+    }
+    ImGui::End();
+  }
+}
+
 
 }  // namespace
 
@@ -937,54 +1074,7 @@ FrameDraw draw_ui(AppState& s) {
 
   // Screenshots of one view: that view fills the window.
   if (s.single_view != View::Window) {
-    const Rect all{0, 0, ds.x, ds.y};
-    const std::size_t pos = s.stepper.pos;
-    switch (s.single_view) {
-      case View::BankMap:
-        if (begin_panel(fd, "Bank map", all)) fd.bank = bank_panel(s, s.main, pos);
-        ImGui::End();
-        break;
-      case View::SectorMap:
-        if (begin_panel(fd, "Sector map", all)) fd.sector = sector_panel(s, s.main, pos);
-        ImGui::End();
-        break;
-      case View::Divergence:
-        if (begin_panel(fd, "Divergence", all)) fd.mask = mask_panel(s, s.main, pos);
-        ImGui::End();
-        break;
-      case View::Charts:
-        if (begin_panel(fd, "Charts", all)) charts_panel(s, fd, true);
-        ImGui::End();
-        break;
-      case View::Metrics:
-        if (begin_panel(fd, "Metrics", all)) fd.metrics = metrics_panel(s, s.main);
-        ImGui::End();
-        break;
-      case View::Stepper: {
-        const Rect top{0, 0, ds.x, stepper_height()};
-        if (begin_panel(fd, "Stepper", top)) fd.stepper = stepper_panel(s);
-        ImGui::End();
-        const Rect left{0, top.y1, ds.x * 0.55f, ds.y}, right{left.x1, top.y1, ds.x, ds.y};
-        if (begin_panel(fd, "Source", left)) fd.source = source_panel(s, s.main, pos);
-        ImGui::End();
-        if (begin_panel(fd, "Divergence", right)) fd.mask = mask_panel(s, s.main, pos);
-        ImGui::End();
-        break;
-      }
-      case View::Compare:
-        compare_region(s, fd, all);
-        break;
-      case View::Lesson:
-        if (begin_panel(fd, "Lesson", all)) lesson_panel(s, fd);
-        ImGui::End();
-        break;
-      case View::Editor:
-        if (begin_panel(fd, "Editor", all) && s.editor) fd.editor = s.editor->draw(s);
-        ImGui::End();
-        break;
-      case View::Window:
-        break;
-    }
+    draw_view(s.single_view, s, fd, Rect{0, 0, ds.x, ds.y});
     return fd;
   }
 
@@ -1000,79 +1090,7 @@ FrameDraw draw_ui(AppState& s) {
     return fd;
   }
 
-  // Three columns: what to run (controls, lesson); what the warp does (stepper, source,
-  // divergence); what the memory does (bank map, sector map) over the numbers (charts,
-  // metrics).
-  const float W = body.w(), H = body.h(), y0 = body.y0;
-  const float x1 = std::max(W * 0.21f, std::min(ImGui::GetFontSize() * 19, W * 0.3f));
-  const float x2 = x1 + (W - x1) * 0.47f;
-
-  const float ctrl_h = s.panels.lesson ? H * 0.56f : H;
-  if (s.panels.controls) {
-    if (begin_panel(fd, "Kernel", Rect{0, y0, x1, y0 + ctrl_h})) controls_panel(s, fd);
-    ImGui::End();
-  }
-  if (s.panels.lesson) {
-    if (begin_panel(fd, "Lesson", Rect{0, s.panels.controls ? y0 + ctrl_h : y0, x1, body.y1})) lesson_panel(s, fd);
-    ImGui::End();
-  }
-
-  if (s.compare_mode) {
-    compare_region(s, fd, Rect{x1, y0, body.x1, body.y1});
-    return fd;
-  }
-
-  float y = y0;
-  if (s.panels.stepper) {
-    const float h = stepper_height();
-    if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
-    ImGui::End();
-    y += h;
-  }
-  const float src_h = (body.y1 - y) * (s.panels.mask ? 0.55f : 1.0f);
-  if (s.editor) {  // the student's kernel takes the source's place
-    if (begin_panel(fd, "Editor", Rect{x1, y, x2, y + src_h})) fd.editor = s.editor->draw(s);
-    ImGui::End();
-    y += src_h;
-  } else if (s.panels.source) {
-    if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.main, s.stepper.pos);
-    ImGui::End();
-    y += src_h;
-  }
-  if (s.panels.mask) {
-    if (begin_panel(fd, "Divergence", Rect{x1, y, x2, body.y1})) fd.mask = mask_panel(s, s.main, s.stepper.pos);
-    ImGui::End();
-  }
-
-  float yr = y0;
-  const float bank_h = H * 0.42f, sector_h = H * 0.25f;
-  if (s.panels.bank) {
-    if (begin_panel(fd, "Bank map", Rect{x2, yr, body.x1, yr + bank_h})) fd.bank = bank_panel(s, s.main, s.stepper.pos);
-    ImGui::End();
-    yr += bank_h;
-  }
-  if (s.panels.sector) {
-    if (begin_panel(fd, "Sector map", Rect{x2, yr, body.x1, yr + sector_h}))
-      fd.sector = sector_panel(s, s.main, s.stepper.pos);
-    ImGui::End();
-    yr += sector_h;
-  }
-  if (s.panels.charts || s.panels.metrics) {
-    if (begin_panel(fd, "Numbers", Rect{x2, yr, body.x1, body.y1})) {
-      if (ImGui::BeginTabBar("numbers")) {
-        if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
-          charts_panel(s, fd, false);
-          ImGui::EndTabItem();
-        }
-        if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
-          fd.metrics = metrics_panel(s, s.main);
-          ImGui::EndTabItem();
-        }
-        ImGui::EndTabBar();
-      }
-    }
-    ImGui::End();
-  }
+  draw_window(s, fd, body);
   return fd;
 }
 

@@ -137,12 +137,13 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = "unknown view '" + opt.view + "' (views: " + view_names() + ")";
     return 1;
   }
-  if (view == View::Lesson && opt.lesson.empty()) {
-    message = "the lesson view needs a lesson: add --lesson FILE";
+  const viz::ViewInfo& vi = viz::view_info(view);
+  if (vi.has(viz::kNeedsLesson) && opt.lesson.empty()) {
+    message = "the " + std::string(vi.name) + " view needs a lesson: add --lesson FILE";
     return 1;
   }
-  if (view == View::Editor && opt.puzzle.empty()) {
-    message = "the editor view needs a puzzle: add --puzzle FILE";
+  if (vi.has(viz::kNeedsPuzzle) && opt.puzzle.empty()) {
+    message = "the " + std::string(vi.name) + " view needs a puzzle: add --puzzle FILE";
     return 1;
   }
   SessionOptions so;
@@ -157,8 +158,8 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
   }
   AppState& st = s->state();
   st.single_view = view;
-  st.live_charts = view == View::Charts || view == View::Window;
-  if (view == View::Compare) st.set_compare(true);
+  st.live_charts = vi.has(viz::kNeedsCharts);
+  if (vi.has(viz::kNeedsCompare)) st.set_compare(true);
   if (!st.refusal().empty()) {
     message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.refusal();
     return 1;
@@ -168,7 +169,7 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = err;
     return 1;
   }
-  if (view == View::Charts || view == View::Window) {
+  if (vi.has(viz::kNeedsCharts)) {
     // The charts need more than one run: a sweep, and a second point in the history.
     st.request_sweep();
     st.request_run();

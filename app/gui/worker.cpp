@@ -28,25 +28,18 @@ std::string_view to_string(JobKind k) {
 
 BackendFactory backend_factory(const std::string& which) {
   return [which](std::string& notice, std::string& error) -> std::unique_ptr<Backend> {
-    if (which == "emu") {
-      notice = "emulated: times are modelled, not measured (the emulator backend was chosen)";
-      return make_emu_backend();
-    }
-    if (which == "cuda") {
-      std::string why;
-      if (auto b = make_cuda_backend(why)) return b;
-      error = "the CUDA backend was asked for but cannot run: " + why;
-      notice = "emulated: times are modelled, not measured (no usable GPU: " + why + ")";
-      return make_emu_backend();
-    }
+    const std::string name = which.empty() ? "auto" : which;
     std::string why;
-    auto b = make_best_backend(why);
+    auto b = make_backend(name, why, error);
     if (b && b->kind() == BackendKind::Emu)
-      notice = "emulated: times are modelled, not measured" + (why.empty() ? std::string() : " (" + why + ")");
-    if (which != "auto" && !which.empty())
-      error = "unknown backend '" + which + "' (use auto, emu or cuda): using " +
-              std::string(to_string(b ? b->kind() : BackendKind::Emu));
-    return b;
+      notice = name == "emu" ? "emulated: times are modelled, not measured (the emulator "
+                               "backend was chosen)"
+                             : "emulated: times are modelled, not measured" +
+                                   (why.empty() ? std::string() : " (" + why + ")");
+    if (b) return b;
+    // The window opens anyway, on the emulator, and says why the name was refused.
+    notice = "emulated: times are modelled, not measured (" + error + ")";
+    return make_emu_backend();
   };
 }
 
@@ -219,21 +212,19 @@ JobResult Worker::execute(Job& j) {
       if (j.task) j.task(*backend_);
       break;
     case JobKind::Peers: {
-      // The peers that put this kernel's number in context: copy bandwidth always, the
-      // library routine of the same job where there is one.
-      std::vector<Peer> peers = {Peer::MemcpyD2D};
-      if (j.family.find("reduc") != std::string::npos) peers.push_back(Peer::CubReduceSum);
-      if (j.family.find("matmul") != std::string::npos || j.family.find("gemm") != std::string::npos)
-        peers.push_back(Peer::CublasSgemm);
-      total_ = int(peers.size());
-      // Peers are sized from this run's own plan (peer_params), not guessed by the backend.
+      // The peers that put this kernel's number in context, as its family declares them,
+      // sized from this run's own plan (peer_params), not guessed by the backend.
       Params full;
       const VariantInfo* v = find_variant(j.family, j.variant);
+      const FamilyInfo* f = find_family(j.family);
       const bool planned = v && validate(*v, j.params, backend_->device().limits, full).empty();
       const Plan plan = planned ? v->plan(full) : Plan{};
+      // A run that cannot be planned has no size to give its peers: none are timed.
+      const std::vector<Peer> peers =
+          f && planned ? peers_for(*f, plan.gflops()) : std::vector<Peer>{};
+      total_ = int(peers.size());
       for (Peer p : peers) {
-        r.peers.push_back(
-            backend_->run_peer(p, planned ? peer_params(p, plan, full) : j.params, j.opt));
+        r.peers.push_back(backend_->run_peer(p, peer_params(p, plan, full), j.opt));
         ++done_;
       }
       break;

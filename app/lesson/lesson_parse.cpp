@@ -13,6 +13,7 @@
 
 #include "app/lesson/lesson_internal.h"
 #include "app/lesson/lesson_model.h"
+#include "viz/views.h"
 
 namespace ws::lesson {
 
@@ -521,10 +522,15 @@ bool parse_params(const std::string& text, int line, const std::string& what, Pa
   return ok;
 }
 
-const std::vector<std::string>& view_names() {
-  static const std::vector<std::string> v = {"bank-map", "sector-map", "divergence",
-                                             "charts",   "metrics",    "stepper"};
-  return v;
+// The views a lab may name: the rows of the view table (viz/views.h) marked kInLab.
+std::string lab_view_list() {
+  std::vector<std::string> v;
+  for (const viz::ViewInfo& i : viz::kViews)
+    if (i.has(viz::kInLab)) v.emplace_back(i.name);
+  std::string s;
+  for (std::size_t k = 0; k < v.size(); ++k)
+    s += (k == 0 ? "" : k + 1 == v.size() ? " or " : ", ") + v[k];
+  return s;
 }
 
 std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, Ctx& c) {
@@ -538,11 +544,10 @@ std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, C
   if (kv.count("params")) parse_params(kv["params"].value, kv["params"].line, "lab", lab.params, c);
   if (kv.count("view")) {
     lab.view = kv["view"].value;
-    const auto& vs = view_names();
-    if (std::find(vs.begin(), vs.end(), lab.view) == vs.end())
-      c.error(kv["view"].line, "lab block: unknown view '" + lab.view +
-                                   "' (expected bank-map, sector-map, divergence, charts, "
-                                   "metrics or stepper)");
+    viz::View v;
+    if (!viz::view_from_string(lab.view, v) || !viz::view_info(v).has(viz::kInLab))
+      c.error(kv["view"].line,
+              "lab block: unknown view '" + lab.view + "' (expected " + lab_view_list() + ")");
   }
   if (kv.count("blocks")) {
     lab.keep_blocks.clear();

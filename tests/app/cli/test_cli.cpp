@@ -513,7 +513,7 @@ TEST(CliDemo, WritesItsChartsAndLabelsModelledTimes) {
   DemoOptions o;
   o.dir = (d / "out").string();
   o.backend = "emu";
-  o.emu_n = 64;
+  o.emu_sets = {{"n", 64}};
   std::ostringstream out, err;
   ASSERT_EQ(run_demo(o, out, err), 0) << out.str() << err.str();
   EXPECT_TRUE(fs::exists(d / "out" / "transpose.svg"));

@@ -1,0 +1,117 @@
+// Trace analysis shared by the views (see sim/analysis.h).
+#include "sim/analysis.h"
+
+#include <algorithm>
+#include <optional>
+
+namespace ws::sim {
+
+std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::uint32_t block,
+                                     std::uint16_t warp) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < events.size(); ++i)
+    if (events[i].block == block && events[i].warp == warp) out.push_back(i);
+  return out;
+}
+
+bool is_conflict(const WarpEvent& e, const DeviceModel& m) {
+  if (e.mask == 0) return false;
+  if (is_shared(e.kind)) return analyze_shared(e, m).conflicts > 0;
+  if (is_global(e.kind)) {
+    const GlobalAccess g = analyze_global(e, m);
+    return g.sectors > g.ideal_sectors;
+  }
+  return false;
+}
+
+std::string LineSummary::note() const {
+  std::string n;
+  if (shared) n += max_degree > 1 ? std::to_string(max_degree) + "-way bank conflict" : "no bank conflict";
+  if (global) {
+    if (!n.empty()) n += ", ";
+    n += std::to_string(max_sectors) + " sectors/request (ideal " + std::to_string(ideal) + ")";
+  }
+  if (branches) {
+    if (!n.empty()) n += ", ";
+    n += divergent ? "diverges " + std::to_string(divergent) + " of " + std::to_string(branches) + " times"
+                   : "uniform branch";
+  }
+  if (n.empty()) return n;
+  return n + (events > 1 ? " (x" + std::to_string(events) + ")" : "");
+}
+
+std::map<int, LineSummary> summarize_lines(const std::vector<WarpEvent>& events,
+                                           const std::vector<std::size_t>& order,
+                                           const DeviceModel& m) {
+  std::map<int, LineSummary> sums;
+  for (std::size_t i : order) {
+    if (i >= events.size()) continue;
+    const WarpEvent& e = events[i];
+    LineSummary& s = sums[e.line];
+    ++s.events;
+    if (is_shared(e.kind)) {
+      s.shared = true;
+      s.max_degree = std::max(s.max_degree, analyze_shared(e, m).max_degree);
+    } else if (is_global(e.kind)) {
+      s.global = true;
+      const GlobalAccess g = analyze_global(e, m);
+      if (g.sectors > s.max_sectors) {
+        s.max_sectors = g.sectors;
+        s.ideal = g.ideal_sectors;
+      }
+    } else if (e.kind == EventKind::Branch) {
+      ++s.branches;
+      if (diverged(e)) ++s.divergent;
+    }
+  }
+  return sums;
+}
+
+std::string_view to_string(Focus f) {
+  switch (f) {
+    case Focus::None: return "none";
+    case Focus::Shared: return "shared";
+    case Focus::Global: return "global";
+    case Focus::Branch: return "branch";
+    case Focus::Conflict: return "conflict";
+  }
+  return "unknown";
+}
+
+std::size_t interesting_pos(const std::vector<WarpEvent>& ev, const std::vector<std::size_t>& ord,
+                            Focus f, const DeviceModel& m) {
+  auto first = [&](auto pred) -> std::optional<std::size_t> {
+    for (std::size_t p = 0; p < ord.size(); ++p)
+      if (ord[p] < ev.size() && pred(ev[ord[p]])) return p;
+    return std::nullopt;
+  };
+  std::optional<std::size_t> p;
+  switch (f) {
+    case Focus::Shared:
+      p = first([&](const WarpEvent& e) { return is_shared(e.kind) && analyze_shared(e, m).conflicts > 0; });
+      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::SharedLoad; });
+      if (!p) p = first([](const WarpEvent& e) { return is_shared(e.kind); });
+      break;
+    case Focus::Global:
+      p = first([&](const WarpEvent& e) {
+        if (!is_global(e.kind)) return false;
+        const GlobalAccess g = analyze_global(e, m);
+        return g.sectors > g.ideal_sectors;
+      });
+      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::GlobalStore; });
+      if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind); });
+      break;
+    case Focus::Branch:
+      p = first([](const WarpEvent& e) { return diverged(e); });
+      if (!p) p = first([](const WarpEvent& e) { return e.mask != 0xFFFFFFFFu; });
+      break;
+    case Focus::Conflict:
+      p = first([&](const WarpEvent& e) { return is_conflict(e, m); });
+      break;
+    case Focus::None:
+      break;
+  }
+  return p.value_or(0);
+}
+
+}  // namespace ws::sim

@@ -709,14 +709,13 @@ class Launcher {
                "cudaMemcpyToSymbolAsync(trace control)", cfg))
       return;
 #endif
-    // Above 48 KB a kernel must opt in to its dynamic shared memory.
-    static std::uint32_t raised = sim::h100::kMaxSharedPerBlock;
-    if (cfg.shared_bytes > raised) {
+    // Above 48 KB a kernel must opt in to its dynamic shared memory. Asked at every such
+    // launch (a cheap call), so no process-wide static remembers which kernels did.
+    if (cfg.shared_bytes > sim::h100::kMaxSharedPerBlock) {
       if (!check(cudaFuncSetAttribute(ws_entry<K>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                       int(cfg.shared_bytes)),
                  "cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", cfg))
         return;
-      raised = cfg.shared_bytes;
     }
     ws_entry<K><<<dim3(cfg.grid.x, cfg.grid.y, cfg.grid.z),
                   dim3(cfg.block.x, cfg.block.y, cfg.block.z), cfg.shared_bytes, stream_>>>(

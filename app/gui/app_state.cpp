@@ -1,6 +1,8 @@
 // The app's state on the UI thread.
 #include "app/gui/app_state.h"
 
+#include "app/paths.h"
+
 #include "viz/view_common.h"
 
 #include <algorithm>
@@ -23,24 +25,7 @@ std::string params_text(const Params& p) { return ws::to_string(p); }
 }  // namespace
 
 
-std::vector<std::string> source_roots() {
-  std::vector<std::string> roots;
-  if (const char* e = std::getenv("WARPSCOPE_SOURCE_DIR"); e && *e) roots.push_back(e);
-#if defined(WS_SOURCE_DIR)
-  roots.push_back(WS_SOURCE_DIR);
-#endif
-#if defined(WS_INSTALL_SHARE_DIR)
-  roots.push_back(WS_INSTALL_SHARE_DIR);
-#endif
-  std::error_code ec;
-  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    roots.push_back((exe.parent_path() / "..").lexically_normal().string());
-    roots.push_back((exe.parent_path() / "../share/warpscope").lexically_normal().string());
-  }
-  roots.push_back(".");
-  return roots;
-}
+std::vector<std::string> source_roots() { return paths::data_roots(); }
 
 // ---------------------------------------------------------------------------------------
 // Loaded

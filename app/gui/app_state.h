@@ -2,6 +2,7 @@
 // The app's state on the UI thread: what is selected, the installed results and what the
 // views derive from them, the stepper, the charts' data, notices and exports. Runs go to
 // the worker; poll() installs what came back. Nothing here draws.
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -153,6 +154,7 @@ class AppState : public LessonHost {
   Panels panels;
   View single_view = View::Window;  // screenshots: draw only this view
   std::string export_dir = ".";
+  std::array<char, 512> export_dir_edit{};  // the export folder's text field
   std::string last_export;          // what the last export wrote, or why it failed
   bool last_export_failed = false;
   bool window_png_request = false;  // the session writes the next frame to a PNG
@@ -203,8 +205,8 @@ class AppState : public LessonHost {
   bool user_pinned_ = false;
 };
 
-// Source roots searched for a variant's family header: $WARPSCOPE_SOURCE_DIR, the source
-// tree this was built from, the install's share directory, the working directory.
+// Roots searched for a variant's family header: app/paths.h data_roots() (next to the
+// binary first, then the source tree it was built from, then the working directory).
 std::vector<std::string> source_roots();
 
 }  // namespace ws::gui

@@ -14,6 +14,7 @@
 
 #include "app/gui/lesson_panel.h"
 #include "app/lesson/lesson_model.h"
+#include "app/paths.h"
 #include "app/lesson/player.h"
 
 namespace ws::gui {
@@ -486,7 +487,12 @@ class PlayerPanel : public LessonPanel {
   }
 
   void scan() {
-    if (dir_.empty()) dir_ = (fs::path(WS_SOURCE_DIR) / "lessons").string();
+    if (dir_.empty()) dir_ = paths::lessons_dir();
+    if (dir_.empty()) {  // named in the "No lessons found" line: every place searched
+      for (const std::string& r : paths::data_roots())
+        dir_ += (dir_.empty() ? "" : ", ") + (fs::path(r) / "lessons").string();
+      return;
+    }
     std::error_code ec;
     for (const auto& de : fs::directory_iterator(dir_, ec)) {
       if (de.path().extension() != ".md" || de.path().filename() == "README.md") continue;

@@ -490,10 +490,12 @@ void controls_panel(AppState& s, FrameDraw& fd) {
       ImGui::NewLine();
     }
   ImGui::Separator();
-  static char dir[512] = {0};
-  if (dir[0] == 0) std::snprintf(dir, sizeof dir, "%s", s.export_dir.c_str());
+  // The field's text lives in this window's state, not in a static shared by every
+  // window of the process.
+  char* dir = s.export_dir_edit.data();
+  if (dir[0] == 0) std::snprintf(dir, s.export_dir_edit.size(), "%s", s.export_dir.c_str());
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 6);
-  if (ImGui::InputText("export to", dir, sizeof dir)) s.export_dir = dir;
+  if (ImGui::InputText("export to", dir, s.export_dir_edit.size())) s.export_dir = dir;
   if (ImGui::Button("save window PNG (F12)")) s.window_png_request = true;
   if (!s.last_export.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, s.last_export_failed ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.5f, 0.85f, 0.5f, 1));

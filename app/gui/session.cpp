@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "app/gui/export.h"
+#include "app/paths.h"
 #include "viz/chart.h"
 
 namespace ws::gui {
@@ -24,7 +25,7 @@ std::unique_ptr<Session> Session::open(const GuiOptions& opt, const SessionOptio
   std::unique_ptr<Session> s(new Session());
   s->opt_ = opt;
   s->so_ = so;
-  s->font_path_ = opt.font.empty() ? kDefaultFont : opt.font;
+  s->font_path_ = opt.font.empty() ? paths::default_font() : opt.font;
   platform::WindowOptions wo;
   wo.width = opt.width;
   wo.height = opt.height;

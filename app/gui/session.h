@@ -20,8 +20,7 @@ struct SessionOptions {
   BackendFactory backend;     // empty: from GuiOptions::backend
 };
 
-// The font used when none is given.
-inline constexpr const char* kDefaultFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+// The font used when none is given: app/paths.h default_font() (fontconfig, then DejaVu).
 
 class Session {
  public:

@@ -1,5 +1,5 @@
 // The emulator backend: every variant runs and verifies; the model's counts for the
-// transposes equal the H100's hardware counters (reference/h100-anchors.md); the model
+// transposes equal the H100's hardware counters (docs/h100-anchors.md); the model
 // facts that the lessons are built on hold.
 #include <gtest/gtest.h>
 
@@ -96,7 +96,7 @@ TEST(EmuBackend, OtherShapesVerify) {
   }
 }
 
-// Reference: /work/shared/reference/h100-anchors.md, Nsight Compute on an H100,
+// Reference: docs/h100-anchors.md, Nsight Compute on an H100,
 // 1024 x 1024 floats, whole grid.
 TEST(H100Anchors, NaiveTransposeCounts) {
   const RunResult r = run("transpose", "naive", {{"n", 1024}, {"tile", 32}, {"block_rows", 32}});

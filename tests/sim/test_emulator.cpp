@@ -912,7 +912,7 @@ TEST(Emulator, ProblemKindsHaveNames) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The H100 anchors (/work/shared/reference/h100-anchors.md): 1024 x 1024 floats, whole grid.
+// The H100 anchors (docs/h100-anchors.md): 1024 x 1024 floats, whole grid.
 
 struct AnchorRun {
   sim::Totals totals;

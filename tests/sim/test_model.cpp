@@ -1,6 +1,6 @@
 // Tests of the memory and SIMT model (sim/model.h). Expected counts come either from
 // first principles in the test (brute-force sets over bytes and words), from the
-// textbook cases, or from the H100 hardware counters in reference/h100-anchors.md.
+// textbook cases, or from the H100 hardware counters in docs/h100-anchors.md.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -684,7 +684,7 @@ TEST(Totals, NaiveTransposeOneBlockRatios) {
   EXPECT_DOUBLE_EQ(plain_value(t, "SIMD efficiency"), 1.0);
 }
 
-// The anchors: Nsight Compute on an H100, whole 1024x1024 grid (h100-anchors.md).
+// The anchors: Nsight Compute on an H100, whole 1024x1024 grid (docs/h100-anchors.md).
 TEST(Totals, NaiveTransposeMatchesH100Counters) {
   sim::TotalsSink sink;
   for (unsigned by = 0; by < kN / 32; ++by)
@@ -947,7 +947,7 @@ TEST(ModelledTime, SharedWavefrontsCostOneSmClockEach) {
 }
 
 TEST(ModelledTime, TheBankConflictOfTheUnpaddedTransposeShows) {
-  // Whole-grid totals of the 1024^2 tiled transpose (h100-anchors.md): with pad=0 the
+  // Whole-grid totals of the 1024^2 tiled transpose (docs/h100-anchors.md): with pad=0 the
   // column read needs 32x the wavefronts, and the modelled time must say so.
   sim::Totals pad0, pad1;
   pad0.global_bytes_moved = pad1.global_bytes_moved = 2ull * 1024 * 1024 * 4;

@@ -137,7 +137,7 @@ TEST(CliMetrics, JsonHasExactlyTheContractKeys) {
   EXPECT_TRUE(j["device"]["name"].is_string());
 }
 
-// Nsight Compute on an H100 (shared/reference/h100-anchors.md), 1024 x 1024 floats.
+// Nsight Compute on an H100 (docs/h100-anchors.md), 1024 x 1024 floats.
 struct Anchor {
   const char* variant;
   std::vector<std::string> sets;

@@ -1,0 +1,53 @@
+# What `cmake --install` puts where, and the Debian package CPack makes of it:
+#   bin/warpscope
+#   share/warpscope/{lessons,kernels,assets}   found next to the binary (app/paths.h),
+#                                              so the prefix can be moved
+#   share/applications/warpscope.desktop, share/icons/hicolor/scalable/apps/warpscope.svg
+include(GNUInstallDirs)
+
+install(TARGETS warpscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+set(WS_SHARE ${CMAKE_INSTALL_DATADIR}/warpscope)
+# Every family header: the source view shows the kernels' code.
+file(GLOB WS_FAMILY_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cuh)
+install(FILES ${WS_FAMILY_HEADERS} DESTINATION ${WS_SHARE}/kernels)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons/ DESTINATION ${WS_SHARE}/lessons
+        FILES_MATCHING PATTERN "*.md")
+# Student kernels are compiled at run time against the dialect headers (kernels/simt.h and
+# what it includes); the puzzles go with them (their solutions too: CI checks them).
+install(FILES
+  ${PROJECT_SOURCE_DIR}/kernels/simt.h ${PROJECT_SOURCE_DIR}/kernels/simt_emu.h
+  ${PROJECT_SOURCE_DIR}/kernels/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/catalogue.h
+  DESTINATION ${WS_SHARE}/include/kernels)
+install(FILES ${PROJECT_SOURCE_DIR}/sim/emulator.h ${PROJECT_SOURCE_DIR}/sim/trace.h
+              ${PROJECT_SOURCE_DIR}/sim/model.h ${PROJECT_SOURCE_DIR}/sim/run_control.h
+        DESTINATION ${WS_SHARE}/include/sim)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/puzzles/ DESTINATION ${WS_SHARE}/puzzles)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/ DESTINATION ${WS_SHARE}/assets
+        PATTERN "*.desktop" EXCLUDE)
+install(FILES ${PROJECT_SOURCE_DIR}/assets/warpscope.desktop
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
+install(FILES ${PROJECT_SOURCE_DIR}/assets/warpscope.svg
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
+
+set(CPACK_GENERATOR DEB)
+set(CPACK_PACKAGE_NAME warpscope)
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VENDOR "warpscope")
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY
+    "GPU performance lessons: warps, shared-memory banks, global sectors and divergence")
+set(CPACK_PACKAGE_CONTACT "warpscope maintainers <maintainers@warpscope.invalid>")
+set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # warpscope_<version>_<arch>.deb
+set(CPACK_DEBIAN_PACKAGE_SECTION education)
+# Library dependencies from the binary (dpkg-shlibdeps). A CUDA build links the toolkit's
+# libraries from /usr/local/cuda, which no Debian package owns: there the driver and the
+# toolkit's runtime are the lab's to install, and the package lists the rest by hand.
+if(WS_HAVE_CUDA)
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS
+      "libglfw3, libgl1, libmd4c0, libcairo2, libfontconfig1, libboost-context1.74.0 | libboost-context-dev")
+else()
+  set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+endif()
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-dejavu-core")
+include(CPack)

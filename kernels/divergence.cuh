@@ -145,7 +145,7 @@ inline std::vector<ParamSpec> params(Cond c) {
       {"work", 64, 0, 1 << 16, {}, "hash rounds per element: the work inside the branch"},
   };
   if (c == Cond::LessThan)
-    ps.push_back({"k", 16, 0, 1024, {}, "threads below k take the first side"});
+    ps.push_back({"k", 16, 1, 1023, {}, "threads below k take the first side (1 to block-1: both sides run)"});
   return ps;
 }
 
@@ -153,6 +153,15 @@ inline std::string check(const Params& p) {
   const long long n = p.at("n"), block = p.at("block");
   if (n % block != 0)
     return "n=" + std::to_string(n) + " is not a multiple of block=" + std::to_string(block);
+  return "";
+}
+
+// A threshold at 0 or at the block size is no branch at all: every thread takes one side.
+inline std::string check_less_than(const Params& p) {
+  if (std::string e = check(p); !e.empty()) return e;
+  if (p.at("k") >= p.at("block"))
+    return "k=" + std::to_string(p.at("k")) + " must be below block=" +
+           std::to_string(p.at("block")) + ", or every thread takes the first side";
   return "";
 }
 
@@ -286,6 +295,7 @@ inline void add_divergence(Registry& r) {
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], DivergeOddEven{a.in<unsigned>(0), a.out<unsigned>(1),
                                                    int(p.at("work"))});
+<<<<<<< HEAD
          }});
   r.add({.info = {.name = "less_than",
                   .title = "Threads below k",
@@ -301,6 +311,19 @@ inline void add_divergence(Registry& r) {
                   }},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
+=======
+               }});
+  r.push_back({{"divergence", "less_than", "Threads below k",
+                "Faster than odd/even: only the warp holding thread k is split; the other "
+                "warps run one side at full width.",
+                "kernels/divergence.cuh", "DivergeLessThan", params(Cond::LessThan), check_less_than,
+                [](const Params& p) { return plan(p, "diverge_less_than"); }, init,
+                [](const HostArrays& h, const Params& p) {
+                  return verify(h, p, Cond::LessThan);
+                }},
+               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+                 L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
+>>>>>>> d553990 (lessons: a lab's timing size apart from its counting size; recordings (assets/recordings) answer timed runs on the emulator; registers per thread from the fast build in the occupancy; review fixes in 01 and 02)
                                                     int(p.at("work")), unsigned(p.at("k"))});
          }});
   r.add({.info = {.name = "warp_aligned",

@@ -119,6 +119,10 @@ class EmuBackend : public Backend {
       res.error = unknown_variant(family, variant);
       return;
     }
+    if (opt.recorded_only) {
+      res.error = "no recording of " + family + "/" + variant + " at these parameters";
+      return;
+    }
     res.error = validate(v->info, params, DeviceLimits{}, res.params);
     if (!res.error.empty()) return;
     res.plan = v->info.plan(res.params);

@@ -53,6 +53,14 @@ struct Recording {
   const RecordedPeer* find_peer(Peer p, const Params& params) const;
 };
 
+// One configuration `warpscope record` times: a variant at complete parameters, and where
+// it comes from ("lessons/04-transpose.md:113", "bars", "sweep stride").
+struct RecordTarget {
+  std::string family, variant;
+  Params params;
+  std::string source;
+};
+
 // @post true and `out` filled iff `path` holds a recording of this format; else `error`
 //       says what is wrong in one line.
 bool load_recording(const std::string& path, Recording& out, std::string& error);

@@ -296,4 +296,50 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
   return failed == 0 ? 0 : 1;
 }
 
+bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std::string& error) {
+  ParseResult r = parse_lesson(file);
+  std::vector<Diagnostic> d = r.errors;
+  if (r.lesson) {
+    auto v = validate_lesson(*r.lesson);
+    d.insert(d.end(), v.begin(), v.end());
+  }
+  if (!d.empty()) {
+    error = d.front().str();
+    return false;
+  }
+  const Lesson& l = *r.lesson;
+  auto add = [&](const std::string& family, const std::string& variant, const Params& p, int line) {
+    for (const auto& o : out)
+      if (o.family == family && o.variant == variant && o.params == p) return;
+    out.push_back({family, variant, p, file + ":" + std::to_string(line)});
+  };
+  auto add_with_refs = [&](const Lab& lab, const std::string& variant, const Params& p,
+                           const std::vector<Quantity>& qs, int line) {
+    add(lab.family, variant, p, line);
+    for (const auto& q : qs)
+      if (q.kind == QuantityKind::Ratio && q.name.rfind("over:", 0) == 0) {
+        const std::string other = q.name.substr(5);
+        add(lab.family, other, params_for(lab.family, other, p), line);
+      }
+  };
+  for (std::size_t s = 0; s < l.steps.size(); ++s) {
+    const Step& st = l.steps[s];
+    const Lab* lab = l.lab_at(s);
+    if (!lab) continue;
+    const std::vector<Quantity> wanted = wanted_quantities(st);
+    const bool timed =
+        std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+    if (timed)
+      add_with_refs(*lab, lab->variant, timing_params(*lab, {}), wanted, st.lab ? st.lab->line : st.line);
+    for (const auto& g : st.goals) {
+      if (!g.quantity.timed() && !g.gpu_only) continue;
+      const std::string variant = g.reach_variant.empty() ? lab->variant : g.reach_variant;
+      Lab at = *lab;
+      at.variant = variant;
+      add_with_refs(at, variant, timing_params(at, g.reach), {g.quantity}, g.line);
+    }
+  }
+  return true;
+}
+
 }  // namespace ws::lesson

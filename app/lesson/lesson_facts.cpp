@@ -167,6 +167,20 @@ const std::vector<PlainDef>& plain_defs() {
          double slots = blocks_per_sm(r) * (d.sm_count > 0 ? d.sm_count : d.limits.sm_count);
          return c ? ratio(double(c->grid.count()), slots) : std::nan("");
        }},
+      {{"flops", "floating-point operations of the run (an FMA counts two)"},
+       [](R r, D) { return r.plan.flops > 0 ? r.plan.flops : std::nan(""); }},
+      {{"flops_per_byte", "FLOP per byte of global traffic the warps' requests move (the "
+                          "arithmetic intensity the roofline puts on its x axis)"},
+       [](R r, D) {
+         return r.plan.flops > 0 ? ratio(r.plan.flops, double(r.totals.global_bytes_moved))
+                                 : std::nan("");
+       }},
+      {{"shared_loads_per_fma", "shared-memory load requests per warp-wide FMA"},
+       [](R r, D) {
+         return r.plan.flops > 0
+                    ? ratio(double(r.totals.shared_ld_requests), r.plan.flops / 2.0 / 32.0)
+                    : std::nan("");
+       }},
       {{"logical_bytes", "bytes a perfect kernel must read and write"},
        [](R r, D) { return r.plan.logical_bytes; }},
       {{"verified", "1 when the output equals the CPU reference"},
@@ -282,6 +296,14 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
                                     : (r.timing.measured && dev.peak_gbps > 0 ? dev.peak_gbps
                                                                               : m.dram_gbps);
       v = ratio(mine, peak);
+    } else if (q.name == "library") {
+      // The library routine for the same job at the same size, timed in the same session
+      // (or recorded beside it): a ratio of times, so both count the same work.
+      if (!backend || !(r.timing.median_ms > 0)) continue;
+      const Peer peer = r.plan.gflops() ? Peer::CublasSgemm : Peer::CubReduceSum;
+      PeerResult pr = backend->run_peer(peer, peer_params(peer, r.plan, r.params), opt);
+      if (pr.error.empty() && pr.timing.median_ms > 0)
+        v = pr.timing.median_ms / r.timing.median_ms;
     } else if (q.name.rfind("over:", 0) == 0) {
       const std::string other = q.name.substr(5);
       if (!backend || !find_variant(lab.family, other)) continue;

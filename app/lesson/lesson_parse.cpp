@@ -141,12 +141,12 @@ bool parse_quantity(std::string_view text, Quantity& q, std::string& why) {
   }
   if (w.size() == 2) {
     const std::string& n = w[1];
-    if (n == "copy_bandwidth" || n == "peak" ||
+    if (n == "copy_bandwidth" || n == "peak" || n == "library" ||
         (n.rfind("over:", 0) == 0 && n.size() > 5)) {
       q = {QuantityKind::Ratio, n};
       return true;
     }
-    why = "unknown ratio '" + n + "' (ratios: copy_bandwidth, peak, over:VARIANT)";
+    why = "unknown ratio '" + n + "' (ratios: copy_bandwidth, peak, library, over:VARIANT)";
     return false;
   }
   const std::string& n = w[0];

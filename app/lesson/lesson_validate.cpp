@@ -64,6 +64,10 @@ void check_quantity(const Quantity& q, const std::string& family, const Params& 
       out.push_back({file, line, what + ": ratio over '" + other + "': " + family +
                                      " has no variant '" + other + "'"});
   }
+  if (q.kind == QuantityKind::Ratio && q.name == "library" && family != "reduce" &&
+      family != "matmul")
+    out.push_back({file, line, what + ": 'ratio library' compares with CUB (reduce) or cuBLAS "
+                                      "(matmul); " + family + " has no library routine"});
   if (q.kind == QuantityKind::Ratio && q.name == "copy_bandwidth") {
     for (const auto& v : catalogue())
       if (v.family == family && v.plan) {

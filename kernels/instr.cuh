@@ -214,6 +214,15 @@ inline void init(HostArrays& h, const Params&, std::uint64_t seed, Kind k) {
   }
 }
 
+// Every element up to 2^16 threads; above that the warps of a 2^16-element sample spread
+// over the whole array (the reference costs n x iters operations, a sine each for sinf).
+inline bool checked(long long i, long long n) {
+  constexpr long long kAll = 1 << 16;
+  if (n <= kAll) return true;
+  const long long warps = n / 32, step = warps / (kAll / 32);
+  return (i / 32) % step == 0;
+}
+
 inline std::string verify(const HostArrays& h, const Params& p, Kind k) {
   const long long n = p.at("n"), block = p.at("block");
   const int iters = int(p.at("iters"));
@@ -224,6 +233,7 @@ inline std::string verify(const HostArrays& h, const Params& p, Kind k) {
     // covers it; sinf and the emulator are far closer.
     const double tol = iters * std::ldexp(1.0, -19) + 1e-5 * iters;
     for (long long i = 0; i < n; ++i) {
+      if (!checked(i, n)) continue;
       double ref = 0;
       for (int r = 0; r < iters; ++r) ref += std::sin(double(in[std::size_t(i)] + 0.001f * float(r)));
       if (!(std::fabs(out[std::size_t(i)] - ref) <= tol))
@@ -236,6 +246,7 @@ inline std::string verify(const HostArrays& h, const Params& p, Kind k) {
   auto out = h.as<unsigned>(1);
   const unsigned d = k == Kind::DivMod || k == Kind::ShiftMask ? unsigned(p.at("div")) : 1u;
   for (long long i = 0; i < n; ++i) {
+    if (!checked(i, n)) continue;
     unsigned x = in[std::size_t(i)], want = 0;
     switch (k) {
       case Kind::DivMod:

@@ -206,6 +206,8 @@ lessons() {
     if (( SECONDS > ${WS_DEADLINE:-100000} )); then echo "$f: not run (the call's time is running out)"; rc=1; continue; fi
     "$B/warpscope" lesson --check "$f" --backend cuda > "$LOGS/lesson_$(basename "$f" .md).log" 2>&1 || rc=1
     grep -E 'FAILED|^check:' "$LOGS/lesson_$(basename "$f" .md).log"
+    # Straight into $OUT as well: a call cut short still brings back the lessons it checked.
+    cat "$LOGS/lesson_$(basename "$f" .md).log" >> "$OUT/lessons_check.txt"
   done
   return $rc
 }

@@ -68,11 +68,8 @@ std::vector<RecordTarget> standard_targets() {
   add_all(t, "transpose", {{"n", n8k}, {"pad", 1}}, "bars");
   add_all(t, "reduce", {{"n", r26}}, "bars");
   add_all(t, "matmul", {{"n", m4k}}, "bars");
-  add_all(t, "divergence", {{"n", a24}}, "bars");
-  for (const auto& v : catalogue())
-    if (v.family != "access" && v.family != "transpose" && v.family != "reduce" &&
-        v.family != "matmul" && v.family != "divergence")
-      add(t, v.family, v.name, {{"n", a24}}, "bars");
+  add_all(t, "histogram", {{"n", a24}}, "bars");
+  add_all(t, "instr", {{"n", 1ll << 22}, {"iters", 256}}, "bars");
   // Sweeps.
   for (long long e : {4ll, 16ll})
     sweep(t, "access", "stride", {{"n", a24}, {"elem", e}}, "stride", {1, 2, 4, 8, 16, 32, 64});
@@ -82,10 +79,8 @@ std::vector<RecordTarget> standard_targets() {
   sweep(t, "transpose", "tiled_copy", {{"n", n8k}}, "block_rows", {1, 2, 4, 8, 16, 32});
   sweep(t, "reduce", "vector_load", {{"n", r26}}, "block", {64, 128, 256, 512, 1024});
   sweep(t, "matmul", "tiled", {{"n", m4k}}, "tile", {8, 16, 32});
-  sweep(t, "histogram", "global_atomic", {{"n", 1ll << 26}}, "skew", {0, 50, 100});
-  sweep(t, "histogram", "shared_atomic", {{"n", 1ll << 26}}, "skew", {0, 50, 100});
-  sweep(t, "divergence", "odd_even", {{"n", a24}}, "work", {4, 16, 64, 256});
-  sweep(t, "divergence", "warp_aligned", {{"n", a24}}, "work", {4, 16, 64, 256});
+  for (const char* v : {"global_atomic", "shared_atomic"})
+    sweep(t, "histogram", v, {{"n", a24}}, "skew", {0, 50, 100});
   // Only what this catalogue has and the H100 limits allow.
   std::vector<RecordTarget> ok;
   for (auto& x : t) {
@@ -207,6 +202,12 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
       if (rp && p == Peer::MemcpyD2D) x.copy_gbps = rp->timing.throughput;
     }
     rec.runs.push_back(std::move(x));
+    // After every configuration, so that a run cut short keeps what it measured.
+    std::string why;
+    if (!write_text(path, recording_json(rec), out, why)) {
+      err << "warpscope: " << why << "\n";
+      return kExitFailed;
+    }
   }
   std::string why;
   if (!write_text(path, recording_json(rec), out, why)) {

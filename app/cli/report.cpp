@@ -366,9 +366,13 @@ std::string row_label(const BenchRow& row,
 }
 
 std::string backend_words(const BenchReport& r) {
+  bool recorded = false;
+  for (const auto& row : r.rows) recorded = recorded || !row.result.timing.recorded.empty();
   return std::string(to_string(r.kind)) +
-         (r.kind == BackendKind::Emu ? " (emulated: times are modelled, not measured)"
-                                     : " (measured with CUDA events)");
+         (r.kind != BackendKind::Emu ? " (measured with CUDA events)"
+          : recorded ? " (emulated: counts from the emulator, times recorded on a GPU where "
+                       "marked, else modelled)"
+                     : " (emulated: times are modelled, not measured)");
 }
 
 }  // namespace

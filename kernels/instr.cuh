@@ -45,7 +45,7 @@ struct InstrDivMod {
   unsigned d;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    unsigned x = in(i);
+    unsigned x = in(i);  WS_WORK(iters);
     for (int k = 0; k < iters; ++k) {
       x = instr_div_step(x, d, unsigned(k));
     }
@@ -61,7 +61,7 @@ struct InstrShiftMask {
   unsigned s;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    unsigned x = in(i);
+    unsigned x = in(i);  WS_WORK(iters);
     for (int k = 0; k < iters; ++k) {
       x = instr_shift_step(x, s, unsigned(k));
     }
@@ -77,7 +77,7 @@ struct InstrSinf {
   int iters;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    float x = in(i);
+    float x = in(i);  WS_WORK(iters);
     float acc = 0.f;
     for (int k = 0; k < iters; ++k) {
       acc += sinf(x + 0.001f * float(k));
@@ -94,7 +94,7 @@ struct InstrFastSinf {
   int iters;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    float x = in(i);
+    float x = in(i);  WS_WORK(iters);
     float acc = 0.f;
     for (int k = 0; k < iters; ++k) {
       acc += instr_fast_sin(x + 0.001f * float(k));
@@ -113,7 +113,7 @@ struct InstrDependent {
   int iters;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    unsigned x = in(i);
+    unsigned x = in(i);  WS_WORK(iters);
     for (int k = 0; k < iters; ++k) {
       x = instr_mad(x);
     }
@@ -130,7 +130,7 @@ struct InstrIndependent {
   int iters;
   WS_DEVICE void operator()(Thread& t) const {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
-    unsigned x = in(i);
+    unsigned x = in(i);  WS_WORK(iters);
     unsigned a = x, b = x ^ 1u, c = x ^ 2u, e = x ^ 3u;
     for (int k = 0; k < iters; k += 4) {
       a = instr_mad(a);
@@ -196,6 +196,7 @@ inline Plan plan(const Params& p, const char* kernel) {
   c.block = {unsigned(block), 1, 1};
   pl.launches = {c};
   pl.logical_bytes = 8.0 * double(n);
+  pl.work_rounds = double(n) * double(p.at("iters"));  // every thread runs the loop once
   return pl;
 }
 

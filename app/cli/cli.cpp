@@ -523,6 +523,10 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
   if (!std::filesystem::exists(a.check)) usage("puzzle file " + a.check + " does not exist");
   auto b = backend_or_usage(a.backend, err);
   return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
+}
+
+// ---------------------------------------------------------------- record
+
 struct RecordArgs {
   std::string out, backend = "cuda", lessons = "lessons";
   int repeats = 20;

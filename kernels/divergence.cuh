@@ -295,7 +295,6 @@ inline void add_divergence(Registry& r) {
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], DivergeOddEven{a.in<unsigned>(0), a.out<unsigned>(1),
                                                    int(p.at("work"))});
-<<<<<<< HEAD
          }});
   r.add({.info = {.name = "less_than",
                   .title = "Threads below k",
@@ -303,7 +302,7 @@ inline void add_divergence(Registry& r) {
                          "other warps run one side at full width.",
                   .entry = "DivergeLessThan",
                   .params = params(Cond::LessThan),
-                  .check = check,
+                  .check = check_less_than,
                   .plan = [](const Params& p) { return plan(p, "diverge_less_than"); },
                   .init = init,
                   .verify = [](const HostArrays& h, const Params& p) {
@@ -311,19 +310,6 @@ inline void add_divergence(Registry& r) {
                   }},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
-=======
-               }});
-  r.push_back({{"divergence", "less_than", "Threads below k",
-                "Faster than odd/even: only the warp holding thread k is split; the other "
-                "warps run one side at full width.",
-                "kernels/divergence.cuh", "DivergeLessThan", params(Cond::LessThan), check_less_than,
-                [](const Params& p) { return plan(p, "diverge_less_than"); }, init,
-                [](const HostArrays& h, const Params& p) {
-                  return verify(h, p, Cond::LessThan);
-                }},
-               [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-                 L.launch(pl.launches[0], DivergeLessThan{a.in<unsigned>(0), a.out<unsigned>(1),
->>>>>>> d553990 (lessons: a lab's timing size apart from its counting size; recordings (assets/recordings) answer timed runs on the emulator; registers per thread from the fast build in the occupancy; review fixes in 01 and 02)
                                                     int(p.at("work")), unsigned(p.at("k"))});
          }});
   r.add({.info = {.name = "warp_aligned",

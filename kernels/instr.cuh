@@ -367,14 +367,27 @@ inline void add_instr(Registry& r) {
                   InstrShuffle{a.in<unsigned>(0), a.out<unsigned>(1), int(p.at("iters"))});
        }},
   };
+  r.family({.name = "instr",
+            .source_file = "kernels/instr.cuh",
+            .peers = {},
+            .size_params = {"n", "block"},
+            .timing = {{"n", 1 << 22}, {"iters", 256}},
+            .small = {{"n", 1024}, {"iters", 8}}});
   for (const Def& d : defs) {
     const Kind k = d.kind;
     const char* kernel = d.kernel;
-    r.push_back({{"instr", d.name, d.title, d.why, "kernels/instr.cuh", d.entry, params(k), check,
-                  [kernel](const Params& p) { return plan(p, kernel); },
-                  [k](HostArrays& h, const Params& p, std::uint64_t seed) { init(h, p, seed, k); },
-                  [k](const HostArrays& h, const Params& p) { return verify(h, p, k); }},
-                 d.launch});
+    r.add({.info = {.name = d.name,
+                    .title = d.title,
+                    .why = d.why,
+                    .entry = d.entry,
+                    .params = params(k),
+                    .check = check,
+                    .plan = [kernel](const Params& p) { return plan(p, kernel); },
+                    .init = [k](HostArrays& h, const Params& p, std::uint64_t seed) {
+                      init(h, p, seed, k);
+                    },
+                    .verify = [k](const HostArrays& h, const Params& p) { return verify(h, p, k); }},
+           .launch = d.launch});
   }
 }
 

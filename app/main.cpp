@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
 #if defined(WS_HAVE_LESSONS)
   hooks.lesson_validate = &ws::lesson::validate_files;
   hooks.lesson_check = &ws::lesson::check_file;
+  hooks.lesson_timed = &ws::lesson::timed_configs;
 #endif
 #if defined(WS_HAVE_GUI)
   hooks.gui_display_available = &ws::gui::display_available;

@@ -2,6 +2,7 @@
 #define WS_MODE_EMU
 #include "kernels/backend.h"
 
+#include "kernels/recording.h"
 #include "kernels/registry.h"
 #if defined(WS_HAVE_CUDA)
 #include "kernels/cuda_backend.h"
@@ -37,8 +38,12 @@ std::unique_ptr<Backend> make_best_backend(std::string& notice) {
     notice.clear();
     return b;
   }
-  notice = "running on the emulator (times are modelled, not measured): " + why;
-  return make_emu_backend();
+  const Recording* rec = default_recording();
+  notice = "running on the emulator (times are modelled, not measured" +
+           (rec ? ", except at the configurations " + rec->label() + " in " + rec->path
+                : std::string()) +
+           "): " + why;
+  return make_recorded_backend(make_emu_backend(), rec);
 }
 
 std::unique_ptr<Backend> make_backend(const std::string& name, std::string& notice,
@@ -50,7 +55,13 @@ std::unique_ptr<Backend> make_backend(const std::string& name, std::string& noti
     if (!b) error = "no backend could be opened" + (notice.empty() ? "" : ": " + notice);
     return b;
   }
-  if (name == "emu") return make_emu_backend();
+  if (name == "emu") {
+    const Recording* rec = default_recording();
+    if (rec)
+      notice = "the emulator's times are modelled, except at the configurations " +
+               rec->label() + " in " + rec->path;
+    return make_recorded_backend(make_emu_backend(), rec);
+  }
   if (name == "cuda") {
     std::string why;
     auto b = make_cuda_backend(why);

@@ -30,6 +30,10 @@ struct RunOptions {
   // a GPU: after the kernels already queued) and comes back with cancelled set. Null:
   // the thread's control (ThreadControlScope), if any.
   RunControl* control = nullptr;
+  // Emulator: answer a timed run only from a recording (make_recorded_backend), with an
+  // error instead of emulating when there is none: for sizes chosen for the GPU's clock,
+  // far too large to emulate. The CUDA backend ignores it.
+  bool recorded_only = false;
 };
 
 struct LaunchTotals {
@@ -43,6 +47,9 @@ struct Timing {
   std::vector<double> samples_ms;
   double throughput = 0;   // GB/s of logical bytes, or GFLOP/s when plan.gflops()
   std::string unit;        // "GB/s" or "GFLOP/s"
+  // Set when the time comes from a recording rather than this run: its label,
+  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)". measured is true then too.
+  std::string recorded;
 };
 
 struct RunResult {
@@ -57,6 +64,8 @@ struct RunResult {
   std::vector<sim::Problem> problems;  // emulator reports (race, out of bounds, deadlock)
   Timing timing;
   bool cancelled = false;        // stopped by RunOptions::control (error says so)
+  int regs_per_thread = 0;       // the fast build's registers per thread (max over launches;
+                                 // CUDA, or a recording); 0 when unknown
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
@@ -80,6 +89,7 @@ struct DeviceInfo {
   int sm_count = 0, cc_major = 0, cc_minor = 0;
   double mem_clock_mhz = 0, bus_width_bits = 0;
   double peak_gbps = 0;         // theoretical: 2 * clock * bus / 8
+  double sm_clock_mhz = 0;      // maximum SM clock (0 on emu)
   std::uint64_t l2_bytes = 0;
   DeviceLimits limits;
 };

@@ -22,11 +22,12 @@ std::vector<const VariantInfo*> fast_catalogue() {
 
 std::string launch_fast(const std::string& family, const std::string& variant,
                         const Params& p, const Plan& plan, const DeviceArrays& a,
-                        cudaStream_t stream) {
+                        cudaStream_t stream, int* regs) {
   const fast::Variant* v = fast::find(family, variant);
   if (!v) return "unknown variant " + family + "/" + variant;
   fast::Launcher L(stream);
   v->launch(L, p, plan, fast::Args{a.ptr, a.count});
+  if (regs) *regs = L.regs();
   return L.error();
 }
 

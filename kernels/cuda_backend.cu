@@ -475,7 +475,7 @@ class CudaBackend final : public Backend {
 
     // The fast build: once, or warm-up plus timed runs (the output of the last is checked).
     auto fast = [&] {
-      std::string e = launch_fast(family, variant, r.params, r.plan, d, stream_);
+      std::string e = launch_fast(family, variant, r.params, r.plan, d, stream_, &r.regs_per_thread);
       if (!e.empty()) throw Failure{e};
     };
     if (opt.timing) {
@@ -809,6 +809,9 @@ std::unique_ptr<Backend> make_backend(std::string& why) {
   info.cc_major = prop.major;
   info.cc_minor = prop.minor;
   info.mem_clock_mhz = mem_khz / 1000.0;
+  int sm_khz = 0;
+  if (cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, dev) == cudaSuccess)
+    info.sm_clock_mhz = sm_khz / 1000.0;
   info.bus_width_bits = bus;
   // Double data rate: two transfers per clock over bus/8 bytes.
   info.peak_gbps = 2.0 * (mem_khz * 1e3) * (bus / 8.0) / 1e9;

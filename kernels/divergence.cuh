@@ -145,7 +145,7 @@ inline std::vector<ParamSpec> params(Cond c) {
       {"work", 64, 0, 1 << 16, {}, "hash rounds per element: the work inside the branch"},
   };
   if (c == Cond::LessThan)
-    ps.push_back({"k", 16, 0, 1024, {}, "threads below k take the first side"});
+    ps.push_back({"k", 16, 1, 1023, {}, "threads below k take the first side (1 to block-1: both sides run)"});
   return ps;
 }
 
@@ -153,6 +153,15 @@ inline std::string check(const Params& p) {
   const long long n = p.at("n"), block = p.at("block");
   if (n % block != 0)
     return "n=" + std::to_string(n) + " is not a multiple of block=" + std::to_string(block);
+  return "";
+}
+
+// A threshold at 0 or at the block size is no branch at all: every thread takes one side.
+inline std::string check_less_than(const Params& p) {
+  if (std::string e = check(p); !e.empty()) return e;
+  if (p.at("k") >= p.at("block"))
+    return "k=" + std::to_string(p.at("k")) + " must be below block=" +
+           std::to_string(p.at("block")) + ", or every thread takes the first side";
   return "";
 }
 
@@ -293,7 +302,7 @@ inline void add_divergence(Registry& r) {
                          "other warps run one side at full width.",
                   .entry = "DivergeLessThan",
                   .params = params(Cond::LessThan),
-                  .check = check,
+                  .check = check_less_than,
                   .plan = [](const Params& p) { return plan(p, "diverge_less_than"); },
                   .init = init,
                   .verify = [](const HostArrays& h, const Params& p) {

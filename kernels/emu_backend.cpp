@@ -119,6 +119,10 @@ class EmuBackend : public Backend {
       res.error = unknown_variant(family, variant);
       return;
     }
+    if (opt.recorded_only) {
+      res.error = "no recording of " + family + "/" + variant + " at these parameters";
+      return;
+    }
     res.error = validate(v->info, params, DeviceLimits{}, res.params);
     if (!res.error.empty()) return;
     res.plan = v->info.plan(res.params);
@@ -126,15 +130,16 @@ class EmuBackend : public Backend {
     // Whole-grid runs are needed for totals, modelled time and verification; without
     // them only the kept blocks are emulated, which is what a huge grid needs.
     const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
-    unsigned long long min_grid = ~0ull;
-    for (const auto& l : res.plan.launches) min_grid = std::min(min_grid, l.grid.count());
+    unsigned long long max_grid = 0;
+    for (const auto& l : res.plan.launches) max_grid = std::max(max_grid, l.grid.count());
     sim::EmuOptions eo;
     if (!whole) {
+      // Each launch keeps the kept blocks its grid has (simt_emu.h's Launcher).
       for (auto b : opt.keep_blocks)
-        if (b < min_grid) eo.only_blocks.push_back(b);
+        if (b < max_grid) eo.only_blocks.push_back(b);
       if (eo.only_blocks.empty()) {
         res.error = "none of the blocks to keep is in the grid of " +
-                    std::to_string(min_grid) + " blocks";
+                    std::to_string(max_grid) + " blocks";
         return;
       }
     } else if (const double e = estimated_lane_events(res.plan); e > kMaxLaneEvents) {
@@ -208,7 +213,7 @@ class EmuBackend : public Backend {
                            std::to_string(res.problems.size()) + " problem(s)";
     } else if (!whole) {
       res.verify_message = "not verified: only " + std::to_string(eo.only_blocks.size()) +
-                           " of " + std::to_string(min_grid) +
+                           " of " + std::to_string(max_grid) +
                            " blocks were emulated (totals off)";
     } else {
       if (opt.control)

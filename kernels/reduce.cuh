@@ -1,9 +1,10 @@
 #pragma once
 // Sum reduction of n ints, the classic sequence of seven steps and two more that reach
-// the memory limit. Each block writes the sum of its part to out[blockIdx.x]; the CPU
-// adds those partial sums in verify(). Only that first pass runs (and is timed): the
-// pass over n elements is the one the lesson is about, the pass over the partial sums
-// costs the same for every variant. Bodies are the lesson's code: keep each access on
+// the memory limit. In steps 1 to 9 each block writes the sum of its part to
+// out[blockIdx.x] and the CPU adds those partial sums in verify(): only that first pass
+// runs (and is timed), the pass over n elements that the lesson is about. Steps 10 and 11
+// finish the sum on the GPU (a second pass, or atomics), so the time covers the whole job,
+// as CUB's DeviceReduce::Sum does. Bodies are the lesson's code: keep each access on
 // its own line, and keep the textbook's shape, since the counts are held against a
 // profiler's.
 #include <algorithm>
@@ -353,6 +354,87 @@ struct ReduceVectorLoad {
   }
 };
 
+// 10. The whole sum on the GPU, in two passes. The first pass is step 9; a second launch
+// of one block adds the partial sums (one per block of the first: about a thousand) with
+// the same warp shuffles and writes the total. This is what CUB's DeviceReduce::Sum does
+// too, so the comparison with it is now like for like: both end with one number.
+struct ReduceFinalPass {
+  Global<const int> partial;
+  Global<int> total;
+  unsigned count;  // partial sums to add
+  static constexpr std::uint32_t shared_bytes(unsigned) { return 32 * sizeof(int); }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto warp_sums = t.shared<int>(32, "warp_sums");
+    int sum = 0;
+    for (unsigned i = t.threadIdx.x; i < count; i += t.blockDim.x) {
+      sum += partial(i);
+    }
+    sum = reduce_warp_shuffle(t, sum);
+    if (t.lane() == 0) {
+      warp_sums(t.warp()) = sum;
+    }
+    t.syncthreads();
+    if (t.warp() == 0) {
+      sum = 0;
+      if (t.lane() < t.blockDim.x / 32) {
+        sum = warp_sums(t.lane());
+      }
+      sum = reduce_warp_shuffle(t, sum);
+      if (t.lane() == 0) {
+        total(0) = sum;
+      }
+    }
+  }
+};
+
+// Sets the total to zero before the blocks add into it.
+struct ReduceZero {
+  Global<int> total;
+  static constexpr std::uint32_t shared_bytes(unsigned) { return 0; }
+  WS_DEVICE void operator()(Thread& t) const {
+    if (t.threadIdx.x == 0) {
+      total(0) = 0;
+    }
+  }
+};
+
+// 11. The whole sum in one pass with an atomic. Each block ends like step 9, then lane 0
+// of warp 0 adds the block's sum into the total with one atomicAdd: about a thousand
+// atomics on one address, spread over the kernel's run, so they cost next to nothing. A
+// one-thread launch zeroes the total first.
+struct ReduceAtomic {
+  Global<const int4> in;
+  Global<int> total;
+  unsigned n4;  // int4 elements
+  static constexpr std::uint32_t shared_bytes(unsigned) { return 32 * sizeof(int); }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto warp_sums = t.shared<int>(32, "warp_sums");
+    unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    unsigned grid_size = t.blockDim.x * t.gridDim.x;
+    int sum = 0;
+    while (i < n4) {
+      int4 v = in(i);
+      sum += v.x + v.y + v.z + v.w;
+      i += grid_size;
+    }
+    sum = reduce_warp_shuffle(t, sum);
+    if (t.lane() == 0) {
+      warp_sums(t.warp()) = sum;
+    }
+    t.syncthreads();
+    if (t.warp() == 0) {
+      sum = 0;
+      if (t.lane() < t.blockDim.x / 32) {
+        sum = warp_sums(t.lane());
+      }
+      sum = reduce_warp_shuffle(t, sum);
+      if (t.lane() == 0) {
+        total.atomic_add(0, sum);
+      }
+    }
+  }
+};
+
 namespace reduce_detail {
 
 // Grid-stride variants launch one full wave of an H100 (132 SMs x 2048 threads, from
@@ -366,8 +448,13 @@ enum class Shape {
   OnePerThread,  // block b reduces elements [b*B, (b+1)*B)
   TwoPerThread,  // block b reduces elements [2*b*B, 2*(b+1)*B)
   GridStride,    // pairs of B elements, chunk c goes to block c % grid
-  GridStrideVec  // int4 vectors, vector v goes to block (v / B) % grid
+  GridStrideVec, // int4 vectors, vector v goes to block (v / B) % grid
+  TwoPass,       // GridStrideVec, then one block adds the partial sums: out = {total}
+  Atomic         // zero the total, then GridStrideVec blocks atomically add into it
 };
+
+// The variants that leave one number, the whole sum, in their last array.
+inline bool complete(Shape s) { return s == Shape::TwoPass || s == Shape::Atomic; }
 
 inline long long grid_of(const Params& p, Shape s) {
   const long long n = p.at("n"), b = p.at("block");
@@ -376,10 +463,15 @@ inline long long grid_of(const Params& p, Shape s) {
     case Shape::OnePerThread: return n / b;
     case Shape::TwoPerThread: return n / (2 * b);
     case Shape::GridStride: return std::min(wave, n / (2 * b));
-    case Shape::GridStrideVec: return std::min(wave, (n / 4 + b - 1) / b);
+    case Shape::GridStrideVec:
+    case Shape::TwoPass:
+    case Shape::Atomic: return std::min(wave, (n / 4 + b - 1) / b);
   }
   return 1;
 }
+
+// Threads of the second pass: one block, as wide as the first pass's blocks.
+constexpr unsigned kFinalBlock = 1024;
 
 // The shared bytes of a kernel for a block size, from the kernel struct (a template's
 // instance for that size).
@@ -389,12 +481,36 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes share
   const long long n = p.at("n"), b = p.at("block");
   const long long grid = grid_of(p, s);
   Plan pl;
-  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(grid), true}};
   LaunchCfg c;
   c.kernel = kernel;
   c.grid = {unsigned(grid), 1, 1};
   c.block = {unsigned(b), 1, 1};
   c.shared_bytes = shared(b);
+  if (s == Shape::TwoPass) {
+    // The partial sums live between the passes; only the total is an output.
+    pl.arrays = {{"in", 4, std::uint64_t(n), false},
+                 {"partial", 4, std::uint64_t(grid), false},
+                 {"total", 4, 1, true}};
+    LaunchCfg f;
+    f.kernel = "reduce_final_pass";
+    f.grid = {1, 1, 1};
+    f.block = {kFinalBlock, 1, 1};
+    f.shared_bytes = ReduceFinalPass::shared_bytes(kFinalBlock);
+    pl.launches = {c, f};
+    pl.logical_bytes = 4.0 * double(n) + 4.0;
+    return pl;
+  }
+  if (s == Shape::Atomic) {
+    pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"total", 4, 1, true}};
+    LaunchCfg z;
+    z.kernel = "reduce_zero";
+    z.grid = {1, 1, 1};
+    z.block = {32, 1, 1};
+    pl.launches = {z, c};
+    pl.logical_bytes = 4.0 * double(n) + 4.0;
+    return pl;
+  }
+  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(grid), true}};
   pl.launches = {c};
   pl.logical_bytes = 4.0 * double(n) + 4.0 * double(grid);
   return pl;
@@ -405,7 +521,7 @@ inline std::string check(const Params& p, Shape s) {
   if (s == Shape::OnePerThread) {
     if (n % b != 0)
       return "n=" + std::to_string(n) + " is not a multiple of block=" + std::to_string(b);
-  } else if (s == Shape::GridStrideVec) {
+  } else if (s == Shape::GridStrideVec || complete(s)) {
     if (n % 4 != 0)
       return "n=" + std::to_string(n) + " is not a multiple of 4 (the kernel reads int4)";
   } else if (n % (2 * b) != 0) {
@@ -427,6 +543,14 @@ inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
   const long long n = p.at("n"), b = p.at("block");
   const long long grid = grid_of(p, s);
   auto in = h.as<int>(0);
+  if (complete(s)) {
+    long long total = 0;
+    for (long long e = 0; e < n; ++e) total += in[std::size_t(e)];
+    const int got = h.as<int>(s == Shape::TwoPass ? 2 : 1)[0];
+    if (got != int(total))
+      return "the total is " + std::to_string(got) + ", expected " + std::to_string(total);
+    return "";
+  }
   auto out = h.as<int>(1);
   std::vector<long long> want(std::size_t(grid), 0);
   for (long long e = 0; e < n; ++e) {
@@ -435,7 +559,7 @@ inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
       case Shape::OnePerThread: blk = e / b; break;
       case Shape::TwoPerThread: blk = e / (2 * b); break;
       case Shape::GridStride: blk = (e / (2 * b)) % grid; break;
-      case Shape::GridStrideVec: blk = (e / 4 / b) % grid; break;
+      default: blk = (e / 4 / b) % grid; break;
     }
     want[std::size_t(blk)] += in[std::size_t(e)];
   }
@@ -494,7 +618,7 @@ struct Step {
 }  // namespace reduce_detail
 
 // @post appends the reduce family and its variants to r, in the order of the lesson
-//       (steps 1 to 9).
+//       (steps 1 to 11).
 inline void add_reduce(Registry& r) {
   using namespace reduce_detail;
   r.family({.name = "reduce",
@@ -571,6 +695,25 @@ inline void add_reduce(Registry& r) {
          Global<const int4> in4{static_cast<const int4*>(a.ptr.at(0)), a.count.at(0) / 4, 0};
          L.launch(pl.launches[0], ReduceVectorLoad{in4, a.out<int>(1), unsigned(p.at("n") / 4)});
        }},
+      {"two_pass", "10. Whole sum, second pass",
+       "Slower than 9 by one tiny launch: a second kernel of one block adds the partial sums "
+       "on the GPU, so the result is the whole sum, like CUB's.",
+       "ReduceFinalPass", "reduce_vector_load", Shape::TwoPass, shared_of<ReduceVectorLoad>,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         Global<const int4> in4{static_cast<const int4*>(a.ptr.at(0)), a.count.at(0) / 4, 0};
+         L.launch(pl.launches[0], ReduceVectorLoad{in4, a.out<int>(1), unsigned(p.at("n") / 4)});
+         L.launch(pl.launches[1],
+                  ReduceFinalPass{a.in<int>(1), a.out<int>(2), unsigned(pl.launches[0].grid.x)});
+       }},
+      {"atomic", "11. Whole sum, atomics",
+       "As fast as 10: each block adds its sum into the total with one atomicAdd, a "
+       "thousand atomics in all, after a one-thread launch zeroes the total.",
+       "ReduceAtomic", "reduce_atomic", Shape::Atomic, shared_of<ReduceAtomic>,
+       [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+         Global<const int4> in4{static_cast<const int4*>(a.ptr.at(0)), a.count.at(0) / 4, 0};
+         L.launch(pl.launches[0], ReduceZero{a.out<int>(1)});
+         L.launch(pl.launches[1], ReduceAtomic{in4, a.out<int>(1), unsigned(p.at("n") / 4)});
+       }},
   };
   for (const Step& s : steps) {
     const Shape shape = s.shape;
@@ -579,7 +722,8 @@ inline void add_reduce(Registry& r) {
     r.add({.info = {.name = s.name,
                     .title = s.title,
                     .why = std::string(s.why) +
-                           " Timed: the first pass; the CPU adds the block sums.",
+                           (complete(shape) ? " Timed: every launch, to the whole sum."
+                                            : " Timed: the first pass; the CPU adds the block sums."),
                     .entry = s.entry,
                     .params = params(),
                     .check = [shape](const Params& p) { return check(p, shape); },

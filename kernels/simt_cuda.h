@@ -114,10 +114,10 @@ const VariantInfo* fast_info(const std::string& family, const std::string& varia
 std::vector<const VariantInfo*> fast_catalogue();
 // Queues the plan's launches of the fast build on `stream`.
 // @post returns "" when every launch was queued; else the failing CUDA call and its
-//       error string.
+//       error string. *regs (when given) is the most registers per thread of its kernels.
 std::string launch_fast(const std::string& family, const std::string& variant,
                         const Params& p, const Plan& plan, const DeviceArrays& a,
-                        cudaStream_t stream);
+                        cudaStream_t stream, int* regs = nullptr);
 // Exported by catalogue_traced.cu: the same, traced, with `hooks` called around each
 // launch.
 std::string launch_traced(const std::string& family, const std::string& variant,
@@ -723,9 +723,18 @@ class Launcher {
     if (!check(cudaGetLastError(), "kernel launch", cfg)) return;
 #if defined(WS_MODE_TRACED)
     hooks_.after(index, cfg, error_);
+#else
+    // Registers per thread of the fast build: what limits residency beside warps, blocks
+    // and shared memory (the occupancy the lessons show). Asked once per kernel.
+    static const int regs = [] {
+      cudaFuncAttributes a{};
+      return cudaFuncGetAttributes(&a, ws_entry<K>) == cudaSuccess ? a.numRegs : 0;
+    }();
+    regs_ = regs > regs_ ? regs : regs_;
 #endif
   }
   const std::string& error() const { return error_; }
+  int regs() const { return regs_; }  // max over the launches so far (fast build), else 0
   int launched() const { return index_; }
   // A variant's launch function found no instance for its parameters: nothing runs.
   void refuse(std::string why) {
@@ -744,6 +753,7 @@ class Launcher {
 #endif
   std::string error_;
   int index_ = 0;
+  int regs_ = 0;
   bool stopped_ = false;
 };
 

@@ -223,7 +223,17 @@ class Launcher {
       Thread t;
       kernel(t);
     };
-    sim::EmuResult r = sim::run(l, sink_, opt_);
+    // Kept blocks are per launch, as in the traced CUDA build: a launch keeps those of the
+    // blocks that its grid has (a second pass of one block keeps block 0 only), and a
+    // launch that has none of them is not emulated.
+    sim::EmuOptions o = opt_;
+    if (!opt_.only_blocks.empty()) {
+      o.only_blocks.clear();
+      for (std::uint32_t b : opt_.only_blocks)
+        if (b < cfg.grid.count()) o.only_blocks.push_back(b);
+      if (o.only_blocks.empty()) return;
+    }
+    sim::EmuResult r = sim::run(l, sink_, o);
     result_.ok = result_.ok && r.ok;
     result_.events += r.events;
     result_.threads_run += r.threads_run;

@@ -9,9 +9,10 @@
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
+#   WS_BENCH_ONLY=new ...                                  the instr, histogram and 2^26 reduce benchmarks only
 #   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
 #
-# Stages: toolchain build tests fixtures sass bench ncu ncu_noise sanitizer. Each stage writes its
+# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer. Each stage writes its
 # log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
 # the next one. The exit code is 1 when any stage failed.
 set -uo pipefail
@@ -26,7 +27,7 @@ LOGS=${WS_DEVICE_LOGS:-/tmp/warpscope-device/logs}
 mkdir -p "$LOGS" "$OUT"
 JOBS=$(nproc)
 stages=("$@")
-[[ ${#stages[@]} -eq 0 ]] && stages=(toolchain build tests fixtures sass bench ncu sanitizer)
+[[ ${#stages[@]} -eq 0 ]] && stages=(toolchain build tests fixtures sass record lessons bench ncu sanitizer)
 status=0
 
 note() { echo "$*" | tee -a "$OUT/summary.txt"; }
@@ -120,13 +121,18 @@ bench() {
   "$w" bench --kernel transpose --variant tiled --set n=8192 --sweep pad=0,1 --repeats 20 --backend cuda --json "$o/transpose_pad.json" || rc=1
   "$w" bench --kernel transpose --variant naive --set n=8192 --sweep block_rows=8,16,32 --repeats 20 --backend cuda --json "$o/transpose_naive.json" || rc=1
   "$w" bench --kernel transpose --variant tiled --set n=8192 --set pad=1 --sweep block_rows=2,4,8,16 --repeats 20 --backend cuda --json "$o/transpose_rows.json" || rc=1
-  [[ ${WS_BENCH_ONLY:-} == transpose ]] || {
+  [[ ${WS_BENCH_ONLY:-} == transpose || ${WS_BENCH_ONLY:-} == new ]] || {
   "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
   "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
   "$w" bench --kernel access --variant stride --set n=16777216 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
   "$w" bench --kernel access --variant offset --set n=67108864 --sweep offset=0,1,8,16,32 --repeats 20 --backend cuda --json "$o/access_offset.json" || rc=1
   "$w" bench --kernel divergence --peers --repeats 20 --backend cuda --json "$o/divergence.json" || rc=1
+  }
+  [[ ${WS_BENCH_ONLY:-} == new || -z ${WS_BENCH_ONLY:-} ]] && {
+  "$w" bench --kernel instr --set n=4194304 --set iters=256 --repeats 20 --backend cuda --json "$o/instr.json" || rc=1
+  "$w" bench --kernel histogram --set n=67108864 --sweep skew=0,50,100 --repeats 20 --backend cuda --json "$o/histogram.json" || rc=1
+  "$w" bench --kernel reduce --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/reduce_26.json" || rc=1
   }
   python3 - "$o" <<'EOF'
 import json, os, sys
@@ -171,7 +177,7 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
         out(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
 ratios.close()
 print()
-for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset'):
+for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset', 'instr', 'histogram', 'reduce_26'):
     j = load(fam)
     if not j: continue
     print(f"## {fam} ({j.get('device', {}).get('name', '')})")
@@ -183,6 +189,26 @@ for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', '
     for p in j.get('peers', []):
         print(f"  peer {p['peer']:<20} {p.get('throughput')} {p.get('unit')} {p.get('error', '')}")
 EOF
+  return $rc
+}
+
+# The recording machines without a GPU show as measured (assets/recordings/<gpu>.json):
+# every lesson's timed configurations, the variant bars and the standard sweeps.
+record() {
+  "$B/warpscope" record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" \
+    --lessons "$root/lessons" --out "$OUT/recording.json"
+}
+
+# Every lesson checked live on the GPU (a build with lessons needs libmd4c-dev).
+lessons() {
+  local f rc=0
+  for f in "$root"/lessons/[0-9]*.md; do
+    if (( SECONDS > ${WS_DEADLINE:-100000} )); then echo "$f: not run (the call's time is running out)"; rc=1; continue; fi
+    "$B/warpscope" lesson --check "$f" --backend cuda > "$LOGS/lesson_$(basename "$f" .md).log" 2>&1 || rc=1
+    grep -E 'FAILED|^check:' "$LOGS/lesson_$(basename "$f" .md).log"
+    # Straight into $OUT as well: a call cut short still brings back the lessons it checked.
+    cat "$LOGS/lesson_$(basename "$f" .md).log" >> "$OUT/lessons_check.txt"
+  done
   return $rc
 }
 
@@ -228,6 +254,8 @@ want build && run_stage build build
 want tests && run_stage tests tests
 want fixtures && run_stage fixtures fixtures
 want sass && run_stage sass sass
+want record && run_stage record record
+want lessons && run_stage lessons lessons
 want bench && run_stage bench bench
 [[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage

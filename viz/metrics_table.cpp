@@ -63,7 +63,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
     return d;
   }
   d.drawn = true;
-  d.time_label = in.measured ? "measured" : "modelled";
+  d.time_label = !in.recorded.empty() ? in.recorded : in.measured ? "measured" : "modelled";
   if (!in.verified) {
     d.wrong_shown = true;
     ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 90, 90)));

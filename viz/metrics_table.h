@@ -18,6 +18,7 @@ struct MetricsInput {
   bool verified = false;
   std::string verify_message;  // what was wrong
   bool measured = false;       // CUDA events; false: modelled by sim/
+  std::string recorded;        // the recording's label when the time comes from one
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int samples = 0;
   double throughput = 0;
@@ -30,7 +31,7 @@ struct MetricsInput {
 struct MetricsDraw {
   bool drawn = false;
   std::string note;
-  std::string time_label;      // "measured" or "modelled"
+  std::string time_label;      // "measured", "modelled" or the recording's label
   int ncu_rows = 0, plain_rows = 0;
   std::vector<std::pair<std::string, std::string>> cells;  // every name -> value drawn
   bool wrong_shown = false;    // the "wrong result" banner was drawn

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "app/cli/demo.h"
+#include "app/cli/record.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
 #include "app/paths.h"
@@ -568,6 +569,42 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
   return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
 }
 
+// ---------------------------------------------------------------- record
+
+struct RecordArgs {
+  std::string out, backend = "cuda", lessons = "lessons";
+  int repeats = 20;
+};
+
+// The lesson files of a folder, in name order (README.md describes the format).
+std::vector<std::string> lesson_files(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& f : std::filesystem::directory_iterator(dir, ec))
+    if (f.path().extension() == ".md" && f.path().filename() != "README.md")
+      out.push_back(f.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+int cmd_record(const RecordArgs& a, std::ostream& out, std::ostream& err, const Hooks& h) {
+  RecordOptions o;
+  o.out = a.out;
+  o.repeats = a.repeats;
+  o.lesson_timed = h.lesson_timed;
+  if (!a.lessons.empty() && a.lessons != "none") {
+    if (!std::filesystem::is_directory(a.lessons))
+      usage("--lessons " + a.lessons + " is not a folder of lesson files (or say --lessons none)");
+    if (h.lesson_timed) o.lessons = lesson_files(a.lessons);
+  }
+  if (!a.out.empty() && std::filesystem::is_directory(a.out))
+    usage("--out " + a.out + " is a directory; give the recording's file name");
+  auto b = backend_or_usage(a.backend, err);
+  if (b->kind() != BackendKind::Cuda)
+    usage("record needs a GPU: it measures, and the emulator only models (--backend cuda)");
+  return record(*b, o, out, err);
+}
+
 struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
                                   size, puzzle, edit;
@@ -710,6 +747,17 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   puz->add_option("--backend", pa.backend, "emu (default), cuda or auto")->capture_default_str();
   puz->add_option("--time-limit", pa.time_limit, "seconds the kernel may run (emulator)")
       ->capture_default_str();
+  RecordArgs ra;
+  auto* rec = app.add_subcommand(
+      "record", "Measure the lessons' timed configurations, the variant bars and the standard "
+                "sweeps on the GPU and write a recording for machines without one");
+  rec->add_option("--out", ra.out, "the recording's file (default assets/recordings/<gpu>.json)");
+  rec->add_option("--lessons", ra.lessons, "folder of lessons whose timed steps to record ('none': skip)")
+      ->capture_default_str();
+  rec->add_option("--repeats", ra.repeats, "timed runs per configuration (median, min, max)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  add_backend(rec, ra.backend);
 
   GuiArgs ga;
   auto* guic = app.add_subcommand("gui", "The desktop app (or a screenshot of one view)");
@@ -749,6 +797,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (lesson->parsed()) return cmd_lesson(la, out, err, hooks);
   if (puz->parsed()) return cmd_puzzle(pa, out, err);
   if (guic->parsed()) return cmd_gui(ga, hooks);
+  if (rec->parsed()) return cmd_record(ra, out, err, hooks);
 
   if (hooks.gui_run && hooks.gui_display_available && hooks.gui_display_available())
     return hooks.gui_run(gui::GuiOptions{});

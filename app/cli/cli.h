@@ -9,6 +9,7 @@
 
 #include "app/gui/gui.h"
 #include "kernels/backend.h"
+#include "kernels/recording.h"
 
 namespace ws::cli {
 
@@ -22,6 +23,8 @@ inline constexpr int kExitUsage = 2;   // bad input: unknown name, bad value, mi
 struct Hooks {
   std::function<int(const std::vector<std::string>& files, std::ostream& out)> lesson_validate;
   std::function<int(const std::string& file, Backend& backend, std::ostream& out)> lesson_check;
+  std::function<bool(const std::string& file, std::vector<RecordTarget>& out, std::string& error)>
+      lesson_timed;
   std::function<bool()> gui_display_available;
   std::function<int(const gui::GuiOptions&)> gui_run;
 };

@@ -334,6 +334,7 @@ std::string pct(double f) { return std::isnan(f) ? "" : fmt(100.0 * f, 3) + "%";
 Json timing_json(const Timing& t) {
   Json j;
   j["measured"] = t.measured;
+  if (!t.recorded.empty()) j["recorded"] = t.recorded;
   j["median_ms"] = number(t.median_ms);
   j["min_ms"] = number(t.min_ms);
   j["max_ms"] = number(t.max_ms);
@@ -365,9 +366,13 @@ std::string row_label(const BenchRow& row,
 }
 
 std::string backend_words(const BenchReport& r) {
+  bool recorded = false;
+  for (const auto& row : r.rows) recorded = recorded || !row.result.timing.recorded.empty();
   return std::string(to_string(r.kind)) +
-         (r.kind == BackendKind::Emu ? " (emulated: times are modelled, not measured)"
-                                     : " (measured with CUDA events)");
+         (r.kind != BackendKind::Emu ? " (measured with CUDA events)"
+          : recorded ? " (emulated: counts from the emulator, times recorded on a GPU where "
+                       "marked, else modelled)"
+                     : " (emulated: times are modelled, not measured)");
 }
 
 }  // namespace
@@ -376,15 +381,23 @@ std::string bench_text(const BenchReport& r) {
   std::ostringstream o;
   const std::string unit = r.unit();
   o << r.family << " on " << r.device.name << ", backend " << backend_words(r) << "\n";
+  std::string recorded;
+  for (const auto& row : r.rows)
+    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
   o << "date " << r.date << ", "
-    << (r.modelled() ? std::string("times modelled from the trace, not measured")
-                     : "median of " + std::to_string(r.repeats) + " runs");
+    << (!recorded.empty() ? "times " + recorded + " where marked recorded" +
+                                (r.modelled() ? ", else modelled from the trace" : "")
+        : r.modelled() ? std::string("times modelled from the trace, not measured")
+                       : "median of " + std::to_string(r.repeats) + " runs");
   if (r.device.peak_gbps > 0) o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s";
   o << "\n\n";
-  const std::string tcol = r.modelled() ? "time ms (modelled)" : "median ms";
+  const std::string tcol = r.modelled() && recorded.empty() ? "time ms (modelled)" : "median ms";
   std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
                                      unit == "GFLOP/s" ? "of cuBLAS" : "of memcpy",
                                      "of peak", "speedup", "result"};
+  // On the emulator: where each time comes from, and the model's counts beside it.
+  const bool emu = r.kind == BackendKind::Emu;
+  if (emu) header.insert(header.end(), {"time", "sectors/req", "bank conflicts"});
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : r.rows) {
     const auto& t = row.result.timing;
@@ -401,6 +414,15 @@ std::string bench_text(const BenchReport& r) {
       cells.push_back(std::isnan(row.speedup) ? "" : speedup_text(row.speedup));
       cells.push_back(row.status());
     }
+    if (emu) {
+      const sim::Totals& tt = row.result.totals;
+      const double req = double(tt.global_ld_requests + tt.global_st_requests);
+      cells.push_back(row.failed() ? "" : !t.recorded.empty() ? "recorded" : "modelled");
+      cells.push_back(req > 0 ? fmt(double(tt.global_ld_sectors + tt.global_st_sectors) / req) : "");
+      cells.push_back(row.failed() || tt.events == 0
+                          ? ""
+                          : std::to_string(tt.shared_ld_conflicts() + tt.shared_st_conflicts()));
+    }
     rows.push_back(std::move(cells));
   }
   if (r.show_peers) {
@@ -409,17 +431,21 @@ std::string bench_text(const BenchReport& r) {
                                         params_text(p.params)};
       if (!p.result.error.empty()) {
         cells.insert(cells.end(), {"", "", "", "", "", "", "n/a"});
+        if (emu) cells.insert(cells.end(), {"", "", ""});
       } else {
         const auto& t = p.result.timing;
         cells.push_back(fmt(t.median_ms));
         cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
         cells.push_back(fmt(t.throughput) + (t.unit != unit && !t.unit.empty() ? " " + t.unit : ""));
         cells.insert(cells.end(), {"", "", "", "peer"});
+        if (emu) cells.insert(cells.end(), {t.recorded.empty() ? "" : "recorded", "", ""});
       }
       rows.push_back(std::move(cells));
     }
   }
-  o << format_table(header, rows, {false, false, true, true, true, true, true, true, false});
+  std::vector<bool> right = {false, false, true, true, true, true, true, true, false};
+  if (emu) right.insert(right.end(), {false, true, true});
+  o << format_table(header, rows, right);
   for (const auto& row : r.rows)
     if (row.status() != "ok")
       o << row.status() << " " << row.cfg.variant->name << " " << params_text(row.cfg.completed)
@@ -452,7 +478,7 @@ std::string bench_csv(const BenchReport& r) {
     std::vector<std::string> c = {r.date, r.device.name, r.device.driver, r.device.runtime,
                                   num(r.device.mem_clock_mhz), num(r.device.bus_width_bits),
                                   num(r.device.peak_gbps), std::string(to_string(r.kind)),
-                                  failed ? "" : (t.measured ? "measured" : "modelled"),
+                                  failed ? "" : !t.recorded.empty() ? "recorded" : (t.measured ? "measured" : "modelled"),
                                   r.family, variant};
     for (const auto& k : keys) {
       auto it = params.find(k);
@@ -542,7 +568,12 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
   const std::string unit = r.unit();
   const bool modelled = r.modelled();
   c.y_label = unit + (modelled ? " (modelled)" : "");
-  const std::string where = modelled ? "emulated, modelled times" : r.device.name;
+  std::string recorded;
+  for (const auto& row : r.rows)
+    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
+  const std::string where = !recorded.empty()
+                                ? recorded + (modelled ? "; unrecorded points modelled" : "")
+                                : modelled ? "emulated, modelled times" : r.device.name;
   const bool lines = r.sweeps.size() == 1 && r.sweeps[0].values.size() >= 2;
 
   std::map<double, double> copy_at;  // x -> memcpy throughput (line charts)

@@ -407,8 +407,12 @@ class PlayerPanel : public LessonPanel {
     validate(*vi, params_for(lab->family, v, lab->params), DeviceLimits{}, lab_done);
     p.reset_params();
     p.set_variant(v == lab->variant ? "" : v);
+    Params changed;  // the student's changes: the timing run applies them too
     for (const auto& [k, val] : r->params)
-      if (!lab_done.count(k) || lab_done.at(k) != val) p.set_param(k, val);
+      if (!lab_done.count(k) || lab_done.at(k) != val) {
+        p.set_param(k, val);
+        changed[k] = val;
+      }
     const DeviceInfo dev = host.device();
     Facts f = facts_from_run(*r, dev);
     f.backend = r->timing.measured ? "cuda" : "emu";
@@ -420,9 +424,14 @@ class PlayerPanel : public LessonPanel {
     add_ratio_facts(f, ran, *r, dev, wanted, nullptr);
     // The ratios that need another run go to the worker; until they come back the step
     // is judged on what this run gives (on the emulator, copy_bandwidth from the model).
+    // A lab with a timing size gets every timed quantity from a run at that size (live on
+    // a GPU, from the recording on the emulator): lessons/README.md.
+    const bool timing_run = !lab->timing.empty();
     std::vector<Quantity> extra;
     for (const Quantity& q : wanted)
-      if (q.kind == QuantityKind::Ratio && (q.name == "copy_bandwidth" || q.name.rfind("over:", 0) == 0))
+      if ((timing_run && q.timed()) ||
+          (q.kind == QuantityKind::Ratio &&
+           (q.name == "copy_bandwidth" || q.name == "library" || q.name.rfind("over:", 0) == 0)))
         extra.push_back(q);
     ratios_.reset();
     if (!extra.empty() && r->error.empty()) {
@@ -430,8 +439,11 @@ class PlayerPanel : public LessonPanel {
       RunOptions opt;
       opt.timing = true;
       PendingRatios pr;
-      pr.id = host.run_on_worker([got, ran, r, dev, extra, opt](Backend& b) {
-        add_ratio_facts(*got, ran, *r, dev, extra, &b, opt);
+      pr.id = host.run_on_worker([got, ran, r, dev, extra, opt, timing_run, changed](Backend& b) {
+        if (timing_run)
+          *got = run_lab(ran, changed, b, extra);
+        else
+          add_ratio_facts(*got, ran, *r, dev, extra, &b, opt);
       });
       pr.step = p.step_index();
       pr.gen = seen_gen_;
@@ -453,7 +465,23 @@ class PlayerPanel : public LessonPanel {
     Player& p = *player_;
     if (pr.step != p.step_index() || pr.gen != seen_gen_ || pr.changes != p.changes() || pr.variant != p.variant())
       return;
-    for (const auto& [k, v] : pr.got->values) pr.base.values[k] = v;
+    if (!pr.got->timed_params.empty()) {
+      // A run at the timing size: its timed values and where they come from.
+      if (!pr.got->error.empty()) return;
+      std::set<std::string> timed;
+      for (const auto& q : plain_quantities())
+        if (q.timed) {
+          timed.insert(q.name);
+          pr.base.values.erase(q.name);
+        }
+      pr.base.measured = pr.got->measured;
+      pr.base.timed_source = pr.got->timed_source;
+      pr.base.timed_params = pr.got->timed_params;
+      for (const auto& [k, v] : pr.got->values)
+        if (k.rfind("ratio:", 0) == 0 || timed.count(k)) pr.base.values[k] = v;
+    } else {
+      for (const auto& [k, v] : pr.got->values) pr.base.values[k] = v;
+    }
     p.set_facts(std::move(pr.base));
   }
 

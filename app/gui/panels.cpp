@@ -171,6 +171,7 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.verified = r.verified;
   in.verify_message = r.verify_message;
   in.measured = r.timing.measured;
+  in.recorded = r.timing.recorded;
   in.median_ms = r.timing.median_ms;
   in.min_ms = r.timing.min_ms;
   in.max_ms = r.timing.max_ms;
@@ -373,7 +374,10 @@ void result_line(const AppState& s) {
   if (r.timing.throughput > 0)
     ImGui::TextColored(r.timing.measured ? ImVec4(0.6f, 0.85f, 1, 1) : ImVec4(0.95f, 0.8f, 0.35f, 1),
                        "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
-                       viz::format_ms(r.timing.median_ms).c_str(), r.timing.measured ? "measured" : "modelled");
+                       viz::format_ms(r.timing.median_ms).c_str(),
+                       !r.timing.recorded.empty() ? r.timing.recorded.c_str()
+                       : r.timing.measured        ? "measured"
+                                                  : "modelled");
   if (r.ok())
     ImGui::TextColored(ImVec4(0.5f, 0.85f, 0.5f, 1), "output matches the CPU reference");
   else

@@ -5,6 +5,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kernels/recording.h"
+
 #include <chrono>
 
 namespace ws::gui {
@@ -31,15 +33,18 @@ BackendFactory backend_factory(const std::string& which) {
     const std::string name = which.empty() ? "auto" : which;
     std::string why;
     auto b = make_backend(name, why, error);
+    const Recording* rec = default_recording();
+    const std::string except =
+        rec ? ", except at the configurations " + rec->label() : std::string();
     if (b && b->kind() == BackendKind::Emu)
-      notice = name == "emu" ? "emulated: times are modelled, not measured (the emulator "
-                               "backend was chosen)"
-                             : "emulated: times are modelled, not measured" +
+      notice = name == "emu" ? "emulated: times are modelled, not measured" + except +
+                                   " (the emulator backend was chosen)"
+                             : "emulated: times are modelled, not measured" + except +
                                    (why.empty() ? std::string() : " (" + why + ")");
     if (b) return b;
     // The window opens anyway, on the emulator, and says why the name was refused.
-    notice = "emulated: times are modelled, not measured (" + error + ")";
-    return make_emu_backend();
+    notice = "emulated: times are modelled, not measured" + except + " (" + error + ")";
+    return make_recorded_backend(make_emu_backend(), rec);
   };
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "kernels/recording.h"
 
 namespace ws::lesson {
 
@@ -16,5 +17,11 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out);
 // `warpscope lesson --check FILE`: runs every lab on `backend` and confirms each predict
 // answer and goal is reachable. Returns 0 when all are, else 1.
 int check_file(const std::string& file, Backend& backend, std::ostream& out);
+
+// Every configuration a lesson times, for `warpscope record`: each lab whose step asks for
+// a timed quantity, at its timing size; each timed goal's reach there; each `over:VARIANT`
+// reference. Parameters as the lesson gives them (the recorder completes them).
+// @post false with `error` (the file's first problem) when it does not parse or validate.
+bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std::string& error);
 
 }  // namespace ws::lesson

@@ -14,8 +14,11 @@ namespace ws::lesson {
 
 namespace {
 
-// Per-SM residency limits of Hopper (sm_90), for the occupancy quantities. Registers are
-// not modelled: the occupancy here is the limit from threads, blocks and shared memory.
+// Per-SM residency limits of Hopper (sm_90), for the occupancy quantities. Registers count
+// when the run knows the fast build's registers per thread (a GPU run, or a recording of
+// one); otherwise the limit is from threads, blocks and shared memory only.
+constexpr double kRegsPerSm = 65536;
+constexpr double kRegUnit = 256;  // registers are allocated per warp in these units
 constexpr int kMaxWarpsPerSm = 64;
 constexpr int kMaxBlocksPerSm = 32;
 constexpr double kSharedPerSm = 228.0 * 1024;
@@ -48,7 +51,13 @@ double blocks_per_sm(const RunResult& r) {
   double w = warps_per_block(r);
   double by_warps = std::floor(kMaxWarpsPerSm / w);
   double by_smem = std::floor(kSharedPerSm / (double(c->shared_bytes) + kSharedReservedPerBlock));
-  return std::min({by_warps, double(kMaxBlocksPerSm), by_smem});
+  double by_regs = by_warps;
+  if (r.regs_per_thread > 0) {
+    // Registers are allocated per warp in units of 256 from the SM's 64K.
+    const double per_warp = std::ceil(r.regs_per_thread * 32.0 / kRegUnit) * kRegUnit;
+    by_regs = std::floor(std::floor(kRegsPerSm / per_warp) / w);
+  }
+  return std::min({by_warps, double(kMaxBlocksPerSm), by_smem, by_regs});
 }
 
 // Throughput of a run: the backend's when it gave one, else the model's estimate.
@@ -144,16 +153,33 @@ const std::vector<PlainDef>& plain_defs() {
          const LaunchCfg* c = first_launch(r);
          return c ? double(c->shared_bytes) : std::nan("");
        }},
-      {{"blocks_per_sm", "blocks resident per SM, limited by warps, blocks and shared memory "
-                         "(Hopper limits; registers not modelled)"},
+      {{"blocks_per_sm", "blocks resident per SM, limited by warps, blocks, shared memory and, "
+                         "when known, registers (Hopper limits)"},
        [](R r, D) { return blocks_per_sm(r); }},
-      {{"occupancy", "resident warps per SM / 64 (Hopper; registers not modelled)"},
+      {{"regs_per_thread", "registers per thread of the fast build (from the GPU or its "
+                           "recording; absent on the emulator otherwise)"},
+       [](R r, D) { return r.regs_per_thread > 0 ? double(r.regs_per_thread) : std::nan(""); }},
+      {{"occupancy", "resident warps per SM / 64 (Hopper; registers count when known)"},
        [](R r, D) { return blocks_per_sm(r) * warps_per_block(r) / kMaxWarpsPerSm; }},
       {{"waves", "blocks / (blocks per SM x SMs): how many rounds the grid takes"},
        [](R r, D d) {
          const LaunchCfg* c = first_launch(r);
          double slots = blocks_per_sm(r) * (d.sm_count > 0 ? d.sm_count : d.limits.sm_count);
          return c ? ratio(double(c->grid.count()), slots) : std::nan("");
+       }},
+      {{"flops", "floating-point operations of the run (an FMA counts two)"},
+       [](R r, D) { return r.plan.flops > 0 ? r.plan.flops : std::nan(""); }},
+      {{"flops_per_byte", "FLOP per byte of global traffic the warps' requests move (the "
+                          "arithmetic intensity the roofline puts on its x axis)"},
+       [](R r, D) {
+         return r.plan.flops > 0 ? ratio(r.plan.flops, double(r.totals.global_bytes_moved))
+                                 : std::nan("");
+       }},
+      {{"shared_loads_per_fma", "shared-memory load requests per warp-wide FMA"},
+       [](R r, D) {
+         return r.plan.flops > 0
+                    ? ratio(double(r.totals.shared_ld_requests), r.plan.flops / 2.0 / 32.0)
+                    : std::nan("");
        }},
       {{"logical_bytes", "bytes a perfect kernel must read and write"},
        [](R r, D) { return r.plan.logical_bytes; }},
@@ -168,7 +194,21 @@ const std::vector<PlainDef>& plain_defs() {
   return defs;
 }
 
+std::string timed_source_of(const Timing& t) {
+  if (!t.recorded.empty()) return t.recorded;
+  return t.measured ? "measured on the GPU" : "modelled";
+}
+
 }  // namespace
+
+std::string timed_label(const Facts& f) {
+  std::string s = !f.measured ? (f.timed_source == "modelled" ? "modelled: the emulator does not time"
+                                                              : f.timed_source)
+                 : f.timed_source == "modelled" ? "measured on the GPU"
+                                                : f.timed_source;
+  if (!f.timed_params.empty()) s += ", at " + ws::to_string(f.timed_params);
+  return s;
+}
 
 const std::vector<PlainQuantity>& plain_quantities() {
   static const std::vector<PlainQuantity> v = [] {
@@ -187,6 +227,8 @@ double Facts::get(const std::string& key) const {
 Facts facts_from_run(const RunResult& r, const DeviceInfo& dev) {
   Facts f;
   f.measured = r.timing.measured;
+  f.timed_source = timed_source_of(r.timing);
+  f.timed_params = r.params;
   f.error = r.error;
   for (const auto& [k, v] : r.totals.ncu()) f.values[k] = v;
   for (const auto& d : plain_defs()) {
@@ -254,6 +296,14 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
                                     : (r.timing.measured && dev.peak_gbps > 0 ? dev.peak_gbps
                                                                               : m.dram_gbps);
       v = ratio(mine, peak);
+    } else if (q.name == "library") {
+      // The library routine for the same job at the same size, timed in the same session
+      // (or recorded beside it): a ratio of times, so both count the same work.
+      if (!backend || !(r.timing.median_ms > 0)) continue;
+      const Peer peer = r.plan.gflops() ? Peer::CublasSgemm : Peer::CubReduceSum;
+      PeerResult pr = backend->run_peer(peer, peer_params(peer, r.plan, r.params), opt);
+      if (pr.error.empty() && pr.timing.median_ms > 0)
+        v = pr.timing.median_ms / r.timing.median_ms;
     } else if (q.name.rfind("over:", 0) == 0) {
       const std::string other = q.name.substr(5);
       if (!backend || !find_variant(lab.family, other)) continue;
@@ -267,14 +317,27 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
   }
 }
 
+Params timing_params(const Lab& lab, const Params& overrides) {
+  Params p = lab.params;
+  for (const auto& [k, v] : lab.timing) p[k] = v;
+  for (const auto& [k, v] : overrides) p[k] = v;
+  return params_for(lab.family, lab.variant, p);
+}
+
 Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
               const std::vector<Quantity>& wanted) {
   Params p = lab.params;
   for (const auto& [k, v] : overrides) p[k] = v;
   p = params_for(lab.family, lab.variant, p);
+  const bool timed =
+      std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+  const bool emu = backend.kind() == BackendKind::Emu;
+  // With a timing size, the counting run is timed only where that costs nothing (the
+  // emulator's model), as the fallback when no recording holds the timing size.
+  const bool split = timed && !lab.timing.empty();
   RunOptions opt;
   opt.keep_blocks = lab.keep_blocks;
-  opt.timing = std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+  opt.timing = timed && (!split || emu);
   const DeviceInfo dev = backend.device();
   RunResult r = backend.run(lab.family, lab.variant, p, opt);
   Facts f = facts_from_run(r, dev);
@@ -282,8 +345,43 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
   if (!r.error.empty()) return f;
   if (!r.verified && f.error.empty())
     f.error = "the output is wrong: " + r.verify_message;
+  if (!split) {
+    if (timed) add_ratio_facts(f, lab, r, dev, wanted, &backend, opt);
+    return f;
+  }
 
-  add_ratio_facts(f, lab, r, dev, wanted, &backend, opt);
+  // The timed run at the timing size: live on a GPU, from a recording on the emulator.
+  RunOptions to;
+  to.keep_blocks.clear();
+  to.totals = false;
+  to.timing = true;
+  to.recorded_only = true;
+  const Params tp = timing_params(lab, overrides);
+  RunResult tr = backend.run(lab.family, lab.variant, tp, to);
+  if (!tr.error.empty() || (!emu && !tr.verified)) {
+    if (!emu) {
+      f.error = "the timed run at " + ws::to_string(tp) + " failed: " +
+                (tr.error.empty() ? "the output is wrong: " + tr.verify_message : tr.error);
+      return f;
+    }
+    // No recording of the timing size: the model's time at the counting size.
+    add_ratio_facts(f, lab, r, dev, wanted, &backend, opt);
+    f.timed_source = "modelled at " + ws::to_string(r.params) + " (no recording at " +
+                     ws::to_string(tp) + ")";
+    return f;
+  }
+  const Facts tf = facts_from_run(tr, dev);
+  for (const auto& q : plain_quantities())
+    if (q.timed) {
+      if (tf.has(q.name)) f.values[q.name] = tf.get(q.name);
+      else f.values.erase(q.name);
+    }
+  if (tr.regs_per_thread > 0 && !f.has("regs_per_thread"))
+    f.values["regs_per_thread"] = tr.regs_per_thread;
+  f.measured = tf.measured;
+  f.timed_source = tf.timed_source;
+  f.timed_params = tr.params;
+  add_ratio_facts(f, lab, tr, dev, wanted, &backend, to);
   return f;
 }
 
@@ -354,8 +452,7 @@ PredictResult check_predict(const Predict& p, double guess, const Facts& f) {
                 : "Not quite: you said " + format_number(guess) + unit(guess) + ", the " +
                       (p.answer.timed() && !f.measured ? "model" : "trace") + " gives " +
                       format_number(r.answer) + unit(r.answer) + ".";
-  if (p.answer.timed())
-    verdict += f.measured ? " (measured on the GPU)" : " (modelled: the emulator does not time)";
+  if (p.answer.timed()) verdict += " (" + timed_label(f) + ")";
   r.explanation = verdict + " " + fill_template(p.explain, f, {{"answer", r.answer}, {"guess", guess}});
   return r;
 }
@@ -389,6 +486,7 @@ GoalStatus goal_reached(const Goal& g, const Facts& f) {
                         : "not yet: " + format_number(s.value) + " (needs " + target + ")";
   }
   if (s.modelled) s.label += " (modelled; needs a GPU to measure: " + g.needs + ")";
+  else if ((g.gpu_only || g.quantity.timed()) && s.known) s.label += " (" + timed_label(f) + ")";
   return s;
 }
 

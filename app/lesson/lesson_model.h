@@ -94,6 +94,11 @@ struct Lab {
   int line = 0;             // line of the opening fence
   std::string family, variant;
   Params params;            // as written (defaults are filled in when it runs)
+  // `timing:` the parameters that timed quantities (throughput, time_us, ratios) are
+  // measured at, over `params`: the emulator counts at a small size, the GPU (or its
+  // recording) times at one where the lesson's claim is what the clock sees. Empty: the
+  // counting run is also the timed one.
+  Params timing;
   std::string view;         // bank-map, sector-map, divergence, charts, metrics, stepper; "" none
   std::vector<std::uint32_t> keep_blocks = {0};  // blocks whose events the views show
   std::map<std::string, int> key_lines;
@@ -184,7 +189,11 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l);
 // Every number of one lab run a predict, goal or explanation can name.
 struct Facts {
   std::map<std::string, double> values;  // Quantity::key() -> value
-  bool measured = false;                 // timed values came from a GPU
+  bool measured = false;                 // timed values came from a GPU (live or recorded)
+  // Where the timed values come from, as shown to the student: "measured on the GPU",
+  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)", or "modelled".
+  std::string timed_source = "modelled";
+  Params timed_params;                   // the parameters the timed values belong to
   std::string backend;                   // "emu" or "cuda"
   std::string error;                     // the run failed: why
   bool has(const std::string& key) const { return values.count(key) != 0; }
@@ -198,9 +207,12 @@ Facts facts_from_run(const RunResult& r, const DeviceInfo& dev);
 
 // Runs `lab` with `overrides` applied on `backend`, plus the reference runs that the
 // ratios in `ratios` need (copy bandwidth, another variant). Times the runs when any
-// ratio or timed plain quantity is asked for.
-// @post error set iff the lab's own run failed; ratio keys present for each ratio asked
-//       whose reference ran.
+// ratio or timed plain quantity is asked for: at the lab's `timing` size when it names
+// one (live on a GPU; on the emulator from the recording, else modelled at the counting
+// size and labelled so), else at the counting size.
+// @post error set iff the lab's own run failed (or, on a GPU, its timed run); ratio keys
+//       present for each ratio asked whose reference ran; timed_params names the
+//       parameters the timed values belong to.
 Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
               const std::vector<Quantity>& wanted);
 
@@ -211,6 +223,16 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
 // @post no key other than ratio keys of `wanted` is added or changed.
 void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceInfo& dev,
                      const std::vector<Quantity>& wanted, Backend* backend, RunOptions opt = {});
+
+// The parameters a lab is timed at: params, then its `timing`, then `overrides`, trimmed
+// to the variant's parameters.
+// @post every key of overrides that the variant declares has its value from overrides.
+Params timing_params(const Lab& lab, const Params& overrides);
+
+// How a fact's timed values were obtained, for the student: "measured on the GPU, at
+// n=8192 ...", "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded), at n=8192 ...",
+// or "modelled: the emulator does not time".
+std::string timed_label(const Facts& f);
 
 // The parameters of `p` that family/variant declares (all of them when it is unknown):
 // what a run keeps when the student or a goal's reach switches variants.

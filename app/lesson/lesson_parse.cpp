@@ -141,12 +141,12 @@ bool parse_quantity(std::string_view text, Quantity& q, std::string& why) {
   }
   if (w.size() == 2) {
     const std::string& n = w[1];
-    if (n == "copy_bandwidth" || n == "peak" ||
+    if (n == "copy_bandwidth" || n == "peak" || n == "library" ||
         (n.rfind("over:", 0) == 0 && n.size() > 5)) {
       q = {QuantityKind::Ratio, n};
       return true;
     }
-    why = "unknown ratio '" + n + "' (ratios: copy_bandwidth, peak, over:VARIANT)";
+    why = "unknown ratio '" + n + "' (ratios: copy_bandwidth, peak, library, over:VARIANT)";
     return false;
   }
   const std::string& n = w[0];
@@ -535,13 +535,18 @@ std::string lab_view_list() {
 
 std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, Ctx& c) {
   std::size_t before = c.errors.size();
-  KVs kv = parse_kv(lines, fence + 1, "lab block", {"family", "variant", "params", "view", "blocks"}, c);
+  KVs kv = parse_kv(lines, fence + 1, "lab block", {"family", "variant", "params", "timing", "view", "blocks"}, c);
   Lab lab;
   lab.line = fence;
   for (const auto& [k, v] : kv) lab.key_lines[k] = v.line;
   if (require(kv, "family", "lab", fence, c)) lab.family = kv["family"].value;
   if (require(kv, "variant", "lab", fence, c)) lab.variant = kv["variant"].value;
   if (kv.count("params")) parse_params(kv["params"].value, kv["params"].line, "lab", lab.params, c);
+  if (kv.count("timing")) {
+    parse_params(kv["timing"].value, kv["timing"].line, "lab block: timing", lab.timing, c);
+    if (lab.timing.empty())
+      c.error(kv["timing"].line, "lab block: timing: no parameters (write e.g. 'timing: n=8192')");
+  }
   if (kv.count("view")) {
     lab.view = kv["view"].value;
     viz::View v;

@@ -64,6 +64,10 @@ void check_quantity(const Quantity& q, const std::string& family, const Params& 
       out.push_back({file, line, what + ": ratio over '" + other + "': " + family +
                                      " has no variant '" + other + "'"});
   }
+  if (q.kind == QuantityKind::Ratio && q.name == "library" && family != "reduce" &&
+      family != "matmul")
+    out.push_back({file, line, what + ": 'ratio library' compares with CUB (reduce) or cuBLAS "
+                                      "(matmul); " + family + " has no library routine"});
   if (q.kind == QuantityKind::Ratio && q.name == "copy_bandwidth") {
     for (const auto& v : catalogue())
       if (v.family == family && v.plan) {
@@ -98,7 +102,9 @@ std::string describe(const Lab& lab, const Params& extra = {}, const std::string
   for (const auto& [k, v] : extra) p[k] = v;
   std::string s = lab.family + "/" + (variant.empty() ? lab.variant : variant);
   std::string ps = ws::to_string(p);
-  return ps.empty() ? s : s + " " + ps;
+  s = ps.empty() ? s : s + " " + ps;
+  if (!lab.timing.empty()) s += " (timed at " + ws::to_string(lab.timing) + ")";
+  return s;
 }
 
 }  // namespace
@@ -129,6 +135,14 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l) {
                                    DeviceLimits{}, done);
         if (!why.empty())
           out.push_back({file, line_of(lab.key_lines, "params", lab.line), "lab block: " + why});
+        if (!lab.timing.empty()) {
+          Params tp = lab.params;
+          for (const auto& [k, v] : lab.timing) tp[k] = v;
+          why = validate(*find_variant(lab.family, lab.variant), tp, DeviceLimits{}, done);
+          if (!why.empty())
+            out.push_back({file, line_of(lab.key_lines, "timing", lab.line),
+                           "lab block: timing: " + why});
+        }
       }
     }
     const Lab* lab = l.lab_at(s);
@@ -152,6 +166,16 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l) {
       for (const auto& [k, v] : g.reach) p[k] = v;
       check_run(lab->family, variant, p,
                 line_of(g.key_lines, "reach", g.line), "goal block: reach", file, out);
+      if (!lab->timing.empty() && (g.quantity.timed() || g.gpu_only)) {
+        Lab at = *lab;
+        at.variant = variant;
+        Params tp = lab->params;
+        for (const auto& [k, v] : lab->timing) tp[k] = v;
+        for (const auto& [k, v] : g.reach) tp[k] = v;
+        check_run(lab->family, variant, params_for(lab->family, variant, tp),
+                  line_of(g.key_lines, "reach", g.line), "goal block: reach at the timing size",
+                  file, out);
+      }
     }
   }
   std::stable_sort(out.begin(), out.end(),
@@ -221,6 +245,7 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
   }
   const Lesson& l = *r.lesson;
   const bool emu = backend.kind() == BackendKind::Emu;
+  bool recorded = false;
   int ok = 0, failed = 0;
   auto line = [&](int no, bool good, const std::string& what) {
     out << file << ":" << no << ": " << (good ? "ok " : "FAILED ") << what << "\n";
@@ -232,6 +257,7 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
     if (!lab) continue;
     if (!st.lab && st.predicts.empty() && st.goals.empty()) continue;
     Facts f = run_lab(*lab, {}, backend, wanted_quantities(st));
+    recorded = recorded || f.timed_source.find("(recorded)") != std::string::npos;
     const int lab_line = st.lab ? st.lab->line : st.line;
     if (!f.error.empty()) {
       line(lab_line, false, "lab " + describe(*lab) + ": " + f.error);
@@ -244,7 +270,7 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
       bool good = std::isfinite(v) &&
                   std::fabs(v - p.expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
       std::string what = "predict " + p.answer.key() + ": " +
-                         (emu && p.answer.timed() ? "model" : "run") + " gives " +
+                         (p.answer.timed() ? f.timed_source : std::string("run")) + " gives " +
                          format_number(v) + ", lesson expects " + format_number(p.expect);
       if (p.tolerance > 0)
         what += " +/- " + (p.relative ? format_number(p.tolerance * 100) + "%"
@@ -267,8 +293,57 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
     }
   }
   out << "check: " << file << ": " << ok << " ok, " << failed << " failed on "
-      << to_string(backend.kind()) << (emu ? " (timed values are modelled)" : "") << "\n";
+      << to_string(backend.kind())
+      << (!emu ? "" : recorded ? " (timed values recorded where a recording holds them, else modelled)"
+                               : " (timed values are modelled)")
+      << "\n";
   return failed == 0 ? 0 : 1;
+}
+
+bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std::string& error) {
+  ParseResult r = parse_lesson(file);
+  std::vector<Diagnostic> d = r.errors;
+  if (r.lesson) {
+    auto v = validate_lesson(*r.lesson);
+    d.insert(d.end(), v.begin(), v.end());
+  }
+  if (!d.empty()) {
+    error = d.front().str();
+    return false;
+  }
+  const Lesson& l = *r.lesson;
+  auto add = [&](const std::string& family, const std::string& variant, const Params& p, int line) {
+    for (const auto& o : out)
+      if (o.family == family && o.variant == variant && o.params == p) return;
+    out.push_back({family, variant, p, file + ":" + std::to_string(line)});
+  };
+  auto add_with_refs = [&](const Lab& lab, const std::string& variant, const Params& p,
+                           const std::vector<Quantity>& qs, int line) {
+    add(lab.family, variant, p, line);
+    for (const auto& q : qs)
+      if (q.kind == QuantityKind::Ratio && q.name.rfind("over:", 0) == 0) {
+        const std::string other = q.name.substr(5);
+        add(lab.family, other, params_for(lab.family, other, p), line);
+      }
+  };
+  for (std::size_t s = 0; s < l.steps.size(); ++s) {
+    const Step& st = l.steps[s];
+    const Lab* lab = l.lab_at(s);
+    if (!lab) continue;
+    const std::vector<Quantity> wanted = wanted_quantities(st);
+    const bool timed =
+        std::any_of(wanted.begin(), wanted.end(), [](const Quantity& q) { return q.timed(); });
+    if (timed)
+      add_with_refs(*lab, lab->variant, timing_params(*lab, {}), wanted, st.lab ? st.lab->line : st.line);
+    for (const auto& g : st.goals) {
+      if (!g.quantity.timed() && !g.gpu_only) continue;
+      const std::string variant = g.reach_variant.empty() ? lab->variant : g.reach_variant;
+      Lab at = *lab;
+      at.variant = variant;
+      add_with_refs(at, variant, timing_params(at, g.reach), {g.quantity}, g.line);
+    }
+  }
+  return true;
 }
 
 }  // namespace ws::lesson

@@ -210,3 +210,131 @@ TEST(LessonFactsRun, RatiosWithoutABackendComeFromTheModel) {
   add_ratio_facts(f, lab, r, emu->device(), want, emu.get());
   EXPECT_GT(f.get("ratio:over:tiled"), 0.0);
 }
+
+// ---------------------------------------------------------------- timing size, recordings
+
+namespace {
+
+// A recording of one configuration made in memory: the naive transpose at n=128 measured
+// at 0.05 ms, the copy of its bytes at 0.01 ms, and registers per thread.
+ws::Recording one_recording() {
+  ws::Recording rec;
+  rec.device.name = "Test GPU";
+  rec.date = "2026-11-23T00:00:00Z";
+  rec.path = "test.json";
+  ws::Params done;
+  const ws::VariantInfo* v = ws::find_variant("transpose", "naive");
+  EXPECT_EQ(ws::validate(*v, {{"n", 128}}, ws::DeviceLimits{}, done), "");
+  ws::RecordedRun run;
+  run.family = "transpose";
+  run.variant = "naive";
+  run.params = done;
+  run.verified = true;
+  run.timing.measured = true;
+  run.timing.recorded = rec.label();
+  run.timing.median_ms = 0.05;
+  run.timing.throughput = v->plan(done).logical_bytes / (0.05 * 1e6);
+  run.timing.unit = "GB/s";
+  run.regs_per_thread = 200;  // more than a 32-warp block can have
+  rec.runs.push_back(run);
+  ws::RecordedPeer copy;
+  copy.peer = ws::Peer::MemcpyD2D;
+  copy.params = ws::peer_params(ws::Peer::MemcpyD2D, v->plan(done), done);
+  copy.timing = run.timing;
+  copy.timing.median_ms = 0.01;
+  copy.timing.throughput = run.timing.throughput * 5;
+  rec.peers.push_back(copy);
+  return rec;
+}
+
+}  // namespace
+
+TEST(LessonTiming, TheTimingKeyParsesAndValidates) {
+  ParseResult r = parse_lesson_text(
+      std::string(kHead) + "```lab\nfamily: transpose\nvariant: naive\nparams: n=64\ntiming: n=128\n```\n"
+                           "```predict\nquestion: q\nanswer: ratio copy_bandwidth\nexpect: 0.2\n"
+                           "tolerance: 0.01\nexplain: {answer}\n```\n",
+      "x.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  const Lab& lab = *r.lesson->steps[0].lab;
+  EXPECT_EQ(lab.timing, (ws::Params{{"n", 128}}));
+  EXPECT_EQ(timing_params(lab, {}), (ws::Params{{"n", 128}}));
+  EXPECT_EQ(timing_params(lab, {{"n", 256}, {"pad", 1}}), (ws::Params{{"n", 256}}));
+  // An invalid timing size is reported at its line.
+  auto v = validate_text("```lab\nfamily: transpose\nvariant: naive\nparams: n=64\ntiming: n=100000\n```\n");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_NE(v[0].find("x.md:11: lab block: timing: "), std::string::npos) << v[0];
+  EXPECT_FALSE(parse_lesson_text(std::string(kHead) + "```lab\nfamily: transpose\nvariant: naive\n"
+                                                     "timing:\n```\n", "x.md").ok());
+}
+
+TEST(LessonTiming, CountsAtTheCountingSizeTimesFromTheRecording) {
+  const ws::Recording rec = one_recording();
+  auto b = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
+  Lab lab;
+  lab.family = "transpose";
+  lab.variant = "naive";
+  lab.params = {{"n", 64}};
+  lab.timing = {{"n", 128}};
+  Facts f = run_lab(lab, {}, *b, {{QuantityKind::Ratio, "copy_bandwidth"},
+                                  {QuantityKind::Plain, "time_us"},
+                                  {QuantityKind::Plain, "blocks"}});
+  ASSERT_EQ(f.error, "");
+  EXPECT_EQ(f.get("blocks"), 4);  // n=64 with 32 x 32 tiles: counted at the counting size
+  EXPECT_TRUE(f.measured);
+  EXPECT_DOUBLE_EQ(f.get("time_us"), 50);
+  EXPECT_NEAR(f.get("ratio:copy_bandwidth"), 0.2, 1e-9);
+  EXPECT_EQ(timed_label(f), "measured on Test GPU, 2026-11-23 (recorded), at block_rows=32 n=128 tile=32");
+  // No recording of the timing size: modelled at the counting size, and said so.
+  lab.timing = {{"n", 256}};
+  Facts m = run_lab(lab, {}, *b, {{QuantityKind::Plain, "time_us"}});
+  ASSERT_EQ(m.error, "");
+  EXPECT_FALSE(m.measured);
+  EXPECT_NE(m.timed_source.find("modelled at block_rows=32 n=64 tile=32 (no recording at"),
+            std::string::npos) << m.timed_source;
+  EXPECT_GT(m.get("time_us"), 0);
+}
+
+TEST(LessonTiming, RegistersFromTheRecordingLimitOccupancy) {
+  const ws::Recording rec = one_recording();
+  auto b = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
+  Lab lab;
+  lab.family = "transpose";
+  lab.variant = "naive";
+  lab.params = {{"n", 128}};
+  Facts f = run_lab(lab, {}, *b, {{QuantityKind::Plain, "occupancy"}});
+  ASSERT_EQ(f.error, "");
+  EXPECT_EQ(f.get("regs_per_thread"), 200);
+  // 200 registers: 6400 per warp (a multiple of 256), 65536 / 6400 = 10 warps per SM,
+  // fewer than the 32 warps of the naive transpose's 32 x 32 block: none fits.
+  EXPECT_EQ(f.get("blocks_per_sm"), 0);
+  EXPECT_EQ(f.get("occupancy"), 0);
+  // Without a recording the registers are unknown and the limit is threads only.
+  auto emu = ws::make_emu_backend();
+  Facts g = run_lab(lab, {}, *emu, {{QuantityKind::Plain, "occupancy"}});
+  EXPECT_FALSE(g.has("regs_per_thread"));
+  EXPECT_EQ(g.get("occupancy"), 1);
+}
+
+TEST(LessonTiming, TimedConfigsListWhatALessonTimes) {
+  TempFile f(std::string(kHead) +
+             "```lab\nfamily: transpose\nvariant: tiled\nparams: n=64 pad=1\ntiming: n=8192\n```\n"
+             "```predict\nquestion: q\nanswer: ratio over:copy\nexpect: 1\ntolerance: 1\n"
+             "explain: {answer}\n```\n"
+             "```goal\ntask: t\ntarget: ratio copy_bandwidth >= 0.9\nreach: block_rows=4\n"
+             "needs: gpu: time\n```\n"
+             "## Counting only\n```predict\nquestion: q\nanswer: blocks\nexpect: 4\nexplain: {answer}\n```\n");
+  std::vector<ws::RecordTarget> t;
+  std::string why;
+  ASSERT_TRUE(timed_configs(f.path.string(), t, why)) << why;
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].variant, "tiled");
+  EXPECT_EQ(t[0].params, (ws::Params{{"n", 8192}, {"pad", 1}}));
+  EXPECT_EQ(t[1].variant, "copy");  // the over: reference, without the pad it lacks
+  EXPECT_EQ(t[1].params, (ws::Params{{"n", 8192}}));
+  EXPECT_EQ(t[2].params, (ws::Params{{"block_rows", 4}, {"n", 8192}, {"pad", 1}}));
+  EXPECT_NE(t[0].source.find(":7"), std::string::npos) << t[0].source;
+  TempFile bad(std::string(kHead) + lab("nosuch", "x", "n=1"), "bad.md");
+  EXPECT_FALSE(timed_configs(bad.path.string(), t, why));
+  EXPECT_NE(why.find("unknown kernel family"), std::string::npos) << why;
+}

@@ -233,7 +233,7 @@ TEST(LessonParseErrors, BrokenBlockLines) {
             "x.md:8: lab block has no 'family:' line\n"
             "x.md:9: lab block: expected 'key: value', got 'family transpose'\n");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nkernel: x\n```\n")),
-            "x.md:11: lab block: unknown key 'kernel' (expected family, variant, params, view, "
+            "x.md:11: lab block: unknown key 'kernel' (expected family, variant, params, timing, view, "
             "blocks)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nfamily: access\nvariant: x\n```\n")),
             "x.md:10: lab block: 'family' given twice (first at line 9)");
@@ -260,7 +260,7 @@ TEST(LessonParseErrors, PredictBadValues) {
             "x.md:14: predict block: unknown quantity 'sectors_per_lane' (write Nsight Compute "
             "names as 'metric NAME'; plain names are listed in lessons/README.md)");
   EXPECT_EQ(first_error(with_step(pre + "answer: ratio bandwidth\nexpect: 1\nexplain: {answer}\n```\n")),
-            "x.md:14: predict block: unknown ratio 'bandwidth' (ratios: copy_bandwidth, peak, "
+            "x.md:14: predict block: unknown ratio 'bandwidth' (ratios: copy_bandwidth, peak, library, "
             "over:VARIANT)");
   EXPECT_EQ(first_error(with_step(pre + "answer: blocks\nexpect: many\nexplain: {answer}\n```\n")),
             "x.md:15: predict block: expect must be a number, got 'many'");

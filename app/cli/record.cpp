@@ -1,0 +1,223 @@
+#include "app/cli/record.h"
+
+#include <algorithm>
+#include <cctype>
+#include <ctime>
+#include <filesystem>
+#include <ostream>
+
+#include "app/cli/cli.h"
+#include "app/cli/report.h"
+#include "app/cli/util.h"
+
+namespace ws::cli {
+
+namespace {
+
+// Tracing the whole grid on the GPU and folding its events on the host is cheap below
+// this many estimated lane events (the emulator's own estimate); above it the recording
+// keeps the time only, and the lessons count at their small counting size.
+constexpr double kMaxTracedLaneEvents = double(1ull << 27);
+
+double lane_events(const Plan& plan) {
+  double threads = 0;
+  for (const auto& l : plan.launches) threads += double(l.grid.count()) * double(l.block.count());
+  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2;
+}
+
+struct Family {
+  const char* family;
+  Params honest;  // the size at which the family's claim is what the clock measures
+};
+
+void add(std::vector<RecordTarget>& out, const std::string& family, const std::string& variant,
+         const Params& p, const std::string& source) {
+  out.push_back({family, variant, p, source});
+}
+
+// Every variant of `family` with `p` (keys a variant lacks are left out for it).
+void add_all(std::vector<RecordTarget>& out, const std::string& family, const Params& p,
+             const std::string& source) {
+  for (const auto& v : catalogue())
+    if (v.family == family) {
+      Params mine;
+      for (const auto& ps : v.params)
+        if (p.count(ps.name)) mine[ps.name] = p.at(ps.name);
+      add(out, family, v.name, mine, source);
+    }
+}
+
+void sweep(std::vector<RecordTarget>& out, const std::string& family, const std::string& variant,
+           Params base, const std::string& key, const std::vector<long long>& values) {
+  for (long long v : values) {
+    base[key] = v;
+    add(out, family, variant, base, "sweep " + key);
+  }
+}
+
+}  // namespace
+
+std::vector<RecordTarget> standard_targets() {
+  std::vector<RecordTarget> t;
+  const long long n8k = 8192, r26 = 1ll << 26, m4k = 4096, a24 = 1ll << 24;
+  // Variant bars at the defaults (what `bench --all` and the chart view show first) and
+  // at the honest sizes.
+  for (const auto& v : catalogue()) add(t, v.family, v.name, {}, "bars (defaults)");
+  add_all(t, "access", {{"n", a24}}, "bars");
+  add_all(t, "transpose", {{"n", n8k}}, "bars");
+  add_all(t, "transpose", {{"n", n8k}, {"pad", 1}}, "bars");
+  add_all(t, "reduce", {{"n", r26}}, "bars");
+  add_all(t, "matmul", {{"n", m4k}}, "bars");
+  add_all(t, "histogram", {{"n", a24}}, "bars");
+  add_all(t, "instr", {{"n", 1ll << 22}, {"iters", 256}}, "bars");
+  // Sweeps.
+  for (long long e : {4ll, 16ll})
+    sweep(t, "access", "stride", {{"n", a24}, {"elem", e}}, "stride", {1, 2, 4, 8, 16, 32, 64});
+  sweep(t, "access", "offset", {{"n", a24}}, "offset", {0, 1, 8, 16, 32});
+  sweep(t, "transpose", "naive", {{"n", n8k}}, "block_rows", {8, 16, 32});
+  sweep(t, "transpose", "tiled", {{"n", n8k}, {"pad", 1}}, "block_rows", {1, 2, 4, 8, 16, 32});
+  sweep(t, "transpose", "tiled_copy", {{"n", n8k}}, "block_rows", {1, 2, 4, 8, 16, 32});
+  sweep(t, "reduce", "vector_load", {{"n", r26}}, "block", {64, 128, 256, 512, 1024});
+  sweep(t, "matmul", "tiled", {{"n", m4k}}, "tile", {8, 16, 32});
+  for (const char* v : {"global_atomic", "shared_atomic"})
+    sweep(t, "histogram", v, {{"n", a24}}, "skew", {0, 50, 100});
+  // Only what this catalogue has and the H100 limits allow.
+  std::vector<RecordTarget> ok;
+  for (auto& x : t) {
+    const VariantInfo* v = find_variant(x.family, x.variant);
+    Params done;
+    if (v && validate(*v, x.params, DeviceLimits{}, done).empty()) ok.push_back(std::move(x));
+  }
+  return ok;
+}
+
+std::string recording_slug(const std::string& name) {
+  std::string s;
+  for (char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c)))
+      s += char(std::tolower(static_cast<unsigned char>(c)));
+    else if (!s.empty() && s.back() != '-')
+      s += '-';
+  }
+  while (!s.empty() && s.back() == '-') s.pop_back();
+  return s.empty() ? "gpu" : s;
+}
+
+int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::ostream& err) {
+  if (backend.kind() != BackendKind::Cuda) {
+    err << "warpscope: record needs a GPU: it measures; the emulator only models "
+           "(use --backend cuda on a machine with an NVIDIA GPU)\n";
+    return kExitUsage;
+  }
+  std::vector<RecordTarget> targets;
+  for (const auto& f : opt.lessons) {
+    if (!opt.lesson_timed) {
+      err << "warpscope: this warpscope was built without lessons (they need libmd4c-dev); "
+             "record without --lessons, or rebuild\n";
+      return kExitUsage;
+    }
+    std::string why;
+    if (!opt.lesson_timed(f, targets, why)) {
+      err << "warpscope: " << why << "\n";
+      return kExitUsage;
+    }
+  }
+  if (opt.standard)
+    for (auto& t : standard_targets()) targets.push_back(std::move(t));
+
+  Recording rec;
+  rec.device = backend.device();
+  rec.date = iso8601_utc(std::time(nullptr));
+  rec.tool = opt.tool;
+  const std::string path = opt.out.empty()
+                               ? "assets/recordings/" + recording_slug(rec.device.name) + ".json"
+                               : opt.out;
+  const auto parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty() && !std::filesystem::is_directory(parent)) {
+    err << "warpscope: directory " << parent.string() << " does not exist\n";
+    return kExitUsage;
+  }
+
+  // Complete and de-duplicate first, so the count in the progress lines is right.
+  struct Job {
+    const VariantInfo* v;
+    Params p;
+    std::string source;
+  };
+  std::vector<Job> jobs;
+  for (const auto& t : targets) {
+    const VariantInfo* v = find_variant(t.family, t.variant);
+    Params done;
+    std::string why = v ? validate(*v, t.params, rec.device.limits, done)
+                        : "unknown variant " + t.family + "/" + t.variant;
+    if (!why.empty()) {
+      err << "warpscope: " << t.source << ": " << t.family << "/" << t.variant << " "
+          << params_text(t.params) << ": " << why << "\n";
+      return kExitUsage;
+    }
+    bool dup = false;
+    for (const auto& j : jobs) dup = dup || (j.v == v && j.p == done);
+    if (!dup) jobs.push_back({v, done, t.source});
+  }
+
+  int failed = 0;
+  RunOptions ro;
+  ro.timing = true;
+  ro.repeats = opt.repeats;
+  ro.keep_blocks.clear();
+  auto peer_once = [&](Peer p, const Params& pp) -> const RecordedPeer* {
+    if (const RecordedPeer* have = rec.find_peer(p, pp)) return have;
+    PeerResult r = backend.run_peer(p, pp, ro);
+    if (!r.error.empty()) {
+      err << "  peer " << to_string(p) << " " << params_text(pp) << ": " << r.error << "\n";
+      return nullptr;
+    }
+    rec.peers.push_back({p, pp, r.timing});
+    return &rec.peers.back();
+  };
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const Job& j = jobs[i];
+    const Plan plan = j.v->plan(j.p);
+    ro.totals = lane_events(plan) <= kMaxTracedLaneEvents;
+    err << "[" << i + 1 << "/" << jobs.size() << "] " << j.v->family << "/" << j.v->name << " "
+        << params_text(j.p) << " (" << j.source << ") ..." << std::flush;
+    RunResult r = backend.run(j.v->family, j.v->name, j.p, ro);
+    if (!r.error.empty() || !r.verified) {
+      err << " " << (r.error.empty() ? "WRONG: " + r.verify_message : "FAILED: " + r.error) << "\n";
+      ++failed;
+      if (!r.error.empty()) continue;
+    } else {
+      err << " " << fmt(r.timing.median_ms) << " ms\n";
+    }
+    RecordedRun x;
+    x.family = j.v->family;
+    x.variant = j.v->name;
+    x.params = j.p;
+    x.verified = r.verified;
+    x.timing = r.timing;
+    x.regs_per_thread = r.regs_per_thread;
+    if (ro.totals) x.totals = r.totals;
+    for (Peer p : peers_for(x.family, plan.gflops())) {
+      const RecordedPeer* rp = peer_once(p, peer_params(p, plan, j.p));
+      if (rp && p == Peer::MemcpyD2D) x.copy_gbps = rp->timing.throughput;
+    }
+    rec.runs.push_back(std::move(x));
+    // After every configuration, so that a run cut short keeps what it measured.
+    std::string why;
+    if (!write_text(path, recording_json(rec), out, why)) {
+      err << "warpscope: " << why << "\n";
+      return kExitFailed;
+    }
+  }
+  std::string why;
+  if (!write_text(path, recording_json(rec), out, why)) {
+    err << "warpscope: " << why << "\n";
+    return kExitFailed;
+  }
+  out << "recorded " << rec.runs.size() << " configurations and " << rec.peers.size()
+      << " peer runs on " << rec.device.name << " to " << path
+      << (failed ? " (" + std::to_string(failed) + " failed or wrong)" : std::string()) << "\n";
+  return failed ? kExitFailed : kExitOk;
+}
+
+}  // namespace ws::cli

@@ -1,0 +1,41 @@
+#pragma once
+// `warpscope record`: the catalogue's timed configurations measured on a GPU and written as
+// a recording (kernels/recording.h) that machines without a GPU show as measured.
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "kernels/recording.h"
+
+namespace ws::cli {
+
+// The variant bars and standard sweeps every recording holds: each variant at its
+// defaults and at a size where its family's claim is what the clock sees (transposes
+// n=8192, reductions 2^26 ints, matrix products n=4096, ...), and the sweeps the lessons
+// and the charts draw (stride, offset, block_rows, pad, tile, block size, ...).
+// @post every target validates against the emulator's (H100) limits.
+std::vector<RecordTarget> standard_targets();
+
+struct RecordOptions {
+  std::string out;            // "" : assets/recordings/<gpu>.json
+  std::vector<std::string> lessons;  // lesson files whose timed configurations to add
+  int repeats = 20;
+  bool standard = true;       // add standard_targets() (tests leave them out)
+  std::string tool;           // free text stored in the recording (version)
+  // The lessons' timed configurations (the lesson library's timed_configs), when built in.
+  std::function<bool(const std::string&, std::vector<RecordTarget>&, std::string&)> lesson_timed;
+};
+
+// "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
+std::string recording_slug(const std::string& device_name);
+
+// Runs every target (lessons first, then the standard set; duplicates once) on `backend`,
+// timing the fast build (median of `repeats` with min and max), the copy and library
+// peers at the same size, the registers per thread and, where tracing the whole grid is
+// cheap, the model's totals; writes the recording atomically.
+// @post returns 0 when every target ran and verified and the file was written, 1 when
+//       some target failed (the others are still written), 2 on bad input.
+int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::ostream& err);
+
+}  // namespace ws::cli

@@ -1,0 +1,346 @@
+// Recordings: reading and writing assets/recordings/<gpu>.json, and the emulator backend
+// that answers timed runs at recorded configurations with the recorded measurement.
+#include "kernels/recording.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+
+namespace ws {
+
+namespace {
+
+using json = nlohmann::json;
+constexpr int kFormat = 1;
+
+json params_json(const Params& p) {
+  json j = json::object();
+  for (const auto& [k, v] : p) j[k] = v;
+  return j;
+}
+Params params_of(const json& j) {
+  Params p;
+  for (const auto& [k, v] : j.items()) p[k] = v.get<long long>();
+  return p;
+}
+
+json timing_json(const Timing& t) {
+  return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms},
+          {"repeats", t.samples_ms.size()}, {"throughput", t.throughput}, {"unit", t.unit}};
+}
+Timing timing_of(const json& j, const std::string& label) {
+  Timing t;
+  t.measured = true;
+  t.recorded = label;
+  t.median_ms = j.at("median_ms").get<double>();
+  t.min_ms = j.value("min_ms", t.median_ms);
+  t.max_ms = j.value("max_ms", t.median_ms);
+  t.samples_ms = {t.median_ms};
+  t.throughput = j.value("throughput", 0.0);
+  t.unit = j.value("unit", std::string());
+  return t;
+}
+
+// The model's totals field by field (what load_recording reads back).
+#define WS_TOTALS_FIELDS(X)                                                                  \
+  X(global_ld_requests) X(global_ld_sectors) X(global_ld_ideal_sectors) X(global_st_requests) \
+  X(global_st_sectors) X(global_st_ideal_sectors) X(global_atom_requests)                     \
+  X(global_atom_sectors) X(global_bytes_requested) X(global_bytes_moved)                      \
+  X(shared_ld_requests) X(shared_ld_wavefronts) X(shared_ld_ideal) X(shared_st_requests)      \
+  X(shared_st_wavefronts) X(shared_st_ideal) X(shared_atom_requests) X(events)                \
+  X(active_lane_sum) X(branches) X(divergent_branches) X(barriers)
+
+json totals_json(const sim::Totals& t) {
+  json j;
+#define X(f) j[#f] = t.f;
+  WS_TOTALS_FIELDS(X)
+#undef X
+  return j;
+}
+sim::Totals totals_of(const json& j) {
+  sim::Totals t;
+#define X(f) t.f = j.at(#f).get<std::uint64_t>();
+  WS_TOTALS_FIELDS(X)
+#undef X
+  return t;
+}
+
+std::string peer_name(Peer p) {
+  switch (p) {
+    case Peer::MemcpyD2D: return "memcpy";
+    case Peer::CubReduceSum: return "cub";
+    case Peer::CublasSgemm: return "cublas";
+  }
+  return "?";
+}
+
+}  // namespace
+
+std::string Recording::label() const {
+  return "measured on " + device.name + ", " + date.substr(0, 10) + " (recorded)";
+}
+
+const RecordedRun* Recording::find(const std::string& family, const std::string& variant,
+                                   const Params& complete) const {
+  for (const auto& r : runs)
+    if (r.family == family && r.variant == variant && r.params == complete) return &r;
+  return nullptr;
+}
+
+int Recording::regs(const std::string& family, const std::string& variant,
+                    const Params& complete) const {
+  if (const RecordedRun* r = find(family, variant, complete); r && r->regs_per_thread > 0)
+    return r->regs_per_thread;
+  auto without_n = [](Params p) {
+    p.erase("n");
+    return p;
+  };
+  for (const auto& r : runs)
+    if (r.family == family && r.variant == variant && r.regs_per_thread > 0 &&
+        without_n(r.params) == without_n(complete))
+      return r.regs_per_thread;
+  return 0;
+}
+
+const RecordedPeer* Recording::find_peer(Peer p, const Params& params) const {
+  for (const auto& r : peers)
+    if (r.peer == p && r.params == params) return &r;
+  return nullptr;
+}
+
+std::string recording_json(const Recording& r) {
+  const DeviceInfo& d = r.device;
+  json j;
+  j["format"] = kFormat;
+  j["device"] = {{"name", d.name},
+                 {"driver", d.driver},
+                 {"runtime", d.runtime},
+                 {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                 {"sm_count", d.sm_count},
+                 {"sm_clock_mhz", d.sm_clock_mhz},
+                 {"mem_clock_mhz", d.mem_clock_mhz},
+                 {"bus_width_bits", d.bus_width_bits},
+                 {"peak_gbps", d.peak_gbps},
+                 {"l2_bytes", d.l2_bytes}};
+  j["date"] = r.date;
+  j["tool"] = r.tool;
+  json runs = json::array();
+  for (const auto& x : r.runs) {
+    json e = {{"family", x.family},       {"variant", x.variant},
+              {"params", params_json(x.params)}, {"verified", x.verified},
+              {"timing", timing_json(x.timing)}, {"copy_gbps", x.copy_gbps},
+              {"regs_per_thread", x.regs_per_thread}};
+    e["totals"] = x.totals ? totals_json(*x.totals) : json(nullptr);
+    e["counters"] = x.totals ? json(x.totals->ncu()) : json(nullptr);
+    runs.push_back(e);
+  }
+  j["runs"] = runs;
+  json peers = json::array();
+  for (const auto& p : r.peers)
+    peers.push_back({{"peer", peer_name(p.peer)}, {"params", params_json(p.params)},
+                     {"timing", timing_json(p.timing)}});
+  j["peers"] = peers;
+  return j.dump(1) + "\n";
+}
+
+bool load_recording(const std::string& path, Recording& out, std::string& error) {
+  std::ifstream f(path);
+  if (!f) {
+    error = path + ": cannot be read";
+    return false;
+  }
+  try {
+    json j = json::parse(f);
+    if (j.value("format", 0) != kFormat) {
+      error = path + ": not a warpscope recording of format " + std::to_string(kFormat);
+      return false;
+    }
+    Recording r;
+    r.path = path;
+    const json& d = j.at("device");
+    r.device.name = d.at("name").get<std::string>();
+    r.device.driver = d.value("driver", std::string());
+    r.device.runtime = d.value("runtime", std::string());
+    const std::string cc = d.value("compute_capability", std::string("0.0"));
+    r.device.cc_major = std::atoi(cc.c_str());
+    r.device.cc_minor = cc.find('.') == std::string::npos ? 0 : std::atoi(cc.c_str() + cc.find('.') + 1);
+    r.device.sm_count = d.value("sm_count", 0);
+    r.device.sm_clock_mhz = d.value("sm_clock_mhz", 0.0);
+    r.device.mem_clock_mhz = d.value("mem_clock_mhz", 0.0);
+    r.device.bus_width_bits = d.value("bus_width_bits", 0.0);
+    r.device.peak_gbps = d.value("peak_gbps", 0.0);
+    r.device.l2_bytes = d.value("l2_bytes", std::uint64_t(0));
+    r.device.limits.name = r.device.name;
+    if (r.device.sm_count > 0) r.device.limits.sm_count = r.device.sm_count;
+    r.date = j.at("date").get<std::string>();
+    r.tool = j.value("tool", std::string());
+    const std::string label = r.label();
+    for (const auto& e : j.at("runs")) {
+      RecordedRun x;
+      x.family = e.at("family").get<std::string>();
+      x.variant = e.at("variant").get<std::string>();
+      x.params = params_of(e.at("params"));
+      x.verified = e.value("verified", false);
+      x.timing = timing_of(e.at("timing"), label);
+      x.copy_gbps = e.value("copy_gbps", 0.0);
+      x.regs_per_thread = e.value("regs_per_thread", 0);
+      if (e.contains("totals") && e["totals"].is_object()) x.totals = totals_of(e["totals"]);
+      r.runs.push_back(std::move(x));
+    }
+    for (const auto& e : j.value("peers", json::array())) {
+      RecordedPeer p;
+      const std::string name = e.at("peer").get<std::string>();
+      if (name == "memcpy") p.peer = Peer::MemcpyD2D;
+      else if (name == "cub") p.peer = Peer::CubReduceSum;
+      else if (name == "cublas") p.peer = Peer::CublasSgemm;
+      else continue;
+      p.params = params_of(e.at("params"));
+      p.timing = timing_of(e.at("timing"), label);
+      r.peers.push_back(std::move(p));
+    }
+    out = std::move(r);
+    return true;
+  } catch (const std::exception& e) {
+    error = path + ": not a readable recording (" + e.what() + ")";
+    return false;
+  }
+}
+
+const Recording* default_recording(std::string* notice) {
+  static std::once_flag once;
+  static std::unique_ptr<Recording> rec;
+  static std::string why;
+  std::call_once(once, [] {
+    namespace fs = std::filesystem;
+    std::vector<std::string> files;
+    if (const char* e = std::getenv("WARPSCOPE_RECORDING"); e && *e) {
+      if (std::string(e) == "none") return;
+      files.push_back(e);
+    } else {
+      std::vector<fs::path> roots;
+      if (const char* s = std::getenv("WARPSCOPE_SOURCE_DIR"); s && *s) roots.emplace_back(s);
+#if defined(WS_SOURCE_DIR)
+      roots.emplace_back(WS_SOURCE_DIR);
+#endif
+      std::error_code ec;
+      const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+      if (!ec) {
+        roots.push_back(exe.parent_path() / "..");
+        roots.push_back(exe.parent_path() / "../share/warpscope");
+      }
+      for (const auto& root : roots) {
+        const fs::path dir = root / "assets" / "recordings";
+        if (!fs::is_directory(dir, ec)) continue;
+        std::vector<std::string> here;
+        for (const auto& f : fs::directory_iterator(dir, ec))
+          if (f.path().extension() == ".json") here.push_back(f.path().string());
+        std::sort(here.begin(), here.end());
+        files.insert(files.end(), here.begin(), here.end());
+        if (!here.empty()) break;
+      }
+    }
+    for (const auto& f : files) {
+      auto r = std::make_unique<Recording>();
+      std::string err;
+      if (load_recording(f, *r, err)) {
+        rec = std::move(r);
+        return;
+      }
+      why += (why.empty() ? "" : "; ") + err;
+    }
+  });
+  if (notice) *notice = why;
+  return rec.get();
+}
+
+namespace {
+
+class RecordedBackend : public Backend {
+ public:
+  RecordedBackend(std::unique_ptr<Backend> inner, const Recording* rec)
+      : inner_(std::move(inner)), rec_(rec) {}
+  BackendKind kind() const override { return inner_->kind(); }
+  DeviceInfo device() const override { return inner_->device(); }
+
+  RunResult run(const std::string& family, const std::string& variant, const Params& params,
+                const RunOptions& opt) override {
+    const VariantInfo* vi = find_variant(family, variant);
+    Params complete;
+    const RecordedRun* rr = nullptr;
+    if (vi && validate(*vi, params, DeviceLimits{}, complete).empty())
+      rr = rec_->find(family, variant, complete);
+    // Only the time (and totals the recording holds) is wanted: take it from the
+    // recording and do not emulate.
+    const bool no_events = opt.keep_blocks.empty() && !opt.keep_all_blocks;
+    if (rr && opt.timing &&
+        (opt.recorded_only || (no_events && (!opt.totals || rr->totals)))) {
+      RunResult r;
+      r.params = complete;
+      r.plan = vi->plan(complete);
+      r.verified = rr->verified;
+      if (!rr->verified) r.verify_message = "the output was wrong on " + rec_->device.name;
+      r.timing = rr->timing;
+      r.regs_per_thread = rec_->regs(family, variant, complete);
+      if (opt.totals && rr->totals) {
+        r.totals = *rr->totals;
+        if (r.plan.launches.size() == 1) r.launches = {{r.plan.launches[0], r.totals}};
+      }
+      return r;
+    }
+    if (opt.recorded_only) {
+      RunResult r;
+      r.error = "no recording of " + family + "/" + variant +
+                (complete.empty() ? std::string() : " at " + to_string(complete)) + " in " +
+                rec_->path;
+      return r;
+    }
+    RunResult r = inner_->run(family, variant, params, opt);
+    if (!r.error.empty() && rr && opt.timing && no_events) {
+      // Too large to emulate, but measured: the recorded time without the counts.
+      RunResult m;
+      m.params = complete;
+      m.plan = vi->plan(complete);
+      m.verified = rr->verified;
+      if (!rr->verified) m.verify_message = "the output was wrong on " + rec_->device.name;
+      m.timing = rr->timing;
+      m.regs_per_thread = rec_->regs(family, variant, complete);
+      return m;
+    }
+    if (r.error.empty()) {
+      r.regs_per_thread = rec_->regs(family, variant, r.params);
+      if (rr && opt.timing) r.timing = rr->timing;
+    }
+    return r;
+  }
+
+  PeerResult run_peer(Peer p, const Params& params, const RunOptions& opt) override {
+    if (const RecordedPeer* rp = rec_->find_peer(p, params)) {
+      PeerResult r;
+      r.peer = p;
+      r.timing = rp->timing;
+      return r;
+    }
+    PeerResult r = inner_->run_peer(p, params, opt);
+    if (!r.error.empty())
+      r.error += " (and " + rec_->path + " has no recording of it at " + to_string(params) + ")";
+    return r;
+  }
+
+ private:
+  std::unique_ptr<Backend> inner_;
+  const Recording* rec_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_recorded_backend(std::unique_ptr<Backend> emu, const Recording* rec) {
+  if (!rec || !emu) return emu;
+  return std::make_unique<RecordedBackend>(std::move(emu), rec);
+}
+
+}  // namespace ws

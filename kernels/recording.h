@@ -1,0 +1,81 @@
+#pragma once
+// A recording: what `warpscope record` measured on one GPU (device, driver, clocks, date,
+// and per configuration the median time with its spread, the copy and library peers at the
+// same size, the fast build's registers per thread, and the model's counters). Shipped in
+// assets/recordings/<gpu>.json, it lets a machine without a GPU show real measurements at
+// the configurations the lessons, the variant bars and the standard sweeps use; every
+// other configuration stays modelled. No CUDA here.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/backend.h"
+
+namespace ws {
+
+struct RecordedRun {
+  std::string family, variant;
+  Params params;                 // complete (defaults filled in)
+  bool verified = false;
+  Timing timing;                 // measured = true, recorded = the recording's label
+  double copy_gbps = 0;          // cudaMemcpy D2D of the same logical bytes, same session
+  int regs_per_thread = 0;       // the fast build's, 0 when unknown
+  // The model's totals over the whole grid (the GPU's traced build); unset when the
+  // configuration was too large to trace. Written out under Nsight Compute's names too.
+  std::optional<sim::Totals> totals;
+};
+
+struct RecordedPeer {
+  Peer peer = Peer::MemcpyD2D;
+  Params params;                 // bytes=B for the copy, n for CUB and cuBLAS
+  Timing timing;
+};
+
+struct Recording {
+  DeviceInfo device;
+  std::string date;              // ISO 8601, UTC
+  std::string tool;              // warpscope's version or commit, free text
+  std::vector<RecordedRun> runs;
+  std::vector<RecordedPeer> peers;
+  std::string path;              // the file it came from ("" when built in memory)
+
+  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)"
+  std::string label() const;
+  // @post the run recorded with exactly these complete parameters, or nullptr.
+  const RecordedRun* find(const std::string& family, const std::string& variant,
+                          const Params& complete) const;
+  // Registers per thread of the variant's fast build: from the exact configuration, else
+  // from any recorded run of the variant whose parameters differ only in size (`n`);
+  // 0 when none.
+  int regs(const std::string& family, const std::string& variant, const Params& complete) const;
+  // @post the peer recorded with exactly these parameters, or nullptr.
+  const RecordedPeer* find_peer(Peer p, const Params& params) const;
+};
+
+// One configuration `warpscope record` times: a variant at complete parameters, and where
+// it comes from ("lessons/04-transpose.md:113", "bars", "sweep stride").
+struct RecordTarget {
+  std::string family, variant;
+  Params params;
+  std::string source;
+};
+
+// @post true and `out` filled iff `path` holds a recording of this format; else `error`
+//       says what is wrong in one line.
+bool load_recording(const std::string& path, Recording& out, std::string& error);
+// The recording as JSON text (what load_recording reads).
+std::string recording_json(const Recording& r);
+
+// The recording a machine without a GPU uses: $WARPSCOPE_RECORDING (a file; "none" turns
+// recordings off), else the first *.json in assets/recordings/ under the source or install
+// tree. Loaded once; nullptr when there is none. `notice` says why a file was skipped.
+const Recording* default_recording(std::string* notice = nullptr);
+
+// The emulator, with timed runs and peers at recorded configurations taken from `rec`
+// (measured, labelled as recorded); counts always come from the emulator, except that a
+// run that asks only for time (no totals, no kept blocks) at a recorded configuration is
+// answered from the recording without emulating it.
+std::unique_ptr<Backend> make_recorded_backend(std::unique_ptr<Backend> emu, const Recording* rec);
+
+}  // namespace ws

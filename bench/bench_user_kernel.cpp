@@ -9,6 +9,9 @@
 #include <string>
 
 #include "kernels/user_kernel.h"
+#if defined(WS_HAVE_NVRTC)
+#include "kernels/user_nvrtc.h"
+#endif
 
 namespace {
 
@@ -43,6 +46,31 @@ void BM_RecompileEmu(benchmark::State& state) {
   fs::remove_all(dir);
 }
 BENCHMARK(BM_RecompileEmu)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+
+#if defined(WS_HAVE_NVRTC)
+// The same edit through NVRTC: the fast build for sm_90 (no GPU needed to compile).
+void BM_RecompileNvrtc(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warpscope-bench-nvrtc";
+  fs::create_directories(dir);
+  ws::user::KernelSpec spec;
+  spec.source_path = (dir / "k.cuh").string();
+  spec.struct_name = "Copy";
+  spec.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
+  int k = 0;
+  std::ofstream(spec.source_path) << kernel(k++);
+  if (!ws::user::compile_nvrtc(spec, false, "sm_90").compiled.ok) {
+    state.SkipWithError("the first build failed");
+    return;
+  }
+  for (auto _ : state) {
+    std::ofstream(spec.source_path) << kernel(k++);
+    if (!ws::user::compile_nvrtc(spec, false, "sm_90").compiled.ok) state.SkipWithError("the recompile failed");
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_RecompileNvrtc)->Unit(benchmark::kMillisecond)->Iterations(5)->UseRealTime();
+#endif
 
 }  // namespace
 

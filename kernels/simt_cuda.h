@@ -29,6 +29,9 @@
 // is at it, and lanes that finished stay in the rounds (joining the barriers of their
 // warp-mates) until the whole warp has finished. That is the emulator's scheduling
 // (sim/emulator.h), so the GPU trace and the emulator trace agree event for event.
+// Under NVRTC (student kernels, kernels/user_nvrtc.*) only the device side is compiled:
+// the host plumbing and the Launcher are the CUDA backend's, and NVRTC has no host library.
+#if !defined(__CUDACC_RTC__)
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -37,6 +40,10 @@
 #include <vector>
 
 #include "kernels/catalogue.h"
+#else
+#include <cstdint>
+#include <type_traits>
+#endif
 #include "sim/trace.h"
 
 namespace ws::cuda {
@@ -91,6 +98,7 @@ struct TraceCtl {
   DeviceFault* fault;
 };
 
+#if !defined(__CUDACC_RTC__)
 // Called by the traced Launcher around each launch of a variant's plan.
 class TraceHooks {
  public:
@@ -137,6 +145,7 @@ inline std::string describe(const LaunchCfg& c) {
   return c.kernel + " (grid " + d(c.grid) + ", block " + d(c.block) + ", " +
          std::to_string(c.shared_bytes) + " B shared)";
 }
+#endif  // !__CUDACC_RTC__
 
 }  // namespace ws::cuda
 
@@ -189,7 +198,11 @@ __device__ __forceinline__ long long ws_atomic_add(long long* p, long long v) {
 #if defined(WS_MODE_TRACED)
 // One control block per TU (only catalogue_traced.cu compiles this mode); the Launcher
 // sets it before every launch.
+#if defined(__CUDACC_RTC__)
+__constant__ cuda::TraceCtl ws_trace;  // found by cuModuleGetGlobal (its lowered name)
+#else
 static __constant__ cuda::TraceCtl ws_trace;
+#endif
 
 __device__ __forceinline__ bool ws_block_traced() {
   const unsigned b = ws_block_linear();
@@ -684,6 +697,7 @@ __global__ void ws_entry(K k) {
 #endif
 }
 
+#if !defined(__CUDACC_RTC__)
 // Queues a variant's launches on one stream. The first failure is kept and later
 // launches are skipped: their inputs would be garbage.
 class Launcher {
@@ -756,6 +770,7 @@ class Launcher {
   int regs_ = 0;
   bool stopped_ = false;
 };
+#endif  // !__CUDACC_RTC__
 
 }  // namespace (mode)
 }  // namespace ws

@@ -521,6 +521,7 @@ class PipeSink : public TraceSink {
     put(s, a.elem_bytes);
     put(s, a.count);
     put(s, a.base_offset);
+    put(s, a.cols);
     s += a.name;
     w_.record('A', s);
   }
@@ -823,6 +824,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
             d.elem_bytes = get<std::uint32_t>(payload, p);
             d.count = get<std::uint64_t>(payload, p);
             d.base_offset = get<std::uint32_t>(payload, p);
+            d.cols = get<decltype(d.cols)>(payload, p);
             d.name = payload.substr(std::min(p, payload.size()));
             seen.push_back(d);
             if (keep) keep->on_array(d);

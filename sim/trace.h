@@ -3,9 +3,13 @@
 // traced CUDA build (kernels/cuda_*) both write exactly this struct, so a trace from the
 // GPU and one from the emulator can be compared byte for byte. Plain C++: no CUDA here.
 #include <cstdint>
+// Under NVRTC (student kernels built at run time) only the plain records below are
+// compiled: no host library exists there.
+#if !defined(__CUDACC_RTC__)
 #include <string>
 #include <string_view>
 #include <vector>
+#endif
 
 namespace ws {
 
@@ -32,8 +36,10 @@ enum class EventKind : std::uint8_t {
 };
 constexpr int kEventKindCount = 11;
 
+#if !defined(__CUDACC_RTC__)
 std::string_view to_string(EventKind k);
 bool event_kind_from_string(std::string_view s, EventKind& out);
+#endif
 constexpr bool is_global(EventKind k) { return k <= EventKind::GlobalAtomic; }
 constexpr bool is_shared(EventKind k) {
   return k >= EventKind::SharedLoad && k <= EventKind::SharedAtomic;
@@ -75,7 +81,9 @@ struct WarpEvent {
   // into the block's shared memory, array base included, so banks follow from it.
   std::uint32_t offset[32] = {};
   Site site() const { return Site{line, array}; }
+#if !defined(__CUDACC_RTC__)
   int active_lanes() const { return __builtin_popcount(mask); }
+#endif
   friend bool operator==(const WarpEvent&, const WarpEvent&) = default;
 };
 static_assert(sizeof(WarpEvent) == 148, "WarpEvent layout is shared with device code");
@@ -88,6 +96,7 @@ constexpr bool diverged(const WarpEvent& e) {
   return e.kind == EventKind::Branch && taken != 0 && taken != e.mask;
 }
 
+#if !defined(__CUDACC_RTC__)
 // The memory an access names: global arrays are kernel arguments, shared ones are
 // carved from the block's dynamic shared memory in declaration order.
 enum class Space : std::uint8_t { Global = 0, Shared = 1 };
@@ -179,5 +188,7 @@ std::vector<WarpEvent> canonical(std::vector<WarpEvent> events);
 
 // First difference between two canonical traces, as one readable line ("" if equal).
 std::string first_difference(const std::vector<WarpEvent>& a, const std::vector<WarpEvent>& b);
+
+#endif  // !__CUDACC_RTC__
 
 }  // namespace ws

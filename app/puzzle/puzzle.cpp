@@ -514,7 +514,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
     r.run = user::run_emu(r.compiled, spec, *job, p.params, ro, opt.limits);
   } else {
 #if defined(WS_HAVE_NVRTC)
-    r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled);
+    r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled, opt.limits);
     map_errors(r.compiled);
     if (!r.compiled.ok) {
       r.failure = r.compiled.message();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -79,6 +80,10 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   ASSERT_FALSE(st.main.order.empty());
   EXPECT_TRUE(st.main.run->totals.shared_ld_conflicts() > 0);
   EXPECT_EQ(st.selection().family, "transpose");
+  const auto& arrays = st.main.run->kept.at(0).info.arrays;
+  const auto tile = std::find_if(arrays.begin(), arrays.end(), [](const ArrayDesc& a) { return a.name == "tile"; });
+  ASSERT_NE(tile, arrays.end());
+  EXPECT_EQ(tile->cols, 32u);  // the row length travels back from the kernel's process
   fd = s->frame(true);
   EXPECT_NE(fd.editor.status.find("of 3 targets met"), std::string::npos) << fd.editor.status;
   EXPECT_GT(fd.editor.current_line, 0);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/access.h"
 #include "sim/trace.h"
 
 namespace ws::sim {
@@ -43,8 +44,10 @@ struct DeviceModel {
   // that are both active read one address serves each pair as one lane, so a pass covers
   // twice these lanes (8 B: the warp, 16 B: a half-warp); analyze_shared applies that.
   unsigned lanes_per_shared_pass(unsigned bytes) const {
-    return bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+    return AccessModel{}.lanes_per_shared_pass(bytes);
   }
+  // The unit sizes of the per-access analysis (sim/access.h), for host and device.
+  AccessModel access() const { return {sector_bytes, line_bytes, shared_banks, bank_bytes}; }
   // For the modelled time of emulated runs (never shown as measured).
   double dram_gbps = h100::kDramGbps;
   double fp32_gflops = h100::kFp32Gflops;
@@ -87,19 +90,9 @@ struct SharedAccess {
 //       conflicts = wavefronts - ideal_wavefronts.
 SharedAccess analyze_shared(const WarpEvent& e, const DeviceModel& m = {});
 
-// Whole-launch totals. Keys of ncu() are Nsight Compute metric names.
-struct Totals {
-  std::uint64_t global_ld_requests = 0, global_ld_sectors = 0, global_ld_ideal_sectors = 0;
-  std::uint64_t global_st_requests = 0, global_st_sectors = 0, global_st_ideal_sectors = 0;
-  std::uint64_t global_atom_requests = 0, global_atom_sectors = 0;
-  std::uint64_t global_bytes_requested = 0, global_bytes_moved = 0;
-  std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;
-  std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_ideal = 0;
-  std::uint64_t shared_atom_requests = 0;
-  std::uint64_t events = 0, active_lane_sum = 0;  // over all events: SIMD efficiency
-  std::uint64_t branches = 0, divergent_branches = 0;
-  std::uint64_t barriers = 0;
-
+// Whole-launch totals (the counters are sim/access.h's, shared with the device).
+// Keys of ncu() are Nsight Compute metric names.
+struct Totals : Counters {
   void add(const WarpEvent& e, const DeviceModel& m = {});
   void merge(const Totals& o);
   std::uint64_t shared_ld_conflicts() const { return shared_ld_wavefronts - shared_ld_ideal; }
@@ -123,6 +116,38 @@ class TotalsSink : public TraceSink {
   DeviceModel model_;
   Totals totals_;
 };
+
+// The counters of one source site (line, array, kind) over a launch: what the source
+// view shows beside a line, and `metrics --by-line` prints.
+struct SiteTotals {
+  std::uint16_t line = 0;
+  std::uint8_t array = kNoArray;
+  EventKind kind = EventKind::GlobalLoad;
+  Totals totals;
+};
+// Sites in (line, array, kind) order.
+using SiteList = std::vector<SiteTotals>;
+
+// Accumulates per-site counters over everything it sees (the emulator's per-line mode).
+class SiteSink : public TraceSink {
+ public:
+  explicit SiteSink(DeviceModel m = {}) : model_(m.access()) {}
+  void on_event(const WarpEvent& e) override;
+  // @post sorted by (line, array, kind); the sum of every site's totals equals the
+  //       totals of the events seen.
+  SiteList sites() const;
+  void merge(const SiteList& o);
+
+ private:
+  AccessModel model_;
+  std::map<std::uint32_t, Totals> by_key_;
+};
+
+// The sites of one source line added together, per line in order.
+// @post one entry per distinct line of `sites`, each the merge of that line's totals.
+std::vector<std::pair<std::uint16_t, Totals>> by_line(const SiteList& sites);
+// Merges `o` into `into`, site by site (both sorted; the result stays sorted).
+void merge_sites(SiteList& into, const SiteList& o);
 
 // Divergence of one warp over a kept trace: the mask of each event in order.
 struct MaskHistory {

@@ -1,0 +1,314 @@
+#pragma once
+// The model's per-access analysis, written once for the host (sim/model.cpp, the
+// emulator's totals) and the device (the traced CUDA build accumulates whole-grid totals
+// in device memory with it, kernels/cuda/trace_session.cu). Plain C++ behind WS_HD: no
+// CUDA header, no heap, no standard algorithm that the device lacks.
+#include <cstdint>
+
+#include "sim/hd.h"
+#include "sim/trace.h"
+
+namespace ws::sim {
+
+// The unit sizes the analysis needs (DeviceModel::access() gives the Hopper values).
+struct AccessModel {
+  unsigned sector_bytes = 32;
+  unsigned line_bytes = 128;
+  unsigned shared_banks = 32;
+  unsigned bank_bytes = 4;
+  // Lanes served per shared pass: 4 B accesses by the whole warp, 8 B per half-warp, 16 B
+  // per quarter-warp (128 bytes of lanes a pass); see DeviceModel.
+  WS_HD unsigned lanes_per_shared_pass(unsigned bytes) const {
+    return bytes <= 4 ? 32 : bytes == 8 ? 16 : 8;
+  }
+};
+
+// The counters of Totals as plain data, so device memory can hold them and atomics can
+// add to them. Field order is the device's accumulation order (kCounterFields words).
+struct Counters {
+  std::uint64_t global_ld_requests = 0, global_ld_sectors = 0, global_ld_ideal_sectors = 0;
+  std::uint64_t global_st_requests = 0, global_st_sectors = 0, global_st_ideal_sectors = 0;
+  std::uint64_t global_atom_requests = 0, global_atom_sectors = 0;
+  std::uint64_t global_bytes_requested = 0, global_bytes_moved = 0;
+  std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;
+  std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_ideal = 0;
+  std::uint64_t shared_atom_requests = 0;
+  std::uint64_t events = 0, active_lane_sum = 0;  // over all events: SIMD efficiency
+  std::uint64_t branches = 0, divergent_branches = 0;
+  std::uint64_t barriers = 0;
+};
+constexpr int kCounterFields = 22;
+static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
+              "Counters is a flat array of 64-bit counters");
+
+// @post every field of `into` is increased by the same field of `o`.
+WS_HD inline void add_counters(Counters& into, const Counters& o) {
+  auto* a = reinterpret_cast<std::uint64_t*>(&into);
+  const auto* b = reinterpret_cast<const std::uint64_t*>(&o);
+  for (int i = 0; i < kCounterFields; ++i) a[i] += b[i];
+}
+
+namespace access_detail {
+
+WS_HD inline unsigned popc(std::uint32_t v) {
+#if defined(__CUDA_ARCH__)
+  return unsigned(__popc(v));
+#else
+  return unsigned(__builtin_popcount(v));
+#endif
+}
+template <class T>
+WS_HD inline T max_of(T a, T b) { return a < b ? b : a; }
+template <class T>
+WS_HD inline T min_of(T a, T b) { return a < b ? a : b; }
+
+// An inclusive range of unit numbers (sectors, lines or bank words) one lane covers.
+// Counting distinct units as the size of a union of at most 32 ranges keeps the model
+// free of heap allocation and correct for any access width or unit size.
+struct Span {
+  std::uint64_t lo, hi;
+};
+
+// Lanes are usually issued in address order, so insertion sort does ~n comparisons.
+// Ties on `lo` may stay in any order: merging takes the larger `hi`.
+WS_HD inline void sort_spans(Span* s, int n) {
+  for (int i = 1; i < n; ++i) {
+    const Span v = s[i];
+    int j = i - 1;
+    while (j >= 0 && s[j].lo > v.lo) {
+      s[j + 1] = s[j];
+      --j;
+    }
+    s[j + 1] = v;
+  }
+}
+
+// Sorts the spans and merges them in place into disjoint ranges; returns how many.
+// `overlapped` is set when two spans share a unit.
+WS_HD inline int merge_spans(Span* s, int n, bool* overlapped = nullptr) {
+  if (n == 0) return 0;
+  sort_spans(s, n);
+  int out = 0;
+  for (int i = 1; i < n; ++i) {
+    if (s[i].lo <= s[out].hi) {
+      if (overlapped) *overlapped = true;
+      s[out].hi = max_of(s[out].hi, s[i].hi);
+    } else if (s[i].lo == s[out].hi + 1) {
+      s[out].hi = s[i].hi;  // adjacent: one range, no shared unit
+    } else {
+      s[++out] = s[i];
+    }
+  }
+  return out + 1;
+}
+
+WS_HD inline std::uint64_t span_units(const Span* s, int n) {
+  std::uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += s[i].hi - s[i].lo + 1;
+  return total;
+}
+
+// Unit sizes are powers of two on every real GPU, so division becomes a shift; the
+// model is called once per warp event and a 64-bit divide per lane would dominate it.
+struct Divider {
+  std::uint64_t d;
+  int shift;  // -1 when d is not a power of two
+  WS_HD explicit Divider(std::uint64_t v) : d(v == 0 ? 1 : v), shift(-1) {
+    if ((d & (d - 1)) == 0) {
+      shift = 0;
+      while ((std::uint64_t(1) << shift) != d) ++shift;
+    }
+  }
+  WS_HD std::uint64_t div(std::uint64_t x) const { return shift >= 0 ? x >> shift : x / d; }
+  WS_HD std::uint64_t mod(std::uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
+};
+
+// A zero-width access still names the byte at its offset, so it is drawn and counted.
+WS_HD inline std::uint64_t width_of(const WarpEvent& e) { return e.bytes == 0 ? 1 : e.bytes; }
+
+}  // namespace access_detail
+
+struct GlobalCore {
+  unsigned requests = 0, sectors = 0, lines = 0, ideal = 0;
+  std::uint64_t bytes_requested = 0, bytes_moved = 0;
+  int sector_spans = 0;  // merged sector ranges left in the caller's buffer
+};
+
+// Sectors, lines and ideal sectors of one global access; `sec` (32 spans) receives the
+// sorted, merged sector ranges.
+// @post sectors == sum of the merged ranges' lengths; ideal == ceil(bytes requested /
+//       sector); bytes_moved == sectors * sector; requests == (mask != 0).
+WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
+                                    access_detail::Span* sec) {
+  using namespace access_detail;
+  GlobalCore c;
+  if (e.mask == 0) return c;
+  const Divider sb(m.sector_bytes), lb(m.line_bytes);
+  const std::uint64_t w = width_of(e);
+  int n = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(e.mask >> l & 1u)) continue;
+    const std::uint64_t first = e.offset[l];
+    sec[n++] = {sb.div(first), sb.div(first + w - 1)};
+  }
+  const unsigned active = popc(e.mask);
+  c.requests = 1;
+  c.sector_spans = merge_spans(sec, n);
+  c.sectors = unsigned(span_units(sec, c.sector_spans));
+  if (lb.d % sb.d == 0) {
+    // Lines hold whole sectors: the sorted, disjoint sector ranges give the lines in order.
+    const Divider per_line(lb.d / sb.d);
+    std::uint64_t last_line = 0;
+    for (int r = 0; r < c.sector_spans; ++r) {
+      const std::uint64_t lo = per_line.div(sec[r].lo), hi = per_line.div(sec[r].hi);
+      c.lines += unsigned(hi - lo + 1) - (c.lines != 0 && lo == last_line);
+      last_line = hi;
+    }
+  } else {
+    Span lin[32];
+    for (int i = 0, l = 0; l < 32; ++l)
+      if (e.mask >> l & 1u) lin[i++] = {lb.div(e.offset[l]), lb.div(e.offset[l] + w - 1)};
+    c.lines = unsigned(span_units(lin, merge_spans(lin, n)));
+  }
+  c.bytes_requested = std::uint64_t(active) * e.bytes;
+  c.ideal = unsigned(sb.div(c.bytes_requested + sb.d - 1));
+  c.bytes_moved = std::uint64_t(c.sectors) * sb.d;
+  return c;
+}
+
+// The H100 serves a shared load whose lanes 2k and 2k+1 read one address (when both are
+// active) as if each pair were one lane: a 16 B half-warp broadcast takes 1 wavefront,
+// not 2 quarter-warp passes. Measured over 31 lane patterns of 8 B and 16 B loads
+// (tests/kernels/cuda/probe_shared.cu, docs/HARDWARE.md 3a); one unpaired pair anywhere
+// in the warp puts the whole warp back on the unpaired passes, as measured.
+// @post true iff every pair (2k, 2k+1) with both lanes active reads one offset.
+WS_HD inline bool lanes_paired(const WarpEvent& e) {
+  for (int l = 0; l < 32; l += 2)
+    if ((e.mask >> l & 3u) == 3u && e.offset[l] != e.offset[l + 1]) return false;
+  return true;
+}
+
+struct SharedCore {
+  unsigned wavefronts = 0, ideal = 0, max_degree = 0;
+  bool broadcast = false;
+};
+
+// Per-lane banks and per-bank word counts, for the maps (analyze_shared); optional.
+struct SharedDetail {
+  std::int32_t* lane_bank;   // 32 entries
+  unsigned* bank_words;      // 32 entries
+};
+
+// Passes are runs of lanes_per_shared_pass(bytes) consecutive lanes, of twice that for a
+// SharedLoad whose active lane pairs each read one offset (capped at 32).
+// @post wavefronts = sum over passes with an active lane of max(1, most distinct words
+//       one bank serves); ideal = number of those passes.
+WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
+                                    const SharedDetail* detail = nullptr) {
+  using namespace access_detail;
+  SharedCore c;
+  // The result arrays hold 32 banks, so a model with more banks is analysed as 32.
+  const unsigned nbanks = min_of(max_of(m.shared_banks, 1u), 32u);
+  const Divider banks(nbanks);
+  const Divider bb(m.bank_bytes);
+  unsigned per_pass = min_of(max_of(m.lanes_per_shared_pass(e.bytes), 1u), 32u);
+  if (per_pass < 32 && e.kind == EventKind::SharedLoad && lanes_paired(e))
+    per_pass = min_of(32u, 2 * per_pass);
+  const std::uint64_t w = width_of(e);
+  for (unsigned first = 0; first < 32; first += per_pass) {
+    const unsigned end = min_of(32u, first + per_pass);
+    Span words[32];
+    int n = 0;
+    for (unsigned l = first; l < end; ++l) {
+      if (!(e.mask >> l & 1u)) continue;
+      const std::uint64_t lo = bb.div(e.offset[l]), hi = bb.div(e.offset[l] + w - 1);
+      words[n++] = {lo, hi};
+      if (detail) detail->lane_bank[l] = std::int32_t(banks.mod(lo));
+    }
+    if (n == 0) continue;
+    // Distinct words are what a bank serves: lanes sharing a word are one broadcast.
+    const int ranges = merge_spans(words, n, &c.broadcast);
+    unsigned per_bank[32] = {};
+    for (int r = 0; r < ranges; ++r) {
+      const std::uint64_t count = words[r].hi - words[r].lo + 1;
+      const std::uint64_t full = banks.div(count);
+      if (full)
+        for (std::uint64_t b = 0; b < banks.d; ++b) per_bank[b] += unsigned(full);
+      for (std::uint64_t wd = words[r].lo + full * banks.d; wd <= words[r].hi; ++wd)
+        ++per_bank[banks.mod(wd)];
+    }
+    unsigned degree = 0;
+    for (std::uint64_t b = 0; b < banks.d; ++b) {
+      degree = max_of(degree, per_bank[b]);
+      if (detail) detail->bank_words[b] = max_of(detail->bank_words[b], per_bank[b]);
+    }
+    c.max_degree = max_of(c.max_degree, degree);
+    c.wavefronts += max_of(1u, degree);
+    c.ideal += 1;
+  }
+  return c;
+}
+
+// What one warp event adds to the counters: the one definition of Totals::add, used by
+// the host model and by the traced CUDA build.
+// @post events grows by 1 and active_lane_sum by popcount(mask); a global access adds
+//       its global_core counts to its kind's fields, a shared load/store its shared_core
+//       wavefronts and ideal passes, a Branch counts divergent when its taken lanes are
+//       neither none nor all of the mask.
+WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
+  ++t.events;
+  t.active_lane_sum += access_detail::popc(e.mask);
+  const std::uint64_t issued = e.mask != 0;
+  if (is_global(e.kind)) {
+    access_detail::Span sec[32];
+    const GlobalCore c = global_core(e, m, sec);
+    t.global_bytes_requested += c.bytes_requested;
+    t.global_bytes_moved += c.bytes_moved;
+    if (e.kind == EventKind::GlobalLoad) {
+      t.global_ld_requests += c.requests;
+      t.global_ld_sectors += c.sectors;
+      t.global_ld_ideal_sectors += c.ideal;
+    } else if (e.kind == EventKind::GlobalStore) {
+      t.global_st_requests += c.requests;
+      t.global_st_sectors += c.sectors;
+      t.global_st_ideal_sectors += c.ideal;
+    } else {
+      t.global_atom_requests += c.requests;
+      t.global_atom_sectors += c.sectors;
+    }
+    return;
+  }
+  switch (e.kind) {
+    case EventKind::SharedLoad: {
+      const SharedCore c = shared_core(e, m);
+      t.shared_ld_requests += issued;
+      t.shared_ld_wavefronts += c.wavefronts;
+      t.shared_ld_ideal += c.ideal;
+      break;
+    }
+    case EventKind::SharedStore: {
+      const SharedCore c = shared_core(e, m);
+      t.shared_st_requests += issued;
+      t.shared_st_wavefronts += c.wavefronts;
+      t.shared_st_ideal += c.ideal;
+      break;
+    }
+    case EventKind::SharedAtomic: t.shared_atom_requests += issued; break;
+    case EventKind::Branch: {
+      ++t.branches;
+      const std::uint32_t taken = e.ballot & e.mask;
+      if (taken != 0 && taken != e.mask) ++t.divergent_branches;
+      break;
+    }
+    case EventKind::Barrier: ++t.barriers; break;
+    default: break;
+  }
+}
+
+// The key of a source site's counters: line, array and kind (the traced build's
+// scheduler key). Accesses sharing a line are told apart by array and kind.
+WS_HD constexpr std::uint32_t site_key(std::uint16_t line, std::uint8_t array, EventKind kind) {
+  return (std::uint32_t(line) << 16) | (std::uint32_t(array) << 8) | std::uint32_t(kind);
+}
+
+}  // namespace ws::sim

@@ -1,0 +1,57 @@
+#pragma once
+// The inputs of every run, from a seed: a counter-based hash of (seed, array, element), so
+// element i is known without computing the ones before it. The emulator fills host arrays
+// with it, the CUDA backend fills device arrays with the same functions in a kernel, and
+// both see the same values. Plain C++ behind WS_HD (no CUDA header).
+#include <cstdint>
+
+#include "sim/hd.h"
+
+namespace ws {
+
+// How the 4-byte words of an input array are made. Outputs use None (they are poisoned).
+enum class Fill : std::uint8_t {
+  None = 0,
+  UnitFloat = 1,  // floats in [-1, 1), multiples of 2^-23
+  IntRange = 2,   // ints in [lo, hi]
+  Bits = 3,       // any 32-bit pattern (unsigned)
+};
+
+struct InputGen {
+  Fill fill = Fill::None;
+  int lo = 0, hi = 0;  // IntRange
+};
+
+// splitmix64's finaliser over (seed, stream, index): every output bit depends on every
+// input bit, and it is one multiply-xorshift chain, cheap on both sides.
+WS_HD inline std::uint32_t hash_word(std::uint64_t seed, std::uint32_t stream, std::uint64_t i) {
+  std::uint64_t z = i * 0x9E3779B97F4A7C15ull + (seed << 8) + stream + 0x632BE59BD9B4E019ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return std::uint32_t(z ^ (z >> 31));
+}
+
+// The raw bits of word `i` of input array `stream` (the array's index in the plan).
+// @post UnitFloat: the bits of a float f with -1 <= f < 1; IntRange: an int in [lo, hi];
+//       None: 0.
+WS_HD inline std::uint32_t input_word(const InputGen& g, std::uint64_t seed,
+                                      std::uint32_t stream, std::uint64_t i) {
+  const std::uint32_t h = hash_word(seed, stream, i);
+  switch (g.fill) {
+    case Fill::UnitFloat: {
+      const float f = float(h >> 8) * (2.0f / 16777216.0f) - 1.0f;
+      std::uint32_t bits;
+      __builtin_memcpy(&bits, &f, 4);
+      return bits;
+    }
+    case Fill::IntRange: {
+      const std::uint32_t span = std::uint32_t(g.hi - g.lo) + 1u;
+      return std::uint32_t(g.lo + int(h % span));
+    }
+    case Fill::Bits: return h;
+    case Fill::None: break;
+  }
+  return 0;
+}
+
+}  // namespace ws

@@ -1,0 +1,208 @@
+// The per-access analysis shared by host and device (sim/access.h) held to the model's
+// contracts, and the input generator (sim/inputs.h).
+#include "sim/access.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "sim/inputs.h"
+#include "sim/model.h"
+
+namespace ws::sim {
+namespace {
+
+WarpEvent random_event(std::mt19937& rng, EventKind kind) {
+  WarpEvent e;
+  e.kind = kind;
+  const unsigned widths[] = {1, 2, 4, 8, 16};
+  e.bytes = std::uint8_t(widths[rng() % 5]);
+  e.mask = rng() % 4 == 0 ? 0xFFFFFFFFu : std::uint32_t(rng());
+  if (e.mask == 0) e.mask = 1;
+  const unsigned pattern = rng() % 4;
+  const std::uint32_t stride = 1u << (rng() % 8);
+  for (unsigned l = 0; l < 32; ++l) {
+    if (!(e.mask >> l & 1u)) continue;
+    std::uint32_t off = 0;
+    switch (pattern) {
+      case 0: off = l * e.bytes; break;                        // coalesced
+      case 1: off = l * stride * e.bytes; break;               // strided
+      case 2: off = (l / 2) * e.bytes; break;                  // pairs on one address
+      default: off = std::uint32_t(rng() % 4096) * e.bytes;    // scattered
+    }
+    e.offset[l] = off;
+  }
+  return e;
+}
+
+TEST(Access, CountEventMatchesTheAnalysesOfOneAccess) {
+  std::mt19937 rng(7);
+  const DeviceModel m;
+  for (int i = 0; i < 2000; ++i) {
+    for (EventKind k : {EventKind::GlobalLoad, EventKind::GlobalStore, EventKind::SharedLoad,
+                        EventKind::SharedStore}) {
+      const WarpEvent e = random_event(rng, k);
+      Counters c;
+      count_event(e, m.access(), c);
+      EXPECT_EQ(c.events, 1u);
+      EXPECT_EQ(c.active_lane_sum, unsigned(__builtin_popcount(e.mask)));
+      if (is_global(k)) {
+        const GlobalAccess g = analyze_global(e, m);
+        const bool ld = k == EventKind::GlobalLoad;
+        EXPECT_EQ(ld ? c.global_ld_sectors : c.global_st_sectors, g.sectors);
+        EXPECT_EQ(ld ? c.global_ld_ideal_sectors : c.global_st_ideal_sectors, g.ideal_sectors);
+        EXPECT_EQ(ld ? c.global_ld_requests : c.global_st_requests, 1u);
+        EXPECT_EQ(c.global_bytes_moved, 32u * g.sectors);  // @post bytes_moved == 32 sectors
+        EXPECT_EQ(g.sectors, g.sector_ids.size());
+      } else {
+        const SharedAccess s = analyze_shared(e, m);
+        const bool ld = k == EventKind::SharedLoad;
+        EXPECT_EQ(ld ? c.shared_ld_wavefronts : c.shared_st_wavefronts, s.wavefronts);
+        EXPECT_EQ(ld ? c.shared_ld_ideal : c.shared_st_ideal, s.ideal_wavefronts);
+        EXPECT_EQ(s.conflicts, s.wavefronts - s.ideal_wavefronts);
+      }
+    }
+  }
+}
+
+TEST(Access, GlobalCoreContract) {
+  // 32 lanes, 4 bytes apart: 4 sectors, 1 line, 4 ideal.
+  WarpEvent e;
+  e.kind = EventKind::GlobalLoad;
+  e.bytes = 4;
+  e.mask = 0xFFFFFFFFu;
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(4 * l);
+  access_detail::Span sec[32];
+  GlobalCore c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.requests, 1u);
+  EXPECT_EQ(c.sectors, 4u);
+  EXPECT_EQ(c.lines, 1u);
+  EXPECT_EQ(c.ideal, 4u);
+  // Strided by 128 bytes: a sector and a line per lane, still 4 ideal.
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(128 * l);
+  c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.sectors, 32u);
+  EXPECT_EQ(c.lines, 32u);
+  EXPECT_EQ(c.ideal, 4u);
+  e.mask = 0;
+  c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.requests, 0u);  // @post requests == (mask != 0)
+}
+
+TEST(Access, SharedCoreKeepsTheMeasuredPairRule) {
+  WarpEvent e;
+  e.kind = EventKind::SharedLoad;
+  e.bytes = 16;
+  e.mask = 0xFFFFFFFFu;
+  // Lanes 2k and 2k+1 read one 16-byte word, 16 distinct words: one half-warp pass
+  // covers 16 lanes = 8 words = all 32 banks once, so 2 wavefronts, none a conflict.
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(16 * (l / 2));
+  EXPECT_TRUE(lanes_paired(e));
+  SharedCore c = shared_core(e, AccessModel{});
+  EXPECT_EQ(c.ideal, 2u);
+  EXPECT_EQ(c.wavefronts, 2u);
+  // A store takes no pairing: quarter-warp passes.
+  e.kind = EventKind::SharedStore;
+  c = shared_core(e, AccessModel{});
+  EXPECT_EQ(c.ideal, 4u);
+  // One unpaired pair puts the whole load back on quarter-warp passes.
+  e.kind = EventKind::SharedLoad;
+  e.offset[1] = 512;
+  EXPECT_FALSE(lanes_paired(e));
+  c = shared_core(e, AccessModel{});
+  EXPECT_EQ(c.ideal, 4u);
+  // A 4-byte column of a 32-float tile: one pass, a 32-way conflict.
+  e.bytes = 4;
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(128 * l);
+  c = shared_core(e, AccessModel{});
+  EXPECT_EQ(c.ideal, 1u);
+  EXPECT_EQ(c.wavefronts, 32u);
+}
+
+TEST(Access, BranchDivergenceAndBarriers) {
+  Counters c;
+  WarpEvent b;
+  b.kind = EventKind::Branch;
+  b.mask = 0xFFFFFFFFu;
+  b.ballot = 0x0000FFFFu;
+  count_event(b, AccessModel{}, c);
+  b.ballot = 0xFFFFFFFFu;
+  count_event(b, AccessModel{}, c);
+  WarpEvent s;
+  s.kind = EventKind::Barrier;
+  s.mask = 0xFFu;
+  count_event(s, AccessModel{}, c);
+  EXPECT_EQ(c.branches, 2u);
+  EXPECT_EQ(c.divergent_branches, 1u);
+  EXPECT_EQ(c.barriers, 1u);
+  EXPECT_EQ(c.events, 3u);
+  EXPECT_EQ(c.active_lane_sum, 72u);
+}
+
+TEST(Access, AddCountersAddsEveryField) {
+  Counters a, b;
+  auto* pa = reinterpret_cast<std::uint64_t*>(&a);
+  auto* pb = reinterpret_cast<std::uint64_t*>(&b);
+  for (int i = 0; i < kCounterFields; ++i) pa[i] = i, pb[i] = 100 + i;
+  add_counters(a, b);
+  for (int i = 0; i < kCounterFields; ++i) EXPECT_EQ(pa[i], std::uint64_t(100 + 2 * i));
+}
+
+TEST(Access, SitesAddUpToTheTotals) {
+  std::mt19937 rng(3);
+  SiteSink sites;
+  TotalsSink totals;
+  for (int i = 0; i < 500; ++i) {
+    WarpEvent e = random_event(rng, EventKind(rng() % kEventKindCount));
+    e.line = std::uint16_t(10 + rng() % 5);
+    e.array = std::uint8_t(rng() % 2);
+    sites.on_event(e);
+    totals.on_event(e);
+  }
+  const SiteList list = sites.sites();
+  Totals sum;
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    sum.merge(list[i].totals);
+    if (i) EXPECT_LT(site_key(list[i - 1].line, list[i - 1].array, list[i - 1].kind),
+                     site_key(list[i].line, list[i].array, list[i].kind));
+  }
+  EXPECT_EQ(std::memcmp(static_cast<const Counters*>(&sum),
+                        static_cast<const Counters*>(&totals.totals()), sizeof(Counters)),
+            0);
+  const auto lines = by_line(list);
+  EXPECT_EQ(lines.size(), 5u);
+  Totals again;
+  for (const auto& [line, t] : lines) again.merge(t);
+  EXPECT_EQ(again.events, 500u);
+  SiteList twice = list;
+  merge_sites(twice, list);
+  ASSERT_EQ(twice.size(), list.size());
+  EXPECT_EQ(twice[0].totals.events, 2 * list[0].totals.events);
+}
+
+TEST(Inputs, WordsAreDeterministicAndInRange) {
+  const InputGen f{Fill::UnitFloat, 0, 0}, r{Fill::IntRange, -7, 7}, b{Fill::Bits, 0, 0};
+  int seen_lo = 0, seen_hi = 0;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    float x;
+    const std::uint32_t w = input_word(f, 1, 0, i);
+    std::memcpy(&x, &w, 4);
+    ASSERT_GE(x, -1.0f);
+    ASSERT_LT(x, 1.0f);
+    const int v = int(input_word(r, 1, 0, i));
+    ASSERT_GE(v, -7);
+    ASSERT_LE(v, 7);
+    seen_lo += v == -7;
+    seen_hi += v == 7;
+    ASSERT_EQ(input_word(b, 9, 2, i), input_word(b, 9, 2, i));
+  }
+  EXPECT_GT(seen_lo, 5000);  // about 1/15 of the draws each
+  EXPECT_GT(seen_hi, 5000);
+  EXPECT_NE(input_word(b, 1, 0, 5), input_word(b, 2, 0, 5));  // the seed matters
+  EXPECT_NE(input_word(b, 1, 0, 5), input_word(b, 1, 1, 5));  // so does the array
+  EXPECT_EQ(input_word(InputGen{}, 1, 0, 5), 0u);
+}
+
+}  // namespace
+}  // namespace ws::sim

@@ -1,5 +1,7 @@
 #include "app/cli/report.h"
 
+#include "io/atomic_file.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -207,6 +209,10 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
 
   const std::size_t total = configs.size();
   for (std::size_t i = 0; i < total; ++i) {
+    if (cancelled(thread_control())) {
+      r.cancelled = true;
+      return r;
+    }
     BenchRow row;
     row.cfg = std::move(configs[i]);
     if (opt.progress)
@@ -220,6 +226,11 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       else
         *opt.progress << " " << fmt(row.result.timing.median_ms) << " ms"
                       << (row.result.timing.measured ? "" : " (modelled)") << "\n";
+    }
+    if (row.result.cancelled) {
+      if (opt.progress) *opt.progress << " interrupted\n";
+      r.cancelled = true;
+      return r;
     }
     r.rows.push_back(std::move(row));
   }
@@ -674,32 +685,18 @@ std::string pretty(const Json& j, int depth) {
 }
 
 bool write_text(const std::string& path, const std::string& data, std::ostream& stdout_stream,
-                std::string& err) {
+                std::string& err, bool overwrite) {
   if (path == "-") {
     stdout_stream << data;
     return true;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      err = "cannot write " + path + ": cannot create " + tmp;
-      return false;
-    }
-    f << data;
-    f.flush();
-    if (!f) {
-      err = "cannot write " + path + " (disk full?)";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot write " + path + ": rename failed";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  io::WriteOptions o;
+  o.overwrite = overwrite;
+  const io::WriteResult r = io::write_file(path, data, o);
+  if (!r.ok) err = r.error + (r.error.find("already exists") != std::string::npos
+                                  ? "; pass --force to overwrite it"
+                                  : "");
+  return r.ok;
 }
 
 }  // namespace ws::cli

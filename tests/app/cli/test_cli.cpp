@@ -242,9 +242,9 @@ TEST(CliBadInput, EveryMistakeGetsOneSpecificLineAndExitCode2) {
        "unknown --format 'gif'"},
       // Output paths are refused before anything runs, not after a long sweep.
       {{"bench", "--kernel", "transpose", "--backend", "emu", "--csv", "/ws_no_such_dir/b.csv"},
-       "--csv /ws_no_such_dir/b.csv: directory /ws_no_such_dir does not exist"},
+       "--csv /ws_no_such_dir/b.csv: cannot write /ws_no_such_dir/b.csv: No such file or directory"},
       {{"bench", "--kernel", "transpose", "--backend", "emu", "--json", "/"},
-       "--json / is a directory"},
+       "--json /: / is a directory"},
       {{"export", "--kernel", "transpose", "--backend", "emu", "--out", "/tmp/"},
        "--out '/tmp/' has no file name"},
       {{"lesson", "--validate", "a.md"}, "built without lessons"},
@@ -422,7 +422,7 @@ TEST(CliExport, WritesChartsAndRefusesToOverwrite) {
   std::ofstream(prefix + ".csv") << "mine";
   const Out again = cli(args);
   EXPECT_EQ(again.code, kExitUsage);
-  EXPECT_NE(again.err.find("already exists; pass --force"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("already exists (not overwritten); pass --force"), std::string::npos) << again.err;
   EXPECT_EQ(slurp(prefix + ".csv"), "mine");
 
   std::vector<std::string> forced = args;
@@ -458,10 +458,12 @@ TEST(CliHooks, LessonCommandsCallTheLinkedEntryPoints) {
   EXPECT_EQ(cli({"lesson", "--check", file, "--backend", "emu"}, h).code, 1);
   EXPECT_EQ(checked, file);
   EXPECT_EQ(kind, BackendKind::Emu);
-  const Out missing = cli({"lesson", "--validate", (d / "none.md").string()}, h);
+  // --validate hands every file to the validator, which reports each on its own line
+  // (a folder scan where one file fails alone); --check needs one readable file.
+  const Out missing = cli({"lesson", "--check", (d / "none.md").string()}, h);
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos);
-  const Out folder = cli({"lesson", "--validate", d.string()}, h);
+  const Out folder = cli({"lesson", "--check", d.string()}, h);
   EXPECT_EQ(folder.code, kExitUsage);
   EXPECT_NE(folder.err.find("is a directory; give a lesson's .md file"), std::string::npos)
       << folder.err;

@@ -649,7 +649,14 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     s->add_option("--sweep", a->sweeps,
                   "key=v1,v2,... (repeatable: the cartesian product is run)");
     add_backend(s, a->backend);
+    // A number first (so "abc" is "not a number"), then its range.
     s->add_option("--repeats", a->repeats, "timed runs per point (median, min, max)")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              long long n = 0;
+              return parse_ll(v, n) ? std::string() : "'" + v + "' is not a whole number";
+            },
+            "N"))
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
     s->add_flag("--peers", a->peers,

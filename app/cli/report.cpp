@@ -61,11 +61,20 @@ const VariantInfo* lookup(const std::string& family, const std::string& variant,
 
 bool parse_sets(const std::vector<std::string>& sets, Params& out, std::string& err) {
   for (const auto& s : sets) {
-    const std::string why = parse_param(s, out);
+    Params one;
+    const std::string why = parse_param(s, one);
     if (!why.empty()) {
       err = "bad --set '" + s + "': " + why;
       return false;
     }
+    // Two values for one name is a mistake to point out, not a silent "last one wins".
+    for (const auto& [k, v] : one)
+      if (auto it = out.find(k); it != out.end() && s.rfind(k + "=", 0) == 0) {
+        err = "--set " + k + " is given twice (" + std::to_string(it->second) + " and " +
+              std::to_string(v) + "): give it once";
+        return false;
+      }
+    out.insert(one.begin(), one.end());
   }
   return true;
 }

@@ -653,10 +653,11 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     s->add_option("--repeats", a->repeats, "timed runs per point (median, min, max)")
         ->check(CLI::Validator(
             [](std::string& v) {
-              long long n = 0;
-              return parse_ll(v, n) ? std::string() : "'" + v + "' is not a whole number";
+              const bool digits = !v.empty() && v.size() < 10 &&
+                                  std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+              return digits ? std::string() : "'" + v + "' is not a whole number";
             },
-            "N"))
+            "N", "N"))
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
     s->add_flag("--peers", a->peers,

@@ -66,6 +66,8 @@ struct RunResult {
   bool cancelled = false;        // stopped by RunOptions::control (error says so)
   int regs_per_thread = 0;       // the fast build's registers per thread (max over launches;
                                  // CUDA, or a recording); 0 when unknown
+  bool rejected = false;         // refused before running: bad input (unknown variant,
+                                 // invalid parameters, too large to emulate)
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
@@ -116,6 +118,9 @@ double estimated_lane_events(const Plan& plan);
 // the plan's FLOPs shared equally among its launches.
 // @post measured == false; median_ms == sum over launches of modelled_time_us / 1000.
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches);
+// Why the emulator refuses to run `plan` over the whole grid ("" when it fits): the
+// sentence RunResult::error carries, so a command can refuse before its first run.
+std::string emulator_refusal(const Plan& plan);
 // nullptr with `why` set when there is no CUDA build, no GPU, or too old a driver.
 std::unique_ptr<Backend> make_cuda_backend(std::string& why);
 // CUDA when it works, else the emulator; `notice` says why it fell back.

@@ -450,13 +450,15 @@ class CudaBackend final : public Backend {
       std::string names;
       for (const VariantInfo* i : fast_catalogue())
         if (i->family == family) names += (names.empty() ? "" : ", ") + i->name;
+      r.rejected = true;
       r.error = names.empty() ? "unknown kernel family '" + family + "'"
                               : "unknown variant '" + variant + "' of " + family +
                                     " (variants: " + names + ")";
       return;
     }
     r.error = validate(*v, params, info_.limits, r.params);
-    if (!r.error.empty()) return;
+    r.rejected = !r.error.empty();
+    if (r.rejected) return;
     r.plan = v->plan(r.params);
     check(cudaSetDevice(device_), "cudaSetDevice");
 

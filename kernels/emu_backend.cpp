@@ -30,6 +30,14 @@ double estimated_lane_events(const Plan& plan) {
          plan.work_rounds / kWorkRoundsPerEvent;
 }
 
+std::string emulator_refusal(const Plan& plan) {
+  const double e = estimated_lane_events(plan);
+  if (e <= kMaxLaneEvents) return "";
+  return "too large to emulate in reasonable time (an estimated " +
+         std::to_string((long long)(e / 1e6)) + " million lane events, the limit is " +
+         std::to_string((long long)(kMaxLaneEvents / 1e6)) + " million): use a smaller size, or a GPU";
+}
+
 namespace {
 
 // Totals per launch, in launch order.
@@ -117,6 +125,7 @@ class EmuBackend : public Backend {
     const emu::Variant* v = emu::find(family, variant);
     if (!v) {
       res.error = unknown_variant(family, variant);
+      res.rejected = true;
       return;
     }
     if (opt.recorded_only) {
@@ -124,7 +133,8 @@ class EmuBackend : public Backend {
       return;
     }
     res.error = validate(v->info, params, DeviceLimits{}, res.params);
-    if (!res.error.empty()) return;
+    res.rejected = !res.error.empty();
+    if (res.rejected) return;
     res.plan = v->info.plan(res.params);
 
     // Whole-grid runs are needed for totals, modelled time and verification; without
@@ -142,12 +152,9 @@ class EmuBackend : public Backend {
                     std::to_string(max_grid) + " blocks";
         return;
       }
-    } else if (const double e = estimated_lane_events(res.plan); e > kMaxLaneEvents) {
-      res.error = family + "/" + variant + " with " + to_string(res.params) +
-                  " is too large to emulate in reasonable time (an estimated " +
-                  std::to_string((long long)(e / 1e6)) + " million lane events, the limit is " +
-                  std::to_string((long long)(kMaxLaneEvents / 1e6)) +
-                  " million): use a smaller size, or a GPU";
+    } else if (std::string why = emulator_refusal(res.plan); !why.empty()) {
+      res.error = family + "/" + variant + " with " + to_string(res.params) + " is " + why;
+      res.rejected = true;
       return;
     }
 

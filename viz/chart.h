@@ -43,7 +43,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target = 6);
 
 std::string to_svg(const ChartSpec& c, int width = 960, int height = 540);
 std::string to_csv(const ChartSpec& c);
-// PNG through cairo; false with `err` set when cairo is not built in or writing fails.
+// PNG through cairo; false with `err` set when cairo is not built in, writing fails, or
+// `path` exists (never replaced: io::write_file).
 bool write_png(const ChartSpec& c, const std::string& path, int width, int height,
                std::string& err);
 // The same PNG as bytes, so a caller can pick the file name and refuse to overwrite
@@ -51,8 +52,8 @@ bool write_png(const ChartSpec& c, const std::string& path, int width, int heigh
 // @post on true, png starts with the PNG signature; on false, png is empty and err says why.
 bool to_png(const ChartSpec& c, int width, int height, std::string& png, std::string& err);
 
-// Writes `data` to `path` through a temporary file and rename(2), so a crash never
-// leaves half a file. Refuses to replace an existing file unless `overwrite`.
+// io::write_file (the one writer of user-visible files): a unique temporary, fsync and a
+// rename that never replaces unless `overwrite`; links and non-regular files left alone.
 // @post on true, path holds exactly data; on false, path is unchanged and err says why.
 bool write_file_atomic(const std::string& path, const std::string& data, bool overwrite,
                        std::string& err);

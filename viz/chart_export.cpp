@@ -11,6 +11,8 @@
 #include <string>
 
 #include "viz/chart.h"
+
+#include "io/atomic_file.h"
 #include "viz/chart_paint.h"
 
 #if defined(WS_HAVE_CAIRO)
@@ -302,70 +304,16 @@ bool write_png(const ChartSpec& c, const std::string& path, int width, int heigh
                std::string& err) {
   std::string png;
   if (!to_png(c, width, height, png, err)) return false;
-  return write_file_atomic(path, png, true, err);
+  return write_file_atomic(path, png, false, err);
 }
 
 bool write_file_atomic(const std::string& path, const std::string& data, bool overwrite,
                        std::string& err) {
-  static std::atomic<unsigned> counter{0};
-  if (path.empty()) {
-    err = "no file name given";
-    return false;
-  }
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) {
-      err = path + " is a directory";
-      return false;
-    }
-    if (!overwrite) {
-      err = path + " already exists (not overwritten)";
-      return false;
-    }
-  }
-  const std::string tmp = path + ".tmp-" + std::to_string(::getpid()) + "-" +
-                          std::to_string(counter.fetch_add(1));
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) {
-    err = "cannot write " + path + ": " + std::strerror(errno);
-    return false;
-  }
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      err = "cannot write " + path + ": " + std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    done += std::size_t(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    err = "cannot write " + path + ": " + std::strerror(errno);
-    ::unlink(tmp.c_str());
-    return false;
-  }
-  if (overwrite) {
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-      err = "cannot write " + path + ": " + std::strerror(errno);
-      ::unlink(tmp.c_str());
-      return false;
-    }
-    return true;
-  }
-  // link(2) fails with EEXIST when the name appeared since the check: no silent overwrite
-  // even when two writers race for the same name.
-  if (::link(tmp.c_str(), path.c_str()) != 0) {
-    const int e = errno;
-    ::unlink(tmp.c_str());
-    err = e == EEXIST ? path + " already exists (not overwritten)"
-                      : "cannot write " + path + ": " + std::strerror(e);
-    return false;
-  }
-  ::unlink(tmp.c_str());
-  return true;
+  io::WriteOptions o;
+  o.overwrite = overwrite;
+  const io::WriteResult r = io::write_file(path, data, o);
+  if (!r.ok) err = r.error;
+  return r.ok;
 }
 
 }  // namespace ws::viz

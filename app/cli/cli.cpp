@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,7 @@
 #include "app/cli/util.h"
 #include "app/paths.h"
 #include "app/puzzle/puzzle.h"
+#include "io/atomic_file.h"
 #include "sim/model.h"
 
 namespace ws::cli {
@@ -72,6 +74,19 @@ std::string hex32(std::uint32_t v) {
   char buf[16];
   std::snprintf(buf, sizeof buf, "0x%08x", v);
   return buf;
+}
+
+// A run that did not finish: interrupted (130), refused as bad input (2, one line), or
+// failed (1). -1 when it ran.
+int run_failed(const VariantInfo& v, const RunResult& r, std::ostream& err) {
+  if (r.cancelled) {
+    err << "warpscope: interrupted\n";
+    return kExitInterrupted;
+  }
+  if (r.error.empty()) return -1;
+  if (r.rejected) usage(r.error);
+  err << "warpscope: " << v.family << "/" << v.name << " failed: " << r.error << "\n";
+  return kExitFailed;
 }
 
 // ---------------------------------------------------------------- info
@@ -218,10 +233,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   ro.keep_blocks = {};
   ro.timing = false;
   const RunResult r = b->run(v.family, v.name, c.completed, ro);
-  if (!r.error.empty()) {
-    err << "warpscope: " << v.family << "/" << v.name << " failed: " << r.error << "\n";
-    return kExitFailed;
-  }
+  if (int code = run_failed(v, r, err); code >= 0) return code;
   const Plan& plan = r.plan.launches.empty() ? c.plan : r.plan;
   const Params& params = r.params.empty() ? c.completed : r.params;
 
@@ -326,15 +338,15 @@ std::vector<Config> bench_configs(const BenchArgs& a, const Backend& b, Params& 
   return cs;
 }
 
-// A file the command writes at the end: refused before anything runs when its folder is
-// missing, so a long sweep does not end in "cannot write".
-void folder_or_usage(const std::string& path, const std::string& option) {
+// A file the command writes at the end: refused before anything runs when it could not
+// be written (missing folder, an existing file without --force, a link, a directory), so
+// a long sweep does not end in "cannot write".
+void writable_or_usage(const std::string& path, const std::string& option, bool force) {
   if (path.empty() || path == "-") return;
-  const auto parent = std::filesystem::path(path).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent))
-    usage(option + " " + path + ": directory " + parent.string() + " does not exist");
-  if (std::filesystem::is_directory(path))
-    usage(option + " " + path + " is a directory; give a file name");
+  if (std::string why = io::check_writable(path, force); !why.empty())
+    usage(option + " " + path + ": " + why +
+          (why.find("already exists") != std::string::npos ? "; pass --force to overwrite it"
+                                                           : ""));
 }
 
 // What bench and export share: the configurations, the runs, the text table on `out`.
@@ -343,6 +355,11 @@ BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream&
   Params sets;
   std::vector<Sweep> sweeps;
   auto cs = bench_configs(a, *b, sets, sweeps);
+  if (b->kind() == BackendKind::Emu)
+    for (const Config& c : cs)
+      if (std::string why = emulator_refusal(c.plan); !why.empty())
+        usage(c.variant->family + "/" + c.variant->name + " with " +
+              params_text(c.completed) + " is " + why);
   BenchOptions bo;
   bo.repeats = a.repeats;
   bo.peers = a.peers;
@@ -355,12 +372,16 @@ BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream&
 }
 
 int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
-  folder_or_usage(a.csv, "--csv");
-  folder_or_usage(a.json, "--json");
+  writable_or_usage(a.csv, "--csv", a.force);
+  writable_or_usage(a.json, "--json", a.force);
+  if (!a.csv.empty() && a.csv != "-" && a.csv == a.json)
+    usage("--csv and --json name the same file " + a.csv);
   const BenchReport r = bench_and_print(a, out, err);
+  if (r.cancelled) return kExitInterrupted;
   std::string why;
-  if (!a.csv.empty() && !write_text(a.csv, bench_csv(r), out, why)) usage(why);
-  if (!a.json.empty() && !write_text(a.json, pretty(bench_json(r), 4), out, why)) usage(why);
+  if (!a.csv.empty() && !write_text(a.csv, bench_csv(r), out, why, a.force)) usage(why);
+  if (!a.json.empty() && !write_text(a.json, pretty(bench_json(r), 4), out, why, a.force))
+    usage(why);
   if (!a.csv.empty() && a.csv != "-") err << "wrote " << a.csv << "\n";
   if (!a.json.empty() && a.json != "-") err << "wrote " << a.json << "\n";
   return r.any_bad() ? kExitFailed : kExitOk;
@@ -373,27 +394,20 @@ int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err) {
     if (f != "svg" && f != "png" && f != "csv")
       usage("unknown --format '" + f + "' (choose from svg, png, csv)");
   if (formats.empty()) usage("--format is empty (choose from svg, png, csv)");
-  if (std::filesystem::path(a.out).filename().empty())
+  const std::string name = std::filesystem::path(a.out).filename().string();
+  if (name.empty() || name == "." || name == "..")
     usage("--out '" + a.out + "' has no file name (example: --out charts/transpose)");
-  std::vector<std::string> paths;
-  for (const auto& f : formats) paths.push_back(a.out + "." + f);
   // Refuse before running anything: a long sweep should not end in "file exists".
-  if (!a.force)
-    for (const auto& p : paths)
-      if (std::filesystem::exists(p))
-        usage(p + " already exists; pass --force to overwrite it");
-  const auto parent = std::filesystem::path(a.out).parent_path();
-  if (!parent.empty() && !std::filesystem::is_directory(parent))
-    usage("directory " + parent.string() + " does not exist");
+  for (const auto& f : formats) writable_or_usage(a.out + "." + f, "--out", a.force);
 
   const BenchReport r = bench_and_print(a, out, err);
+  if (r.cancelled) return kExitInterrupted;
   const viz::ChartSpec chart = bench_chart(r);
   std::string why;
   std::vector<std::string> written;
-  if (!write_chart(chart, a.out, formats, a.force, !explicit_format, written, why, err)) {
-    err << "warpscope: " << why << "\n";
-    return kExitFailed;
-  }
+  // A path that became unwritable during the run is bad input, as it is before it.
+  if (!write_chart(chart, a.out, formats, a.force, !explicit_format, written, why, err))
+    usage(why);
   for (const auto& p : written) out << "wrote " << p << "\n";
   return r.any_bad() ? kExitFailed : kExitOk;
 }
@@ -421,10 +435,7 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
   ro.totals = false;
   ro.keep_blocks = {a.block};
   const RunResult r = b->run(v.family, v.name, c.completed, ro);
-  if (!r.error.empty()) {
-    err << "warpscope: " << v.family << "/" << v.name << " failed: " << r.error << "\n";
-    return kExitFailed;
-  }
+  if (int code = run_failed(v, r, err); code >= 0) return code;
   Json j;
   j["kernel"] = v.family;
   j["variant"] = v.name;
@@ -485,10 +496,16 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
 // ---------------------------------------------------------------- lesson, gui
 
 void lesson_file_or_usage(const std::string& f) {
-  if (std::filesystem::is_directory(f))
+  std::error_code ec;
+  const auto st = std::filesystem::status(f, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    usage("lesson file " + f + ": " + ec.message());
+  if (std::filesystem::is_directory(st))
     usage("lesson file " + f + " is a directory; give a lesson's .md file (e.g. " + f +
           "/01-warps.md)");
-  if (!std::filesystem::is_regular_file(f)) usage("lesson file " + f + " does not exist");
+  if (!std::filesystem::exists(st)) usage("lesson file " + f + " does not exist");
+  if (!std::filesystem::is_regular_file(st))
+    usage("lesson file " + f + " is not a regular file (a device, FIFO or socket)");
 }
 
 struct LessonArgs {
@@ -544,9 +561,9 @@ int cmd_lesson(const LessonArgs& a, std::ostream& out, std::ostream& err, const 
   if (!h.lesson_validate || !h.lesson_check)
     usage("this warpscope was built without lessons (they need libmd4c-dev: run scripts/setup "
           "and rebuild)");
-  for (const auto& f : a.validate.empty() ? std::vector<std::string>{a.check} : a.validate)
-    lesson_file_or_usage(f);
+  // --validate reports each unreadable file on its own line and goes on with the rest.
   if (!a.validate.empty()) return h.lesson_validate(a.validate, out);
+  lesson_file_or_usage(a.check);
   auto b = backend_or_usage(a.backend, err);
   return h.lesson_check(a.check, *b, out);
 }
@@ -648,8 +665,11 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.edit = a.edit;
   if (!a.screenshot.empty()) {
     const auto parent = std::filesystem::path(a.screenshot).parent_path();
-    if (!parent.empty() && !std::filesystem::is_directory(parent))
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
       usage("directory " + parent.string() + " does not exist");
+    if (std::string why = io::check_writable(a.screenshot, true); !why.empty())
+      usage("--screenshot " + a.screenshot + ": " + why);
   }
   o.screenshot = a.screenshot;
   o.view = a.view;
@@ -710,7 +730,15 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
     s->add_option("--sweep", a->sweeps,
                   "key=v1,v2,... (repeatable: the cartesian product is run)");
     add_backend(s, a->backend);
+    // A number first (so "abc" is "not a number"), then its range.
     s->add_option("--repeats", a->repeats, "timed runs per point (median, min, max)")
+        ->check(CLI::Validator(
+            [](std::string& v) {
+              const bool digits = !v.empty() && v.size() < 10 &&
+                                  std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+              return digits ? std::string() : "'" + v + "' is not a whole number";
+            },
+            "N", "N"))
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();
     s->add_flag("--peers", a->peers,
@@ -718,6 +746,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   bench->add_option("--csv", ba.csv, "write the rows as CSV to FILE ('-': stdout)");
   bench->add_option("--json", ba.json, "write the rows as JSON to FILE ('-': stdout)");
+  bench->add_flag("--force", ba.force, "overwrite existing --csv/--json files");
   exp->add_option("--out", ea.out, "output prefix: PREFIX.svg, PREFIX.png, PREFIX.csv")
       ->required();
   exp->add_option("--format", ea.format, "comma-separated: svg,png,csv (default: all three)");
@@ -806,8 +835,25 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
 }  // namespace
 
+RunControl& cli_control() {
+  static RunControl c;
+  return c;
+}
+
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Hooks& hooks) {
+  // Every backend run below polls this control (Ctrl-C) and reports progress to it; a
+  // run longer than a few seconds says how far it is and how long it has left.
+  RunControl& ctl = cli_control();
+  ctl.reset();
+  ctl.min_interval_s = 3;
+  ctl.on_progress = [&err](const RunProgress& p) {
+    if (p.elapsed_s < 2 || p.total <= 0) return;
+    err << "warpscope: " << p.stage << ": " << int(100 * p.fraction()) << "%";
+    if (p.eta_s >= 0) err << ", about " << int(p.eta_s + 0.5) << " s left";
+    err << " (Ctrl-C stops it)\n" << std::flush;
+  };
+  ThreadControlScope scope(&ctl);
   try {
     return dispatch(args, out, err, hooks);
   } catch (const UsageError& e) {
@@ -819,7 +865,16 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
 }
 
+namespace {
+extern "C" void on_sigint(int) {
+  cli_control().cancel();       // the run stops within 100 ms and the command exits 130
+  std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends the process at once
+}
+}  // namespace
+
 int main(int argc, char** argv, const Hooks& hooks) {
+  // The GUI handles its own window closing; the commands stop their runs on Ctrl-C.
+  std::signal(SIGINT, on_sigint);
   std::vector<std::string> args(argv + 1, argv + argc);
   return run(args, std::cout, std::cerr, hooks);
 }

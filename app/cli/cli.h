@@ -17,6 +17,11 @@ namespace ws::cli {
 inline constexpr int kExitOk = 0;
 inline constexpr int kExitFailed = 1;  // it ran, but a result was wrong or a run failed
 inline constexpr int kExitUsage = 2;   // bad input: unknown name, bad value, missing part
+inline constexpr int kExitInterrupted = 130;  // Ctrl-C: the run was cancelled (128 + SIGINT)
+
+// The control every run of a command polls (set as the thread's control by run()):
+// main() cancels it on SIGINT; a test may cancel it from another thread.
+RunControl& cli_control();
 
 // The optional parts. Only main.cpp sees WS_HAVE_LESSONS / WS_HAVE_GUI, so it hands the
 // entry points in; an empty function means "not built in" and the command says so.
@@ -31,7 +36,8 @@ struct Hooks {
 
 // Runs one command line (args without the program name) writing to out/err.
 // @post returns kExitOk on success, kExitUsage after one line on `err` for bad input,
-//       kExitFailed when a run failed or a result was wrong; never throws.
+//       kExitFailed when a run failed or a result was wrong, kExitInterrupted when
+//       cli_control() was cancelled; never throws.
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
         const Hooks& hooks);
 

@@ -6,6 +6,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/report.h"
+#include "io/atomic_file.h"
 
 namespace ws::cli {
 
@@ -15,19 +16,19 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
 #if defined(WS_CLI_HAVE_CHART)
   for (const auto& f : formats) {
     const std::string path = prefix + "." + f;
-    if (!overwrite && std::filesystem::exists(path)) {
-      err = path + " already exists; pass --force to overwrite it";
+    if (std::string why = io::check_writable(path, overwrite); !why.empty()) {
+      err = why + (overwrite || why.find("already exists") == std::string::npos
+                       ? ""
+                       : "; pass --force to overwrite it");
       return false;
     }
     if (f == "svg" || f == "csv") {
       const std::string data = f == "svg" ? viz::to_svg(chart) : viz::to_csv(chart);
       if (!viz::write_file_atomic(path, data, overwrite, err)) return false;
     } else if (f == "png") {
-      // Drawn beside the target and renamed, so a failed draw leaves no half file.
-      const std::string tmp = prefix + ".tmp.png";
-      std::string why;
-      if (!viz::write_png(chart, tmp, 1280, 720, why)) {
-        std::remove(tmp.c_str());
+      // Encoded in memory, then the one atomic writer: no fixed temporary name.
+      std::string png, why;
+      if (!viz::to_png(chart, 1280, 720, png, why)) {
         if (png_optional) {
           notes << "PNG skipped: " << why << "\n";
           continue;
@@ -35,11 +36,7 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
         err = "cannot write " + path + ": " + why;
         return false;
       }
-      if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-        std::remove(tmp.c_str());
-        err = "cannot write " + path + ": rename failed";
-        return false;
-      }
+      if (!viz::write_file_atomic(path, png, overwrite, err)) return false;
     } else {
       err = "unknown chart format '" + f + "' (choose from svg, png, csv)";
       return false;

@@ -1,5 +1,7 @@
 #include "app/cli/report.h"
 
+#include "io/atomic_file.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
@@ -59,11 +61,20 @@ const VariantInfo* lookup(const std::string& family, const std::string& variant,
 
 bool parse_sets(const std::vector<std::string>& sets, Params& out, std::string& err) {
   for (const auto& s : sets) {
-    const std::string why = parse_param(s, out);
+    Params one;
+    const std::string why = parse_param(s, one);
     if (!why.empty()) {
       err = "bad --set '" + s + "': " + why;
       return false;
     }
+    // Two values for one name is a mistake to point out, not a silent "last one wins".
+    for (const auto& [k, v] : one)
+      if (auto it = out.find(k); it != out.end() && s.rfind(k + "=", 0) == 0) {
+        err = "--set " + k + " is given twice (" + std::to_string(it->second) + " and " +
+              std::to_string(v) + "): give it once";
+        return false;
+      }
+    out.insert(one.begin(), one.end());
   }
   return true;
 }
@@ -207,6 +218,10 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
 
   const std::size_t total = configs.size();
   for (std::size_t i = 0; i < total; ++i) {
+    if (cancelled(thread_control())) {
+      r.cancelled = true;
+      return r;
+    }
     BenchRow row;
     row.cfg = std::move(configs[i]);
     if (opt.progress)
@@ -220,6 +235,11 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       else
         *opt.progress << " " << fmt(row.result.timing.median_ms) << " ms"
                       << (row.result.timing.measured ? "" : " (modelled)") << "\n";
+    }
+    if (row.result.cancelled) {
+      if (opt.progress) *opt.progress << " interrupted\n";
+      r.cancelled = true;
+      return r;
     }
     r.rows.push_back(std::move(row));
   }
@@ -705,32 +725,18 @@ std::string pretty(const Json& j, int depth) {
 }
 
 bool write_text(const std::string& path, const std::string& data, std::ostream& stdout_stream,
-                std::string& err) {
+                std::string& err, bool overwrite) {
   if (path == "-") {
     stdout_stream << data;
     return true;
   }
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    if (!f) {
-      err = "cannot write " + path + ": cannot create " + tmp;
-      return false;
-    }
-    f << data;
-    f.flush();
-    if (!f) {
-      err = "cannot write " + path + " (disk full?)";
-      std::remove(tmp.c_str());
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    err = "cannot write " + path + ": rename failed";
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  io::WriteOptions o;
+  o.overwrite = overwrite;
+  const io::WriteResult r = io::write_file(path, data, o);
+  if (!r.ok) err = r.error + (r.error.find("already exists") != std::string::npos
+                                  ? "; pass --force to overwrite it"
+                                  : "");
+  return r.ok;
 }
 
 }  // namespace ws::cli

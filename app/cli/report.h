@@ -94,6 +94,7 @@ struct BenchReport {
   std::vector<BenchRow> rows;
   std::vector<PeerRow> peers;  // every peer timed (memcpy always for GB/s families)
   bool show_peers = false;     // --peers: list them in the outputs
+  bool cancelled = false;      // stopped by the thread's RunControl (Ctrl-C): rows incomplete
   bool any_bad() const;        // some row failed or was wrong
   bool modelled() const;       // some time is modelled, not measured
   std::string unit() const;    // "GB/s" or "GFLOP/s"
@@ -135,9 +136,10 @@ Json dim_json(const Dim3& d);
 // JSON indented down to `depth`, compact below it and for arrays of scalars.
 std::string pretty(const Json& j, int depth = 3);
 
-// Writes through a temporary file and rename(2); "-" writes to `stdout_stream`.
+// Writes through io::write_file (never replaces an existing file unless `overwrite`);
+// "-" writes to `stdout_stream`.
 // @post on true the file holds exactly data; on false err says why and path is unchanged.
 bool write_text(const std::string& path, const std::string& data, std::ostream& stdout_stream,
-                std::string& err);
+                std::string& err, bool overwrite = false);
 
 }  // namespace ws::cli

@@ -30,12 +30,13 @@ bool parse_sweep(const std::string& s, Sweep& out, std::string& err) {
   sw.key = s.substr(0, eq);
   const std::string list = s.substr(eq + 1);
   for (const auto& piece : split(list, ',')) {
-    long long v = 0;
-    if (!parse_ll(piece, v)) {
-      err = "--sweep " + sw.key + ": '" + piece + "' is not an integer";
+    // The same numbers --set takes (1024, 0x400, 1<<10): one parser for both.
+    Params one;
+    if (const std::string why = parse_param(sw.key + "=" + piece, one); !why.empty()) {
+      err = "--sweep " + sw.key + ": " + why;
       return false;
     }
-    sw.values.push_back(v);
+    sw.values.push_back(one.begin()->second);
   }
   if (sw.values.empty()) {
     err = "--sweep " + sw.key + " has no values (example: --sweep " + sw.key + "=1,2)";

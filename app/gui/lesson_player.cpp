@@ -254,6 +254,7 @@ class PlayerPanel : public LessonPanel {
     }
     dir_ = fs::path(path).parent_path().string();
     entries_.clear();
+    scanned_ = false;
     if (!d.empty()) {
       error_.clear();
       for (const auto& e : d) error_ += e.str() + "\n";
@@ -486,8 +487,14 @@ class PlayerPanel : public LessonPanel {
   }
 
   void lesson_list() {
-    if (entries_.empty()) scan();
-    const Progress prog = load_progress(default_data_dir());
+    // Scanned and read once, not every frame (a large progress file read 60 times a
+    // second stalled the window); only reading, the player moves a bad file aside.
+    if (!scanned_) {
+      scan();
+      list_progress_ = load_progress(default_data_dir(), false);
+      scanned_ = true;
+    }
+    const Progress& prog = list_progress_;
     if (entries_.empty()) {
       ImGui::TextColored(kDim, "No lessons found in %s", dir_.c_str());
       return;
@@ -507,6 +514,7 @@ class PlayerPanel : public LessonPanel {
         std::string err;
         open(e.path, err);
         entries_.clear();
+    scanned_ = false;
         return;
       }
       ImGui::SameLine();
@@ -527,7 +535,13 @@ class PlayerPanel : public LessonPanel {
       ListEntry e;
       e.path = de.path().string();
       e.id = de.path().stem().string();
-      ParseResult r = parse_lesson(e.path);
+      // Each file fails alone: its error is the entry's notice, the rest still list.
+      ParseResult r;
+      try {
+        r = parse_lesson(e.path);
+      } catch (const std::exception& ex) {
+        r.errors.push_back({e.path, 0, std::string("cannot be read: ") + ex.what()});
+      }
       if (r.lesson) {
         e.title = r.lesson->title;
         e.steps = r.lesson->steps.size();
@@ -551,6 +565,8 @@ class PlayerPanel : public LessonPanel {
 
   std::optional<Player> player_;
   std::optional<PendingRatios> ratios_;
+  bool scanned_ = false;
+  Progress list_progress_;
   std::string error_, dir_;
   std::vector<ListEntry> entries_;
   std::size_t applied_ = SIZE_MAX;

@@ -285,19 +285,25 @@ struct LessonProgress {
 struct Progress {
   std::map<std::string, LessonProgress> lessons;  // by Lesson::id
   // Set by load_progress when the file was unreadable or corrupt: what happened and
-  // where the bad file was kept (progress.json.bak). Shown to the student.
+  // where the bad file was kept (progress.json.bak.N). Shown to the student.
   std::string notice;
+  // The file could not be read, or is not a regular file: save_progress leaves it alone.
+  bool read_only = false;
 };
 
 // $XDG_DATA_HOME/warpscope, else $HOME/.local/share/warpscope ("" when neither is set).
 std::string default_data_dir();
 
 // Reads dir/progress.json. A missing file is an empty Progress without notice. A corrupt
-// one is renamed to progress.json.bak and reported in `notice`, never dropped silently.
+// one (bad JSON, too large, too deep) is moved to the first free progress.json.bak.N when
+// `rescue` (never replacing an earlier backup) and reported in `notice`. An unreadable
+// file, a link or a non-regular file is left alone, reported, and marked read_only.
 // @post notice is empty iff the file was absent or parsed.
-Progress load_progress(const std::string& dir);
+Progress load_progress(const std::string& dir, bool rescue = true);
+// The parser alone (fuzzed): throws with a reason on anything but a valid progress file.
+Progress parse_progress(const std::string& text);
 
-// Writes dir/progress.json atomically (temp file in dir, then rename); creates dir.
+// Writes dir/progress.json through io::write_file; creates dir. Refuses a read_only `p`.
 // @post returns true iff the file now holds `p`; on false, `error` says why and any
 //       previous file is untouched.
 bool save_progress(const Progress& p, const std::string& dir, std::string& error);

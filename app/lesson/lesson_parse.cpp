@@ -6,7 +6,10 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -67,6 +70,7 @@ bool Quantity::timed() const {
 }
 
 std::string Diagnostic::str() const {
+  if (line <= 0) return file + ": " + message;  // about the whole file (unreadable, too large)
   return file + ":" + std::to_string(line) + ": " + message;
 }
 
@@ -200,6 +204,11 @@ namespace {
 
 // ------------------------------------------------------------------ md4c -> Block tree
 
+// Quotes and lists nest at most this deep in the block tree (a lesson needs two or three).
+constexpr std::size_t kMaxBlockDepth = 32;
+// A lesson is a page of Markdown; anything this large is not one.
+constexpr std::uintmax_t kMaxLessonBytes = 4u << 20;
+
 class TreeBuilder {
  public:
   explicit TreeBuilder(std::vector<Block>& out, int line) : out_(out), line_(line) {}
@@ -224,7 +233,13 @@ class TreeBuilder {
   struct Open {
     Block* block;
     bool implicit;  // a paragraph made for the bare text of a tight list item
+    bool flat = false;  // a container past kMaxBlockDepth: its content joins its parent
   };
+
+ public:
+  bool too_deep = false;  // some quote or list was nested past kMaxBlockDepth
+
+ private:
 
   void close_implicit() {
     if (!stack_.empty() && stack_.back().implicit) stack_.pop_back();
@@ -242,6 +257,15 @@ class TreeBuilder {
   int enter(MD_BLOCKTYPE t, void* d) {
     if (t == MD_BLOCK_DOC) return 0;
     close_implicit();
+    // The block tree stays shallow whatever the file holds: the player draws it and the
+    // destructor frees it recursively, so 20,000 nested '>' would overflow the stack.
+    const bool container = t == MD_BLOCK_QUOTE || t == MD_BLOCK_UL || t == MD_BLOCK_OL ||
+                           t == MD_BLOCK_LI;
+    if (container && stack_.size() >= kMaxBlockDepth) {
+      too_deep = true;
+      stack_.push_back({stack_.back().block, false, true});
+      return 0;
+    }
     Block* b = nullptr;
     switch (t) {
       case MD_BLOCK_QUOTE: b = push(BlockKind::Quote); break;
@@ -273,6 +297,10 @@ class TreeBuilder {
   int leave(MD_BLOCKTYPE t, void*) {
     if (t == MD_BLOCK_DOC) return 0;
     close_implicit();
+    if (!stack_.empty() && stack_.back().flat) {
+      stack_.pop_back();
+      return 0;
+    }
     if (!stack_.empty()) {
       Block* b = stack_.back().block;
       if (b->kind == BlockKind::Code && !b->text.empty() && b->text.back() == '\n')
@@ -372,8 +400,32 @@ class TreeBuilder {
   std::vector<std::string> links_;
 };
 
-void render_markdown(const std::string& md, int first_line, std::vector<Block>& out) {
-  if (trim(md).empty()) return;
+// The first line of `md` (numbered from first_line) with more than kMaxBlockDepth '>'
+// markers; first_line when the nesting is of lists instead.
+int deep_line(const std::string& md, int first_line) {
+  int no = first_line;
+  std::size_t count = 0;
+  bool lead = true;
+  for (char ch : md) {
+    if (ch == '\n') {
+      ++no;
+      count = 0;
+      lead = true;
+      continue;
+    }
+    if (!lead) continue;
+    if (ch == '>') {
+      if (++count > kMaxBlockDepth) return no;
+    } else if (ch != ' ' && ch != '\t') {
+      lead = false;
+    }
+  }
+  return first_line;
+}
+
+// Returns 0, or the line where quotes or lists nest deeper than kMaxBlockDepth.
+int render_markdown(const std::string& md, int first_line, std::vector<Block>& out) {
+  if (trim(md).empty()) return 0;
   std::vector<Block> blocks;
   TreeBuilder tb(blocks, first_line);
   MD_PARSER p{};
@@ -385,6 +437,7 @@ void render_markdown(const std::string& md, int first_line, std::vector<Block>& 
   p.text = &TreeBuilder::text_cb;
   md_parse(md.data(), MD_SIZE(md.size()), &p, &tb);
   for (auto& b : blocks) out.push_back(std::move(b));
+  return tb.too_deep ? deep_line(md, first_line) : 0;
 }
 
 // ------------------------------------------------------------------ the line scanner
@@ -755,11 +808,40 @@ std::string stem_of(const std::string& name) {
 
 }  // namespace
 
-ParseResult parse_lesson_text(const std::string& text, const std::string& name) {
+// The line (from 1) of the first NUL byte or invalid UTF-8 sequence, 0 when there is none.
+int bad_text_line(std::string_view t, bool& nul) {
+  int line = 1;
+  for (std::size_t i = 0; i < t.size();) {
+    const unsigned char b = static_cast<unsigned char>(t[i]);
+    if (b == '\n') ++line;
+    if (b == 0) {
+      nul = true;
+      return line;
+    }
+    std::size_t n = b < 0x80 ? 1 : (b >> 5) == 0x6 ? 2 : (b >> 4) == 0xE ? 3 : (b >> 3) == 0x1E ? 4 : 0;
+    if (n == 0 || i + n > t.size()) return line;
+    for (std::size_t k = 1; k < n; ++k)
+      if ((static_cast<unsigned char>(t[i + k]) >> 6) != 0x2) return line;
+    i += n;
+  }
+  return 0;
+}
+
+ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
   Ctx c{name, {}};
   Lesson l;
   l.path = name;
   l.id = stem_of(name);
+  // Editors on some systems start UTF-8 files with a byte-order mark: not part of the text.
+  const std::string_view text =
+      std::string_view(raw).substr(raw.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0);
+  bool nul = false;
+  if (int bad = bad_text_line(text, nul)) {
+    ParseResult r;
+    r.errors.push_back({name, bad, nul ? "a NUL byte: a lesson is UTF-8 text, not a binary file"
+                                       : "invalid UTF-8 (a lesson is UTF-8 text)"});
+    return r;
+  }
 
   std::vector<std::string> lines;
   {
@@ -798,7 +880,9 @@ ParseResult parse_lesson_text(const std::string& text, const std::string& name) 
   int md_line = int(i) + 1;
   Step* step = nullptr;
   auto flush = [&] {
-    render_markdown(md, md_line, step ? step->body : l.intro);
+    if (int deep = render_markdown(md, md_line, step ? step->body : l.intro))
+      c.error(deep, "quotes or lists nested more than " + std::to_string(kMaxBlockDepth) +
+                        " levels deep (nest less)");
     md.clear();
   };
   for (; i < lines.size(); ++i) {
@@ -900,10 +984,26 @@ ParseResult parse_lesson_text(const std::string& text, const std::string& name) 
 }
 
 ParseResult parse_lesson(const std::string& path) {
+  // Checked before reading: /dev/zero or a FIFO would never end, a huge file never fit.
+  ParseResult bad;
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  const auto size = ec ? 0 : std::filesystem::is_regular_file(st) ? std::filesystem::file_size(path, ec) : 0;
+  if (ec) {
+    bad.errors.push_back({path, 0, "cannot read the lesson file: " + ec.message()});
+  } else if (std::filesystem::is_directory(st)) {
+    bad.errors.push_back({path, 0, "is a directory, not a lesson file"});
+  } else if (!std::filesystem::is_regular_file(st)) {
+    bad.errors.push_back({path, 0, "is not a regular file (a device, FIFO or socket), not a lesson"});
+  } else if (size > kMaxLessonBytes) {
+    bad.errors.push_back({path, 0, "is " + std::to_string(size) + " bytes: too large for a lesson (the limit is " +
+                                       std::to_string(kMaxLessonBytes >> 20) + " MiB)"});
+  }
+  if (!bad.errors.empty()) return bad;
   std::ifstream f(path, std::ios::binary);
   if (!f) {
     ParseResult r;
-    r.errors.push_back({path, 1, "cannot read the lesson file"});
+    r.errors.push_back({path, 0, std::string("cannot read the lesson file: ") + std::strerror(errno)});
     return r;
   }
   std::stringstream ss;

@@ -187,7 +187,7 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
   int bad_files = 0, errors = 0, blocks = 0;
   if (files.empty()) {
     out << "lesson --validate: no lesson files given\n";
-    return 1;
+    return 2;
   }
   std::size_t checked = 0;
   for (const auto& f : files) {
@@ -228,7 +228,7 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
   }
   out << "validate: " << checked << " file(s), " << blocks << " block(s) ok, " << errors
       << " error(s) in " << bad_files << " file(s)\n";
-  return bad_files == 0 ? 0 : 1;
+  return bad_files == 0 ? 0 : 2;  // an invalid lesson is bad input
 }
 
 int check_file(const std::string& file, Backend& backend, std::ostream& out) {
@@ -241,7 +241,7 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
   if (!d.empty()) {
     for (const auto& e : d) out << e.str() << "\n";
     out << "check: " << file << ": not checked, " << d.size() << " validation error(s)\n";
-    return 1;
+    return 2;
   }
   const Lesson& l = *r.lesson;
   const bool emu = backend.kind() == BackendKind::Emu;

@@ -164,6 +164,7 @@ void Player::record() {
 
 bool Player::save() {
   if (data_dir_.empty()) return true;
+  if (progress_.read_only) return false;  // the notice from loading says why, and stays
   std::string err;
   if (save_progress(progress_, data_dir_, err)) return true;
   notice_ = "Progress not saved: " + err;

@@ -9,9 +9,12 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "app/lesson/lesson_model.h"
+#include "io/atomic_file.h"
 
 namespace ws::lesson {
 
@@ -22,6 +25,9 @@ namespace {
 
 constexpr int kVersion = 1;
 constexpr const char* kFile = "progress.json";
+// A class's progress is a few kilobytes; these bound what a damaged or hostile file costs.
+constexpr std::uintmax_t kMaxProgressBytes = 8u << 20;
+constexpr int kMaxProgressDepth = 16;
 
 template <class V>
 json index_map(const std::map<std::size_t, V>& m) {
@@ -99,38 +105,87 @@ std::string default_data_dir() {
   return "";
 }
 
-Progress load_progress(const std::string& dir) {
+Progress parse_progress(const std::string& text) {
+  if (text.size() > kMaxProgressBytes)
+    throw std::runtime_error(std::to_string(text.size()) + " bytes, more than the " +
+                             std::to_string(kMaxProgressBytes >> 20) + " MiB a progress file can be");
+  // nlohmann's parser keeps its own stack, but the value it builds is freed recursively:
+  // nesting is bounded here (the format needs 5 levels).
+  int deepest = 0;
+  json::parser_callback_t bound = [&deepest](int depth, json::parse_event_t, json&) {
+    if (depth > kMaxProgressDepth)
+      throw std::runtime_error("nested more than " + std::to_string(kMaxProgressDepth) +
+                               " levels deep");
+    deepest = std::max(deepest, depth);
+    return true;
+  };
+  return from_json(json::parse(text, bound));
+}
+
+Progress load_progress(const std::string& dir, bool rescue) {
   Progress p;
+  if (dir.empty()) return p;
   const fs::path file = fs::path(dir) / kFile;
-  std::error_code ec;
-  if (dir.empty() || !fs::exists(file, ec)) return p;
-  if (!fs::is_regular_file(file, ec)) {
-    // A directory (or a device) in the file's place is not ours to move aside.
-    p.notice = "Your progress cannot be loaded or saved: " + file.string() +
-               " is not a file (remove or rename it). Progress in this session is not kept.";
+  struct stat st {};
+  if (::lstat(file.c_str(), &st) != 0) {
+    if (errno == ENOENT) return p;
+    p.notice = "Your progress in " + file.string() + " cannot be read (" + std::strerror(errno) +
+               "). It is left as it is and progress in this session is not saved.";
+    p.read_only = true;
     return p;
   }
-  std::ifstream in(file, std::ios::binary);
-  std::string why;
-  if (!in) {
-    why = std::string("cannot be read: ") + std::strerror(errno);
+  if (S_ISLNK(st.st_mode) || !S_ISREG(st.st_mode)) {
+    // A link, a directory, a FIFO or a device in the file's place is not ours to replace.
+    p.notice = "Your progress cannot be loaded or saved: " + file.string() + " is " +
+               (S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISDIR(st.st_mode) ? "a directory" : "not a regular file") +
+               " (remove or rename it). It is left alone and progress in this session is not kept.";
+    p.read_only = true;
+    return p;
+  }
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) {
+    // Unreadable is not corrupt: the file may be fine, so it is neither moved nor replaced.
+    p.notice = "Your progress in " + file.string() + " cannot be read (" + std::strerror(errno) +
+               "). It is left as it is and progress in this session is not saved.";
+    p.read_only = true;
+    return p;
+  }
+  std::string text, why;
+  if (std::uintmax_t(st.st_size) > kMaxProgressBytes) {
+    why = std::to_string(st.st_size) + " bytes, more than the " +
+          std::to_string(kMaxProgressBytes >> 20) + " MiB a progress file can be";
   } else {
-    std::stringstream ss;
-    ss << in.rdbuf();
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = ::read(fd, buf, sizeof buf);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      text.append(buf, std::size_t(n));
+      if (text.size() > kMaxProgressBytes) break;
+    }
+  }
+  ::close(fd);
+  if (why.empty()) {
     try {
-      p = from_json(json::parse(ss.str()));
-      return p;
+      return parse_progress(text);
     } catch (const std::exception& e) {
       why = e.what();
     }
   }
-  // Keep the bad file for the student (or us) to look at; a fresh one starts beside it.
-  const fs::path bak = fs::path(dir) / (std::string(kFile) + ".bak");
-  fs::rename(file, bak, ec);
   p = Progress{};
+  if (!rescue) {
+    p.notice = "Your saved progress in " + file.string() + " could not be read (" + why + ").";
+    p.read_only = true;
+    return p;
+  }
+  // Kept for the student (or us) to look at, under a number never used before, so a
+  // second bad file never replaces the first one's rescue; a fresh file starts beside it.
+  std::string err;
+  const std::string bak = io::move_to_backup(file.string(), err);
   p.notice = "Your saved progress in " + file.string() + " could not be read (" + why + "). " +
-             (ec ? "It was left in place (" + ec.message() + ") and progress starts afresh."
-                 : "It was kept as " + bak.string() + " and progress starts afresh.");
+             (bak.empty() ? "It was left in place (" + err + ") and progress in this session is not saved."
+                          : "It was kept as " + bak + " and progress starts afresh.");
+  p.read_only = bak.empty();
   return p;
 }
 
@@ -139,40 +194,24 @@ bool save_progress(const Progress& p, const std::string& dir, std::string& error
     error = "no data directory: set XDG_DATA_HOME or HOME";
     return false;
   }
+  if (p.read_only) {
+    error = "the progress file could not be read, so it is not replaced";
+    return false;
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) {
     error = "cannot create " + dir + ": " + ec.message();
     return false;
   }
-  const fs::path file = fs::path(dir) / kFile;
-  // The temporary file is in the same directory, so the rename is atomic on POSIX.
-  const fs::path tmp = fs::path(dir) / (std::string(kFile) + ".tmp." + std::to_string(::getpid()));
-  {
-    const std::string text = to_json(p).dump(2) + "\n";
-    std::FILE* out = std::fopen(tmp.c_str(), "wb");
-    if (!out) {
-      error = "cannot write " + tmp.string() + ": " + std::strerror(errno);
-      return false;
-    }
-    // Flushed to disk before the rename, so the new name never points at a partial file.
-    bool ok = std::fwrite(text.data(), 1, text.size(), out) == text.size() &&
-              std::fflush(out) == 0 && ::fsync(::fileno(out)) == 0;
-    const int err = errno;
-    ok = (std::fclose(out) == 0) && ok;
-    if (!ok) {
-      error = "writing " + tmp.string() + " failed: " + std::strerror(err);
-      fs::remove(tmp, ec);
-      return false;
-    }
-  }
-  fs::rename(tmp, file, ec);
-  if (ec) {
-    error = "cannot replace " + file.string() + ": " + ec.message();
-    fs::remove(tmp, ec);
-    return false;
-  }
-  return true;
+  // The one atomic writer: a unique temporary beside it, fsync, rename; a link, FIFO or
+  // directory that appeared in its place is left alone.
+  io::WriteOptions o;
+  o.overwrite = true;
+  const io::WriteResult r =
+      io::write_file((fs::path(dir) / kFile).string(), to_json(p).dump(2) + "\n", o);
+  if (!r.ok) error = r.error;
+  return r.ok;
 }
 
 }  // namespace ws::lesson

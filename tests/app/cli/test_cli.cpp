@@ -5,6 +5,8 @@
 #include <sys/wait.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +16,7 @@
 #include "app/cli/cli.h"
 #include "app/cli/demo.h"
 #include "app/cli/report.h"
+#include "app/cli/util.h"
 #include "kernels/backend.h"
 
 namespace ws::cli {
@@ -242,9 +245,9 @@ TEST(CliBadInput, EveryMistakeGetsOneSpecificLineAndExitCode2) {
        "unknown --format 'gif'"},
       // Output paths are refused before anything runs, not after a long sweep.
       {{"bench", "--kernel", "transpose", "--backend", "emu", "--csv", "/ws_no_such_dir/b.csv"},
-       "--csv /ws_no_such_dir/b.csv: directory /ws_no_such_dir does not exist"},
+       "--csv /ws_no_such_dir/b.csv: cannot write /ws_no_such_dir/b.csv: No such file or directory"},
       {{"bench", "--kernel", "transpose", "--backend", "emu", "--json", "/"},
-       "--json / is a directory"},
+       "--json /: / is a directory"},
       {{"export", "--kernel", "transpose", "--backend", "emu", "--out", "/tmp/"},
        "--out '/tmp/' has no file name"},
       {{"lesson", "--validate", "a.md"}, "built without lessons"},
@@ -422,7 +425,7 @@ TEST(CliExport, WritesChartsAndRefusesToOverwrite) {
   std::ofstream(prefix + ".csv") << "mine";
   const Out again = cli(args);
   EXPECT_EQ(again.code, kExitUsage);
-  EXPECT_NE(again.err.find("already exists; pass --force"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("already exists (not overwritten); pass --force"), std::string::npos) << again.err;
   EXPECT_EQ(slurp(prefix + ".csv"), "mine");
 
   std::vector<std::string> forced = args;
@@ -458,10 +461,12 @@ TEST(CliHooks, LessonCommandsCallTheLinkedEntryPoints) {
   EXPECT_EQ(cli({"lesson", "--check", file, "--backend", "emu"}, h).code, 1);
   EXPECT_EQ(checked, file);
   EXPECT_EQ(kind, BackendKind::Emu);
-  const Out missing = cli({"lesson", "--validate", (d / "none.md").string()}, h);
+  // --validate hands every file to the validator, which reports each on its own line
+  // (a folder scan where one file fails alone); --check needs one readable file.
+  const Out missing = cli({"lesson", "--check", (d / "none.md").string()}, h);
   EXPECT_EQ(missing.code, kExitUsage);
   EXPECT_NE(missing.err.find("does not exist"), std::string::npos);
-  const Out folder = cli({"lesson", "--validate", d.string()}, h);
+  const Out folder = cli({"lesson", "--check", d.string()}, h);
   EXPECT_EQ(folder.code, kExitUsage);
   EXPECT_NE(folder.err.find("is a directory; give a lesson's .md file"), std::string::npos)
       << folder.err;
@@ -580,6 +585,144 @@ TEST(CliPuzzle, ACompileErrorIsExitOneWithFileAndLine) {
   // gcc puts a missing semicolon at the next token: the brace of line 6.
   EXPECT_NE(r.out.find("FAILED: " + (d / "k.cuh").string() + ":6: expected"), std::string::npos) << r.out;
   fs::remove_all(d);
+}
+
+}  // namespace
+}  // namespace ws::cli
+
+// ------------------------------------------------------------------------ issue 10
+
+namespace ws::cli {
+namespace {
+
+// Every subcommand, each exit code the README states: 0 success, 1 a run failed or was
+// WRONG, 2 bad input (and 130 when Ctrl-C stopped a run).
+TEST(CliExitCodes, EverySubcommandAsTheReadmeStates) {
+  const fs::path d = scratch("exitcodes");
+  const std::string bad_lesson = (d / "bad.md").string();
+  std::ofstream(bad_lesson) << "no front matter\n";
+  const std::string exists = (d / "exists.csv").string();
+  std::ofstream(exists) << "mine";
+  Hooks h;
+  h.lesson_validate = [](const std::vector<std::string>&, std::ostream&) { return 2; };
+  h.lesson_check = [](const std::string&, Backend&, std::ostream&) { return 1; };
+  h.gui_run = [](const gui::GuiOptions&) { return 0; };
+  struct Case {
+    std::vector<std::string> args;
+    int code;
+  };
+  const std::vector<Case> cases = {
+      {{"--version"}, 0},
+      {{"frobnicate"}, 2},
+      {{"info", "--backend", "emu"}, 0},
+      {{"info", "--backend", "nonsense"}, 2},
+      {{"list"}, 0},
+      {{"list", "--bogus"}, 2},
+      {{"metrics", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--backend", "emu"}, 0},
+      {{"metrics", "--kernel", "transpose", "--variant", "nope", "--backend", "emu"}, 2},
+      // Finding 11: "too large to emulate" exited 1; finding 4: this one was accepted.
+      {{"metrics", "--kernel", "divergence", "--variant", "odd_even", "--set", "n=33554432",
+        "--set", "work=65536", "--backend", "emu"}, 2},
+      {{"bench", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--repeats", "1",
+        "--backend", "emu"}, 0},
+      {{"bench", "--kernel", "divergence", "--variant", "odd_even", "--set", "n=33554432",
+        "--set", "work=65536", "--backend", "emu"}, 2},
+      {{"bench", "--kernel", "transpose", "--set", "n=64", "--backend", "emu", "--csv", exists}, 2},
+      {{"export", "--kernel", "transpose", "--set", "n=64", "--backend", "emu", "--out",
+        (d / "missing" / "x").string()}, 2},
+      {{"export", "--kernel", "transpose", "--out", "."}, 2},
+      {{"trace", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--backend", "emu"}, 0},
+      {{"trace", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--set", "n=128",
+        "--backend", "emu"}, 2},
+      {{"lesson", "--validate", bad_lesson}, 2},
+      {{"lesson", "--check", bad_lesson, "--backend", "emu"}, 1},
+      {{"lesson", "--check", "/dev/zero", "--backend", "emu"}, 2},
+      {{"gui", "--kernel", "transpose"}, 0},
+      {{"gui", "--kernel", "nope"}, 2},
+  };
+  for (const auto& c : cases) {
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    const Out r = cli(c.args, h);
+    EXPECT_EQ(r.code, c.code) << cmd << "\nstderr: " << r.err;
+    // (lesson --validate prints its file:line diagnostics on stdout)
+    if (c.code == 2 && cmd.rfind("lesson --validate", 0) != 0)
+      EXPECT_EQ(lines(r.err), 1u) << cmd << "\nstderr: " << r.err;
+  }
+  EXPECT_EQ(slurp(exists), "mine");
+  fs::remove_all(d);
+}
+
+// Finding 7: bench --csv/--json replaced existing files silently and had no --force.
+TEST(CliBench, CsvAndJsonNeverReplaceWithoutForce) {
+  const fs::path d = scratch("benchforce");
+  const std::string csv = (d / "b.csv").string(), json = (d / "b.json").string();
+  std::ofstream(csv) << "mine";
+  std::ofstream(json) << "mine too";
+  std::vector<std::string> args = {"bench", "--kernel", "transpose", "--variant", "naive",
+                                   "--set", "n=64", "--repeats", "1", "--backend", "emu",
+                                   "--csv", csv, "--json", json};
+  const Out r = cli(args);
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("already exists (not overwritten); pass --force"), std::string::npos) << r.err;
+  EXPECT_EQ(slurp(csv), "mine");
+  EXPECT_EQ(slurp(json), "mine too");
+  args.push_back("--force");
+  const Out f = cli(args);
+  EXPECT_EQ(f.code, 0) << f.err;
+  EXPECT_NE(slurp(csv).find("transpose"), std::string::npos);
+  fs::remove_all(d);
+}
+
+// Finding 12's command-line cases, one specific line each.
+TEST(CliBadInput, Issue10Messages) {
+  struct Case {
+    std::vector<std::string> args;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {{"bench", "--kernel", "transpose", "--repeats", "abc"}, "abc"},
+      {{"metrics", "--kernel", "transpose", "--variant", "naive", "--set", "n=64", "--set", "n=128"},
+       "--set n is given twice (64 and 128)"},
+      {{"export", "--kernel", "transpose", "--out", "."}, "--out '.' has no file name"},
+      {{"export", "--kernel", "transpose", "--out", "a/.."}, "has no file name"},
+      {{"lesson", "--check", "/tmp/" + std::string(300, 'x') + ".md"}, "File name too long"},
+  };
+  Hooks h;
+  h.lesson_validate = [](const std::vector<std::string>&, std::ostream&) { return 0; };
+  h.lesson_check = [](const std::string&, Backend&, std::ostream&) { return 0; };
+  for (const auto& c : cases) {
+    const Out r = cli(c.args, h);
+    std::string cmd;
+    for (const auto& a : c.args) cmd += a + " ";
+    EXPECT_EQ(r.code, kExitUsage) << cmd << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << cmd << "\nstderr: " << r.err;
+    EXPECT_EQ(r.err.find("not in range"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << cmd << "\nstderr: " << r.err;
+  }
+  // --sweep takes the numbers --set takes.
+  Sweep sw;
+  std::string why;
+  ASSERT_TRUE(parse_sweep("n=0x40,1<<7,256", sw, why)) << why;
+  EXPECT_EQ(sw.values, (std::vector<long long>{64, 128, 256}));
+}
+
+// Ctrl-C (cli_control().cancel(), what the SIGINT handler calls) stops a long run within
+// 100 ms and the command exits 130.
+TEST(CliInterrupt, CancelStopsTheRunAndExits130) {
+  std::thread stopper([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cli_control().cancel();
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const Out r = cli({"metrics", "--kernel", "divergence", "--variant", "odd_even", "--set",
+                     "n=1<<20", "--set", "work=1024", "--backend", "emu"});
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  EXPECT_EQ(r.code, kExitInterrupted) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_LT(ms, 300 + 1000);  // (about 10 s without the cancel)
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ TEST(LessonValidate, MissingPrerequisite) {
   TempFile f(std::string("---\ntitle: T\nlevel: beginner\nminutes: 5\nprerequisites: 00-nothing\n---\n## S\n") +
              lab("transpose", "naive", "n=64"));
   std::ostringstream out;
-  EXPECT_EQ(validate_files({f.path.string()}, out), 1);
+  EXPECT_EQ(validate_files({f.path.string()}, out), 2);  // an invalid lesson is bad input
   EXPECT_NE(out.str().find(f.path.string() + ":5: front matter: prerequisite '00-nothing' has no lesson file"),
             std::string::npos) << out.str();
 }
@@ -130,12 +130,12 @@ TEST(LessonValidate, FilesPrintPerBlockLinesAndSummary) {
   EXPECT_NE(out.str().find("validate: 1 file(s), 1 block(s) ok, 0 error(s) in 0 file(s)"),
             std::string::npos) << out.str();
   std::ostringstream out2;
-  EXPECT_EQ(validate_files({good.path.string(), bad.path.string()}, out2), 1);
+  EXPECT_EQ(validate_files({good.path.string(), bad.path.string()}, out2), 2);
   EXPECT_NE(out2.str().find(bad.path.string() + ":9: lab block: unknown variant 'naif'"),
             std::string::npos) << out2.str();
   EXPECT_NE(out2.str().find("1 error(s) in 1 file(s)"), std::string::npos) << out2.str();
   std::ostringstream out3;
-  EXPECT_EQ(validate_files({}, out3), 1);
+  EXPECT_EQ(validate_files({}, out3), 2);
 }
 
 TEST(LessonCheck, ConfirmsPredictsAndGoalsOnTheEmulator) {
@@ -149,7 +149,7 @@ TEST(LessonCheck, ConfirmsPredictsAndGoalsOnTheEmulator) {
              "```goal\ntask: t\ntarget: st_sectors_per_request == 4\nreach: block_rows=4\n```\n");
   auto emu = ws::make_emu_backend();
   std::ostringstream out;
-  EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);
+  EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);  // failed checks: a run result, exit 1
   const std::string s = out.str();
   const std::string p = f.path.string();
   EXPECT_NE(s.find(p + ":7: ok lab transpose/naive"), std::string::npos) << s;
@@ -167,7 +167,7 @@ TEST(LessonCheck, InvalidLessonIsNotRun) {
   TempFile f(std::string(kHead) + lab("nosuch", "x", "n=1"));
   auto emu = ws::make_emu_backend();
   std::ostringstream out;
-  EXPECT_EQ(check_file(f.path.string(), *emu, out), 1);
+  EXPECT_EQ(check_file(f.path.string(), *emu, out), 2);
   EXPECT_NE(out.str().find("not checked, 1 validation error(s)"), std::string::npos) << out.str();
 }
 

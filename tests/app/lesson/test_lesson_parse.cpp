@@ -1,6 +1,10 @@
 // The lesson format: front matter, steps, blocks with their lines, the render tree, and a
 // precise `file:line: message` for each malformed case.
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
 
 #include "app/lesson/lesson_model.h"
 
@@ -181,7 +185,8 @@ TEST(LessonParse, RenderTree) {
 TEST(LessonParse, ReadsFilesAndReportsUnreadable) {
   ParseResult r = parse_lesson("/nonexistent/lesson.md");
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].str(), "/nonexistent/lesson.md:1: cannot read the lesson file");
+  EXPECT_EQ(r.errors[0].str(),
+            "/nonexistent/lesson.md: cannot read the lesson file: No such file or directory");
 }
 
 // ---------------------------------------------------------------- malformed cases
@@ -309,4 +314,74 @@ TEST(LessonParseErrors, SeveralErrorsAllReportedInLineOrder) {
   EXPECT_EQ(r.errors[0].line, 8);   // lab without variant
   EXPECT_EQ(r.errors[1].line, 11);  // predict without answer, expect, explain
   EXPECT_EQ(r.errors[3].line, 11);
+}
+
+// ---------------------------------------------------------------- issue 10: hostile files
+
+namespace {
+const std::string kFront = "---\ntitle: T\nlevel: beginner\nminutes: 5\n---\n## S\n";
+
+std::size_t depth(const std::vector<Block>& bs) {
+  std::size_t d = 0;
+  for (const auto& b : bs) d = std::max(d, 1 + depth(b.children));
+  return d;
+}
+}  // namespace
+
+// Finding 1: 20,000 nested '>' crashed the player's drawing; a million crashed
+// --validate in the tree's destructor. The tree stays shallow and the line is named.
+TEST(LessonHostile, DeepQuotesAreBoundedAndReportedWithTheirLine) {
+  for (std::size_t n : {std::size_t(20000), std::size_t(1000000)}) {
+    const std::string text = kFront + "text\n\n" + std::string(n, '>') + " deep\n";
+    ParseResult r = parse_lesson_text(text, "deep.md");
+    ASSERT_EQ(r.errors.size(), 1u) << r.message();
+    EXPECT_EQ(r.errors[0].str(), "deep.md:9: quotes or lists nested more than 32 levels deep (nest less)");
+  }
+  // 32 levels are fine, and the tree the player draws is no deeper.
+  ParseResult ok = parse_lesson_text(kFront + std::string(32, '>') + " fine\n", "ok.md");
+  ASSERT_TRUE(ok.ok()) << ok.message();
+  EXPECT_LE(depth(ok.lesson->steps.at(0).body), 33u);
+}
+
+TEST(LessonHostile, DeepListsAreBoundedToo) {
+  std::string text = kFront;
+  for (int i = 0; i < 3000; ++i) text += std::string(std::size_t(2 * i), ' ') + "- x\n";
+  ParseResult r = parse_lesson_text(text, "lists.md");
+  ASSERT_FALSE(r.errors.empty());
+  EXPECT_NE(r.errors[0].message.find("nested more than 32"), std::string::npos) << r.message();
+}
+
+// Finding 12: a UTF-8 byte-order mark said "missing front matter".
+TEST(LessonHostile, AByteOrderMarkIsSkipped) {
+  ParseResult r = parse_lesson_text("\xEF\xBB\xBF" + kFront + "text\n", "bom.md");
+  EXPECT_TRUE(r.ok()) << r.message();
+}
+
+// Finding 12: --validate accepted NUL bytes and invalid UTF-8.
+TEST(LessonHostile, NulBytesAndInvalidUtf8AreErrorsWithTheirLine) {
+  ParseResult nul = parse_lesson_text(kFront + "ok\nbad\0here\n", "nul.md");
+  nul = parse_lesson_text(kFront + std::string("ok\nbad\0here\n", 12), "nul.md");
+  ASSERT_EQ(nul.errors.size(), 1u);
+  EXPECT_EQ(nul.errors[0].str(), "nul.md:8: a NUL byte: a lesson is UTF-8 text, not a binary file");
+  ParseResult utf = parse_lesson_text(kFront + "ok\n\xC3(\n", "utf.md");
+  ASSERT_EQ(utf.errors.size(), 1u);
+  EXPECT_EQ(utf.errors[0].str(), "utf.md:8: invalid UTF-8 (a lesson is UTF-8 text)");
+  EXPECT_TRUE(parse_lesson_text(kFront + "caf\xC3\xA9 \xE2\x80\x94 ok\n", "fine.md").ok());
+}
+
+// Finding 12: /dev/zero or a FIFO "did not exist" (and reading either never ends); a
+// name too long surfaced as an internal filesystem error.
+TEST(LessonHostile, DevicesFifosAndLongNamesAreNamedNotRead) {
+  ParseResult z = parse_lesson("/dev/zero");
+  ASSERT_EQ(z.errors.size(), 1u);
+  EXPECT_EQ(z.errors[0].str(), "/dev/zero: is not a regular file (a device, FIFO or socket), not a lesson");
+  const std::string fifo = "/tmp/ws_lesson_fifo_" + std::to_string(::getpid()) + ".md";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  ParseResult f = parse_lesson(fifo);
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(f.errors.size(), 1u);
+  EXPECT_NE(f.errors[0].message.find("not a regular file"), std::string::npos);
+  ParseResult l = parse_lesson("/tmp/" + std::string(300, 'x') + ".md");
+  ASSERT_EQ(l.errors.size(), 1u);
+  EXPECT_NE(l.errors[0].message.find("File name too long"), std::string::npos) << l.errors[0].str();
 }

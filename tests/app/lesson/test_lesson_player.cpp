@@ -170,9 +170,9 @@ TEST(LessonPlayer, CorruptProgressIsReportedAndThePlayerStillWorks) {
   ParseResult r = parse_lesson_text(kLesson, "lessons/99-player.md");
   ASSERT_TRUE(r.ok()) << r.message();
   Player p(*r.lesson, d.path.string());
-  EXPECT_NE(p.notice().find("progress.json.bak"), std::string::npos) << p.notice();
+  EXPECT_NE(p.notice().find("progress.json.bak.1"), std::string::npos) << p.notice();
   EXPECT_EQ(p.step_index(), 0u);
   EXPECT_TRUE(p.next());
   EXPECT_TRUE(fs::exists(d.path / "progress.json"));
-  EXPECT_TRUE(fs::exists(d.path / "progress.json.bak"));
+  EXPECT_TRUE(fs::exists(d.path / "progress.json.bak.1"));
 }

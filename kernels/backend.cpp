@@ -4,6 +4,7 @@
 
 #include "kernels/recording.h"
 #include "kernels/registry.h"
+#include "kernels/sass.h"
 #if defined(WS_HAVE_CUDA)
 #include "kernels/cuda_backend.h"
 #endif
@@ -96,6 +97,29 @@ const VariantInfo* find_variant(const std::string& family, const std::string& va
   for (const auto& v : catalogue())
     if (v.family == family && v.name == variant) return &v;
   return nullptr;
+}
+
+std::vector<std::string> kernel_instances(const std::string& family, const std::string& variant,
+                                          const Params& completed) {
+  std::vector<std::string> out;
+  const emu::Variant* v = emu::find(family, variant);
+  if (!v) return out;
+  const Plan plan = v->info.plan(completed);
+  struct : TraceSink {
+    void on_event(const WarpEvent&) override {}
+  } none;
+  emu::Launcher L(none, {}, v->info.source_file);
+  std::vector<std::string> mangled;
+  L.names_only(&mangled);
+  emu::Args args;
+  for (const ArraySpec& a : plan.arrays) {
+    args.ptr.push_back(nullptr);
+    args.count.push_back(a.count);
+  }
+  v->launch(L, completed, plan, args);
+  for (const std::string& m : mangled)
+    out.push_back(sass::instance_of("ws_entry<" + sass::demangle(m) + ">"));
+  return out;
 }
 
 }  // namespace ws

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/catalogue.h"
+#include "kernels/hardware.h"
 #include "sim/emulator.h"
 #include "sim/model.h"
 #include "sim/run_control.h"
@@ -34,6 +35,9 @@ struct RunOptions {
   // error instead of emulating when there is none: for sizes chosen for the GPU's clock,
   // far too large to emulate. The CUDA backend ignores it.
   bool recorded_only = false;
+  int hardware_runs = 0;                // CUDA: profile the fast build this many times with
+                                        // CUPTI (0: off); emu: says there is no GPU
+  bool hardware_lines = false;          // CUDA: also per-instruction counters (SASS metrics)
 };
 
 struct LaunchTotals {
@@ -68,6 +72,7 @@ struct RunResult {
                                  // CUDA, or a recording); 0 when unknown
   bool rejected = false;         // refused before running: bad input (unknown variant,
                                  // invalid parameters, too large to emulate)
+  HardwareCounters hardware;     // CUPTI's counters of the fast build (RunOptions::hardware_runs)
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
@@ -138,5 +143,12 @@ const VariantInfo* find_variant(const std::string& family, const std::string& va
 // The families in teaching order, each as its header declares it.
 const std::vector<FamilyInfo>& families();
 const FamilyInfo* find_family(const std::string& family);
+
+// The kernel structs, template arguments included, that a variant launches with these
+// (completed) parameters, one per launch: {"TransposeTiled<32, 8>"}. They name the fast
+// build's functions in the recorded SASS (sass::Function::instance). Runs nothing.
+// @post one name per launch of the variant's plan; empty for an unknown variant.
+std::vector<std::string> kernel_instances(const std::string& family, const std::string& variant,
+                                          const Params& completed);
 
 }  // namespace ws

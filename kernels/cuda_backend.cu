@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/cupti_profiler.h"
 #include "kernels/simt_cuda.h"
 #include "sim/model.h"
 
@@ -497,6 +498,16 @@ class CudaBackend final : public Backend {
     download(host, r.plan, d);
     r.verify_message = v->verify(host, r.params);
     r.verified = r.verify_message.empty();
+
+    // The hardware's counters of the same fast build (kernels/cupti_profiler.cpp); every
+    // replay pass starts from the same inputs.
+    if (opt.hardware_runs > 0)
+      r.hardware = profile_counters(info_.name, opt.hardware_runs,
+                                    [&] { upload(host, r.plan, d); }, fast);
+    if (opt.hardware_runs > 0 && opt.hardware_lines && r.hardware.ok()) {
+      upload(host, r.plan, d);
+      profile_sass_lines(r.hardware, fast);
+    }
 
     // The traced build: kept blocks and whole-grid totals.
     const bool keep = opt.keep_all_blocks || !opt.keep_blocks.empty();

@@ -95,6 +95,10 @@ class EmuBackend : public Backend {
     RunOptions o = opt;
     if (!o.control) o.control = thread_control();
     ThreadControlScope scope(o.control);
+    if (opt.hardware_runs > 0) {
+      res.hardware.unavailable = HardwareUnavailable::NoGpu;
+      res.hardware.detail = "the emulator has a model, not counters";
+    }
     try {
       run_checked(family, variant, params, o, res);
     } catch (const RunCancelled&) {

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <string>
 #include <type_traits>
+#include <typeinfo>
+#include <vector>
 
 #include "kernels/catalogue.h"
 #include "sim/emulator.h"
@@ -213,8 +215,16 @@ class Launcher {
       : sink_(sink), arrays_(std::move(arrays)), source_file_(std::move(source_file)),
         opt_(std::move(opt)) {}
 
+  // Names the kernel structs launched (typeid, mangled) instead of running them: which
+  // template instance of the fast build runs for these parameters (its SASS).
+  void names_only(std::vector<std::string>* names) { names_ = names; }
+
   template <class K>
   void launch(const LaunchCfg& cfg, const K& kernel) {
+    if (names_) {
+      names_->push_back(typeid(K).name());
+      return;
+    }
     if (!result_.ok || !error_.empty()) return;
     opt_.progress_stage = "emulating " + cfg.kernel;
     sim::EmuLaunch l;
@@ -257,6 +267,7 @@ class Launcher {
   std::string source_file_;
   sim::EmuOptions opt_;
   sim::EmuResult result_;
+  std::vector<std::string>* names_ = nullptr;
 };
 
 }  // namespace emu

@@ -11,8 +11,14 @@
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
 #   WS_BENCH_ONLY=new ...                                  the instr, histogram and 2^26 reduce benchmarks only
 #   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
+#   WS_TEST_FILTER=Cupti ... tests                          only the gpu tests matching it
 #
-# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer. Each stage writes its
+#   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
+#
+# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer,
+# and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware (CUPTI's
+# counters against the model for every variant, two parameter sets, plus the concurrency
+# probes). Each stage writes its
 # log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
 # the next one. The exit code is 1 when any stage failed.
 set -uo pipefail
@@ -72,12 +78,12 @@ build() {
     -DCMAKE_CUDA_ARCHITECTURES=native -DWS_BUILD_BENCH=OFF || return 1
   # Only what the device needs: the CLI, the GPU tests, the fixture recorder.
   ninja -C "$B" -j"$JOBS" warpscope tests/test_cuda_backend tests/test_cuda_dialect \
-    tests/record_traces tests/test_gpu_fixtures
+    tests/record_traces tests/test_gpu_fixtures tests/test_cupti
 }
 
 tests() {
   # Several at once: the emulator side is CPU-bound and the GPU has room to spare.
-  (cd "$B" && ctest -L gpu --output-on-failure -j"${WS_TEST_JOBS:-8}" --timeout 400)
+  (cd "$B" && ctest -L gpu ${WS_TEST_FILTER:+-R "$WS_TEST_FILTER"} --output-on-failure -j"${WS_TEST_JOBS:-8}" --timeout 400)
 }
 
 fixtures() {
@@ -111,6 +117,39 @@ EOF
   cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
   obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
   cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
+}
+
+# The fast build's SASS with line information, for the app (assets/sass/<family>.sass).
+sass_record() {
+  local obj work=/tmp/warpscope-device/sass_work cubin fams
+  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
+  rm -rf "$work" && mkdir -p "$work"
+  (cd "$work" && cuobjdump -xelf all "$obj") || return 1
+  cubin=$(ls "$work"/*.cubin | head -1)
+  echo "cubin: $cubin"
+  nvdisasm -c -gi "$cubin" > "$work/fast.nvdisasm" 2> "$work/nvdisasm.err" ||
+    nvdisasm -c -g "$cubin" > "$work/fast.nvdisasm" || return 1
+  head -c 3000 "$work/fast.nvdisasm"
+  cuobjdump -res-usage "$obj" > "$work/res_usage.txt" || return 1
+  fams=$("$B/warpscope" list --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(json.dumps({f["family"]: f["variants"][0]["source_file"] for f in d["families"]}))')
+  echo "families: $fams"
+  rm -rf "$OUT/sass"
+  python3 "$root/scripts/sass_record.py" --root "$root" --nvdisasm "$work/fast.nvdisasm" \
+    --res-usage "$work/res_usage.txt" --arch "$(basename "$cubin" | grep -o 'sm_[0-9a-z]*')" \
+    --compiler "$(nvcc --version | grep -o 'V[0-9][0-9.]*' | tr -d V)" --families "$fams" \
+    --out "$OUT/sass" || return 1
+  gzip -c "$work/fast.nvdisasm" > "$LOGS/fast.nvdisasm.gz"
+  tar czf "$OUT/sass.tar.gz" -C "$OUT" sass && rm -rf "$OUT/sass"
+}
+
+hardware() {
+  local dl=0
+  [[ -n ${WS_DEADLINE:-} ]] && dl=$(( $(date +%s) + WS_DEADLINE - SECONDS ))
+  python3 "$root/scripts/hardware_table.py" --warpscope "$B/warpscope" --out "$LOGS/hardware" \
+    --runs "${WS_HW_RUNS:-5}" --deadline "$dl" ${WS_HW_ONLY:+--only $WS_HW_ONLY}
 }
 
 bench() {
@@ -254,8 +293,12 @@ want build && run_stage build build
 want tests && run_stage tests tests
 want fixtures && run_stage fixtures fixtures
 want sass && run_stage sass sass
-want record && run_stage record record
-want lessons && run_stage lessons lessons
+#   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
+#
+# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer,
+# and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware (CUPTI's
+# counters against the model for every variant, two parameter sets, plus the concurrency
+# probes). Each stage writes its
 want bench && run_stage bench bench
 [[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage

@@ -16,6 +16,8 @@
 #include "app/paths.h"
 #include "app/puzzle/puzzle.h"
 #include "io/atomic_file.h"
+#include "kernels/hardware.h"
+#include "kernels/sass.h"
 #include "sim/model.h"
 
 namespace ws::cli {
@@ -217,12 +219,134 @@ int cmd_list(bool json, std::ostream& out) {
 struct MetricsArgs {
   std::string kernel, variant, backend = "auto";
   std::vector<std::string> sets;
-  bool json = false, fast_only = false;
+  bool json = false, fast_only = false, hardware = false, lines = false;
+  int runs = 3;
 };
+
+// Per-instruction hardware counters summed per source line of the family header, through
+// the recorded SASS (pc offsets -> lines): {instance: {line: {metric: value}}}.
+std::map<std::string, std::map<int, std::map<std::string, double>>> hardware_lines(
+    const VariantInfo& v, const Params& completed, const HardwareCounters& hw, std::string& why) {
+  std::map<std::string, std::map<int, std::map<std::string, double>>> out;
+  const sass::Loaded sl = sass::load_family(v.family, v.source_file, data_roots());
+  if (!sl.error.empty()) {
+    why = sl.error;
+    return out;
+  }
+  for (const std::string& inst : kernel_instances(v.family, v.name, completed)) {
+    const sass::Function* f = sl.listing.find_instance(inst);
+    if (!f) continue;
+    std::map<std::uint32_t, int> line_of;
+    for (const auto& [line, ins] : sass::by_line(*f, v.source_file))
+      for (const sass::Instruction* i : ins) line_of[i->offset] = line;
+    for (const PcCounters& pc : hw.per_pc) {
+      if (pc.function != f->mangled) continue;
+      auto it = line_of.find(pc.pc);
+      if (it == line_of.end()) continue;
+      for (const auto& [k, val] : pc.values) out[inst][it->second][k] += val;
+    }
+  }
+  if (out.empty()) why = "no per-instruction record matched the recorded SASS of this launch";
+  return out;
+}
+
+// The hardware column of `metrics --hardware`: model, hardware (median, with the spread
+// over the runs), difference and its kind per counter.
+Json hardware_json(const RunResult& r) {
+  Json h;
+  const HardwareCounters& hw = r.hardware;
+  h["device"] = hw.device;
+  h["runs"] = int(hw.passes.size());
+  h["unavailable"] = hw.ok() ? Json(nullptr) : Json(hw.why());
+  if (!hw.detail.empty()) h["detail"] = hw.detail;
+  Json m = Json::object();
+  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw)) {
+    Json e;
+    e["model"] = d.modelled ? number(d.model) : Json(nullptr);
+    e["hardware"] = number(d.hw_median);
+    e["min"] = number(d.hw_min);
+    e["max"] = number(d.hw_max);
+    e["difference"] = d.modelled ? number(d.diff) : Json(nullptr);
+    e["kind"] = std::string(to_string(d.kind));
+    e["summary"] = diff_summary(d);
+    e["explain"] = d.explain;
+    m[d.metric] = e;
+  }
+  h["metrics"] = m;
+  Json passes = Json::array();
+  for (const auto& p : hw.passes) {
+    Json q = Json::object();
+    for (const auto& [k, v] : p) q[k] = number(v);
+    passes.push_back(q);
+  }
+  h["passes"] = passes;
+  return h;
+}
+
+Json lines_json(const VariantInfo& v, const Params& completed, const HardwareCounters& hw) {
+  Json j;
+  if (!hw.per_pc_error.empty()) j["unavailable"] = hw.per_pc_error;
+  std::string why;
+  const auto lines = hardware_lines(v, completed, hw, why);
+  Json k = Json::object();
+  for (const auto& [inst, ls] : lines) {
+    Json l = Json::object();
+    for (const auto& [line, m] : ls) {
+      Json q = Json::object();
+      for (const auto& [name, val] : m) q[name] = number(val);
+      l[std::to_string(line)] = q;
+    }
+    k[inst] = l;
+  }
+  j["kernels"] = k;
+  if (!why.empty() && hw.per_pc_error.empty()) j["unavailable"] = why;
+  j["records"] = int(hw.per_pc.size());
+  j["sass_metrics_offered"] = hw.sass_metric_names;
+  return j;
+}
+
+std::string hardware_text(const RunResult& r) {
+  const HardwareCounters& hw = r.hardware;
+  if (!hw.ok()) return "\nhardware counters: " + hw.why() + "\n";
+  std::vector<std::vector<std::string>> rows;
+  int equal = 0, differ = 0;
+  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw)) {
+    std::string hwv = fmt(d.hw_median, 6);
+    if (d.hw_min != d.hw_max) hwv += " (" + fmt(d.hw_min, 6) + ".." + fmt(d.hw_max, 6) + ")";
+    std::string diff = "-";
+    if (d.modelled) {
+      diff = d.diff == 0 && d.kind == DiffKind::Equal ? "0" : (d.diff > 0 ? "+" : "") + fmt(d.diff, 6);
+      if (d.model != 0 && d.diff != 0) {
+        char b[32];
+        std::snprintf(b, sizeof b, " (%+.2f%%)", 100.0 * d.diff / d.model);
+        diff += b;
+      }
+      (d.kind == DiffKind::Equal ? equal : differ)++;
+    }
+    rows.push_back({d.metric, d.modelled ? fmt(d.model, 6) : "-", hwv, diff,
+                    d.kind == DiffKind::Equal ? "equal" : diff_summary(d)});
+  }
+  std::string out = "\nhardware counters of the fast build (CUPTI range profiler, " +
+                    std::to_string(hw.passes.size()) + " run" + (hw.passes.size() == 1 ? "" : "s") +
+                    " on " + hw.device + "): " + std::to_string(equal) + " equal, " +
+                    std::to_string(differ) + " different\n";
+  out += format_table({"metric", "model", "hardware (median, min..max)", "difference", "kind"}, rows,
+                      {false, true, true, true, false});
+  if (!hw.detail.empty()) out += "note: " + hw.detail + "\n";
+  return out;
+}
 
 int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
   const Params given = sets_or_usage(a.sets);
+  if (a.hardware && a.fast_only) usage("--hardware needs the model totals: drop --fast-only");
+  if (a.hardware && a.backend == "emu")
+    usage("--hardware reads the GPU's counters: it needs the cuda backend, not the emulator");
+  if (a.hardware) {
+    std::string why;
+    if (!make_cuda_backend(why))
+      usage("--hardware reads the GPU's counters, and the cuda backend is not available: " + why);
+  }
   auto b = backend_or_usage(a.backend, err);
   if (a.fast_only && b->kind() != BackendKind::Cuda)
     usage("--fast-only needs the cuda backend: the emulator has no untraced build");
@@ -232,6 +356,8 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   ro.totals = !a.fast_only;
   ro.keep_blocks = {};
   ro.timing = false;
+  ro.hardware_runs = a.hardware ? a.runs : 0;
+  ro.hardware_lines = a.hardware && a.lines;
   const RunResult r = b->run(v.family, v.name, c.completed, ro);
   if (int code = run_failed(v, r, err); code >= 0) return code;
   const Plan& plan = r.plan.launches.empty() ? c.plan : r.plan;
@@ -261,6 +387,10 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
     if (!a.fast_only)
       for (const auto& [k, val] : r.totals.ncu()) t[k] = number(val);
     j["totals"] = t;
+    if (a.hardware) {
+      j["hardware"] = hardware_json(r);
+      if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
+    }
     j["verified"] = r.verified;
     j["device"] = device_json(b->device());
     out << pretty(j, 4);
@@ -290,6 +420,21 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
     } else {
       out << "\n--fast-only: the untraced build ran once; no model totals\n";
     }
+    if (a.hardware) out << hardware_text(r);
+    if (a.hardware && a.lines) {
+      std::string why = r.hardware.per_pc_error;
+      const auto lines = why.empty() ? hardware_lines(v, params, r.hardware, why)
+                                     : decltype(hardware_lines(v, params, r.hardware, why)){};
+      if (!why.empty()) out << "\nper-line hardware counters: " << why << "\n";
+      for (const auto& [inst, ls] : lines) {
+        out << "\nper-line hardware counters of " << inst << " (CUPTI SASS metrics)\n";
+        for (const auto& [line, m] : ls) {
+          out << "  line " << line << ":";
+          for (const auto& [name, val] : m) out << "  " << name << "=" << fmt(val, 8);
+          out << "\n";
+        }
+      }
+    }
     out << "\nresult: "
         << (r.verified ? "verified against the CPU reference"
                        : "WRONG: " + (r.verify_message.empty() ? std::string("output differs")
@@ -302,7 +447,85 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   if (!r.verified)
     err << "warpscope: " << v.family << "/" << v.name << " gave a WRONG result"
         << (r.verify_message.empty() ? "" : ": " + r.verify_message) << "\n";
+  if (a.hardware && !r.hardware.ok()) {
+    err << "warpscope: " << r.hardware.why() << "\n";
+    return kExitFailed;
+  }
   return r.ok() ? kExitOk : kExitFailed;
+}
+
+// ---------------------------------------------------------------- sass
+
+struct SassArgs {
+  std::string kernel, variant;
+  std::vector<std::string> sets;
+  bool all = false;  // every instruction, not only memory and barriers
+};
+
+int cmd_sass(const SassArgs& a, std::ostream& out, std::ostream& err) {
+  const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
+  const Params given = sets_or_usage(a.sets);
+  Params completed;
+  if (std::string why = validate(v, given, DeviceLimits{}, completed); !why.empty()) usage(why);
+  const std::vector<std::string> roots = data_roots();
+  const sass::Loaded sl = sass::load_family(v.family, v.source_file, roots);
+  if (!sl.error.empty()) {
+    err << "warpscope: " << sl.error << "\n";
+    return kExitFailed;
+  }
+  std::string why;
+  const std::string src_text = sass::read_from_roots(v.source_file, roots, why);
+  std::vector<std::string> src;
+  {
+    std::istringstream s(src_text);
+    for (std::string l; std::getline(s, l);) src.push_back(l);
+  }
+  // What the model sees per line: the emulator's trace of block 0.
+  auto emu = make_emu_backend();
+  RunOptions ro;
+  ro.totals = false;
+  ro.keep_blocks = {0};
+  const RunResult r = emu->run(v.family, v.name, completed, ro);
+  std::vector<WarpEvent> events;
+  for (const KeptLaunch& k : r.kept) events.insert(events.end(), k.events.begin(), k.events.end());
+  const auto model = sass::model_accesses(events);
+
+  out << v.family << "/" << v.name << "  " << params_text(completed) << "\n";
+  out << "SASS of the fast build, recorded with nvcc " << sl.listing.compiler << " for "
+      << sl.listing.arch << " (assets/sass/" << v.family << ".sass)\n";
+  if (sl.stale)
+    out << "STALE: " << v.source_file << " or the dialect changed since this SASS was recorded; "
+        << "line numbers may be off (re-record with scripts/device_run.sh sass_record)\n";
+  int status = kExitOk;
+  for (const std::string& inst : kernel_instances(v.family, v.name, completed)) {
+    const sass::Function* f = sl.listing.find_instance(inst);
+    if (!f) {
+      err << "warpscope: no recorded SASS for kernel " << inst << "\n";
+      status = kExitFailed;
+      continue;
+    }
+    out << "\nkernel " << inst << ": " << f->code.size() << " instructions, " << f->registers
+        << " registers, " << f->spill_stores() << " spill stores, " << f->spill_loads()
+        << " spill loads, stack " << f->stack << " B\n";
+    const auto lines = sass::by_line(*f, v.source_file);
+    const auto diffs = sass::differences(lines, model);
+    for (const auto& [line, ins] : lines) {
+      std::vector<const sass::Instruction*> shown;
+      for (const sass::Instruction* i : ins)
+        if (a.all || i->mem() != sass::MemKind::None) shown.push_back(i);
+      auto d = diffs.find(line);
+      if (shown.empty() && d == diffs.end()) continue;
+      const std::string text = line >= 1 && line <= int(src.size()) ? src[line - 1] : "";
+      out << "\n" << (d != diffs.end() ? "! " : "  ") << line << " | " << text << "\n";
+      for (const sass::Instruction* i : shown) {
+        char off[16];
+        std::snprintf(off, sizeof off, "%04x", i->offset);
+        out << "        " << off << "  " << i->text() << "\n";
+      }
+      if (d != diffs.end()) out << "        ^ " << d->second << "\n";
+    }
+  }
+  return status;
 }
 
 // ---------------------------------------------------------------- bench / export
@@ -716,6 +939,22 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   metrics->add_flag("--json", ma.json, "JSON output");
   metrics->add_flag("--fast-only", ma.fast_only,
                     "cuda: run only the untraced build (for profiling with ncu); no totals");
+  metrics->add_flag("--hardware", ma.hardware,
+                    "cuda: also read the GPU's counters of the fast build through CUPTI, beside "
+                    "the model's");
+  metrics->add_flag("--lines", ma.lines,
+                    "with --hardware: per-source-line counters through CUPTI's SASS metrics");
+  metrics->add_option("--runs", ma.runs, "profiled runs for --hardware (the spread shows noise)")
+      ->check(CLI::Range(1, 50))
+      ->capture_default_str();
+
+  SassArgs sa;
+  auto* sassc = app.add_subcommand(
+      "sass", "The fast build's recorded SASS of one launch, grouped by source line");
+  sassc->add_option("--kernel", sa.kernel, "kernel family (see list)")->required();
+  sassc->add_option("--variant", sa.variant, "variant of the family")->required();
+  sassc->add_option("--set", sa.sets, "parameter key=value (repeatable)");
+  sassc->add_flag("--all", sa.all, "every instruction (default: memory and barriers)");
 
   BenchArgs ba;
   auto* bench = app.add_subcommand("bench", "Time variants and sweeps, with peers and speedups");
@@ -820,6 +1059,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (info->parsed()) return cmd_info(ia, out, err);
   if (list->parsed()) return cmd_list(list_json, out);
   if (metrics->parsed()) return cmd_metrics(ma, out, err);
+  if (sassc->parsed()) return cmd_sass(sa, out, err);
   if (bench->parsed()) return cmd_bench(ba, out, err);
   if (exp->parsed()) return cmd_export(ea, out, err);
   if (trace->parsed()) return cmd_trace(ta, out, err);

@@ -1,5 +1,7 @@
 #include "app/cli/util.h"
 
+#include <filesystem>
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -158,6 +160,18 @@ std::string csv_field(const std::string& s) {
     q += c;
   }
   return q + "\"";
+}
+
+std::vector<std::string> data_roots() {
+  std::vector<std::string> roots;
+#if defined(WS_SOURCE_DIR)
+  roots.push_back(WS_SOURCE_DIR);
+#endif
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) roots.push_back((exe.parent_path() / "../share/warpscope").lexically_normal().string());
+  roots.push_back(".");
+  return roots;
 }
 
 }  // namespace ws::cli

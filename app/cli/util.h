@@ -46,6 +46,11 @@ std::string format_table(const std::vector<std::string>& header,
                          const std::vector<std::vector<std::string>>& rows,
                          const std::vector<bool>& right = {});
 
+// Where the app's data lives: the source tree (family headers, assets/, lessons/), then
+// the install's share directory beside the executable.
+// @post non-empty; the source tree first when the build knows it.
+std::vector<std::string> data_roots();
+
 // @post the field unchanged when it has no comma, quote or newline; else RFC 4180-quoted.
 std::string csv_field(const std::string& s);
 

@@ -1,0 +1,209 @@
+// Hardware counters beside the model: reasons, statistics over passes, kinds of difference.
+#include "kernels/hardware.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+namespace ws {
+
+const char* const kDramRead = "dram__bytes_read.sum";
+const char* const kDramWrite = "dram__bytes_write.sum";
+const char* const kAchievedOccupancy = "sm__warps_active.avg.pct_of_peak_sustained_active";
+
+std::string_view to_string(HardwareUnavailable u) {
+  switch (u) {
+    case HardwareUnavailable::None: return "none";
+    case HardwareUnavailable::NotAsked: return "not asked";
+    case HardwareUnavailable::NoCudaBuild: return "no CUDA build";
+    case HardwareUnavailable::NoGpu: return "no GPU";
+    case HardwareUnavailable::NotPermitted: return "not permitted";
+    case HardwareUnavailable::NoCupti: return "no CUPTI";
+    case HardwareUnavailable::Unsupported: return "unsupported";
+    case HardwareUnavailable::Failed: return "failed";
+  }
+  return "unknown";
+}
+
+std::string hardware_unavailable_text(HardwareUnavailable u, const std::string& detail) {
+  const std::string d = detail.empty() ? "" : " (" + detail + ")";
+  switch (u) {
+    case HardwareUnavailable::None: return "";
+    case HardwareUnavailable::NotAsked:
+      return "hardware counters were not collected for this run (turn collection on)";
+    case HardwareUnavailable::NoCudaBuild:
+      return "no hardware counters: this build of warpscope has no CUDA backend" + d;
+    case HardwareUnavailable::NoGpu:
+      return "no hardware counters: the run was on the emulator, there is no usable GPU" + d;
+    case HardwareUnavailable::NotPermitted:
+      return "no hardware counters: the driver lets only administrators read GPU counters" + d +
+             "; an administrator enables them with the nvidia kernel-module option "
+             "NVreg_RestrictProfilingToAdminUsers=0 (in /etc/modprobe.d, then reboot), or runs "
+             "warpscope as root";
+    case HardwareUnavailable::NoCupti:
+      return "no hardware counters: CUPTI (libcupti.so.13 and libnvperf_host.so from the CUDA "
+             "toolkit) could not be loaded" + d;
+    case HardwareUnavailable::Unsupported:
+      return "no hardware counters: the profiler does not support this GPU or a metric" + d;
+    case HardwareUnavailable::Failed: return "no hardware counters: CUPTI failed" + d;
+  }
+  return "no hardware counters";
+}
+
+const std::vector<std::string>& hardware_metrics() {
+  static const std::vector<std::string> m = {
+      "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+      "smsp__sass_inst_executed_op_shared_ld.sum",
+      "smsp__sass_inst_executed_op_shared_st.sum",
+      kDramRead,
+      kDramWrite,
+      kAchievedOccupancy,
+  };
+  return m;
+}
+
+bool hardware_only(const std::string& metric) {
+  return metric == kDramRead || metric == kDramWrite || metric == kAchievedOccupancy;
+}
+
+bool HardwareCounters::has(const std::string& metric) const {
+  return !passes.empty() && passes.front().count(metric);
+}
+
+namespace {
+
+std::vector<double> values(const HardwareCounters& h, const std::string& metric) {
+  std::vector<double> v;
+  for (const auto& p : h.passes) {
+    auto it = p.find(metric);
+    if (it != p.end()) v.push_back(it->second);
+  }
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+std::string count_text(double v) {
+  if (std::isfinite(v) && v == std::floor(v) && std::fabs(v) < 1e18) {
+    std::string digits = std::to_string((long long)std::fabs(v)), out;
+    for (std::size_t i = 0; i < digits.size(); ++i) {
+      if (i && (digits.size() - i) % 3 == 0) out += ',';
+      out += digits[i];
+    }
+    return v < 0 ? "-" + out : out;
+  }
+  char b[32];
+  std::snprintf(b, sizeof b, "%.4g", v);
+  return b;
+}
+
+bool is_shared(const std::string& m) { return m.find("mem_shared") != std::string::npos; }
+
+}  // namespace
+
+double HardwareCounters::min(const std::string& metric) const {
+  auto v = values(*this, metric);
+  return v.empty() ? 0 : v.front();
+}
+double HardwareCounters::max(const std::string& metric) const {
+  auto v = values(*this, metric);
+  return v.empty() ? 0 : v.back();
+}
+double HardwareCounters::median(const std::string& metric) const {
+  auto v = values(*this, metric);
+  if (v.empty()) return 0;
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string_view to_string(DiffKind k) {
+  switch (k) {
+    case DiffKind::Equal: return "equal";
+    case DiffKind::Arbitration: return "arbitration";
+    case DiffKind::Steady: return "steady";
+    case DiffKind::Below: return "below";
+    case DiffKind::HardwareOnly: return "hardware only";
+  }
+  return "unknown";
+}
+
+std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& model,
+                                          const HardwareCounters& hw) {
+  std::vector<CounterDiff> out;
+  if (hw.passes.empty()) return out;
+  for (const std::string& m : hardware_metrics()) {
+    if (!hw.has(m)) continue;
+    CounterDiff d;
+    d.metric = m;
+    d.passes = int(hw.passes.size());
+    d.hw_min = hw.min(m);
+    d.hw_max = hw.max(m);
+    d.hw_median = hw.median(m);
+    auto it = model.find(m);
+    d.modelled = it != model.end() && !hardware_only(m);
+    if (!d.modelled) {
+      d.kind = DiffKind::HardwareOnly;
+      d.explain = m == kAchievedOccupancy
+                      ? "Achieved occupancy: the average share of the SM's warp slots that held "
+                        "a warp while the SM was busy; the model has no scheduler, so no figure."
+                      : "Bytes the DRAM served (misses of the 50 MB L2): the model counts L1 "
+                        "sectors, not DRAM traffic.";
+      out.push_back(d);
+      continue;
+    }
+    d.model = it->second;
+    d.diff = d.hw_median - d.model;
+    const bool varies = d.hw_min != d.hw_max;
+    if (d.hw_min == d.model && d.hw_max == d.model) {
+      d.kind = DiffKind::Equal;
+      d.explain = "The hardware counted exactly what the model computes from the trace.";
+    } else if (d.hw_min > d.model && varies && is_shared(m)) {
+      d.kind = DiffKind::Arbitration;
+      d.explain = "The hardware counts a few more shared-memory wavefronts than the "
+                  "instructions need, by an amount that changes between identical runs: "
+                  "warps of other blocks on the same SM compete for the banks. The model is "
+                  "exact per instruction; one block alone meets it (docs/HARDWARE.md).";
+    } else if (d.hw_max < d.model) {
+      d.kind = DiffKind::Below;
+      d.explain = "The hardware counts less than the source asks for: the compiler merged or "
+                  "removed accesses (a wide load for several scalar ones, one predicated store "
+                  "for two branches). Unfold the SASS under the source line to see it.";
+    } else {
+      d.kind = DiffKind::Steady;
+      d.explain = varies ? "The hardware differs from the model by an amount that varies run to "
+                           "run, outside shared memory: not a rule of the model."
+                         : "The hardware differs from the model by the same amount in every "
+                           "run: the compiled code is not one instruction per source access, "
+                           "or a rule the model lacks. Compare the SASS beside the source.";
+    }
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::string diff_summary(const CounterDiff& d) {
+  const std::string runs = std::to_string(d.passes) + (d.passes == 1 ? " run: " : " runs: ") +
+                           count_text(d.hw_min) +
+                           (d.hw_min == d.hw_max ? "" : ".." + count_text(d.hw_max));
+  switch (d.kind) {
+    case DiffKind::Equal: return "equal; " + runs;
+    case DiffKind::Arbitration:
+      return "arbitration with other warps; varies run to run; " + runs;
+    case DiffKind::Steady:
+      return std::string(d.hw_min == d.hw_max ? "the same in every run" : "varies run to run") +
+             "; " + runs;
+    case DiffKind::Below: return "below the model: the compiler merged accesses; " + runs;
+    case DiffKind::HardwareOnly: return "hardware only; " + runs;
+  }
+  return runs;
+}
+
+}  // namespace ws

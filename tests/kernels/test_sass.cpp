@@ -1,0 +1,180 @@
+// The SASS parser and its checks, on checked-in nvdisasm text (no GPU, no nvdisasm), and
+// the recorded assets/sass against the sources they were recorded from.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "kernels/backend.h"
+#include "kernels/sass.h"
+
+using namespace ws;
+using namespace ws::sass;
+
+namespace {
+
+std::string read(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+Listing sample() {
+  Listing l;
+  std::string err;
+  EXPECT_TRUE(parse(read(std::string(WS_SOURCE_DIR) + "/tests/fixtures/sass/nvdisasm_sample.txt"), l, err)) << err;
+  return l;
+}
+
+}  // namespace
+
+TEST(Sass, ParsesFunctionsInstructionsAndLocations) {
+  const Listing l = sample();
+  ASSERT_EQ(l.functions.size(), 2u);
+  const Function& f = l.functions[0];
+  EXPECT_EQ(f.instance, "TransposeTiled<32, 8>");
+  EXPECT_EQ(l.functions[1].instance, "Copy");
+  ASSERT_EQ(f.code.size(), 12u);
+  EXPECT_EQ(f.code[1].opcode, "LDG.E");
+  EXPECT_EQ(f.code[1].operands, "R5, desc[UR8][R6.64]");
+  EXPECT_EQ(f.code[1].offset, 0x10u);
+  // The chain of the access: innermost (the handle in simt_cuda.h) first.
+  ASSERT_EQ(f.code[1].where.size(), 3u);
+  EXPECT_EQ(f.code[1].where[0].file, "/root/w/kernels/simt_cuda.h");
+  EXPECT_EQ(f.code[1].where[1].line, 85);
+  // A location printed once holds for the instructions after it.
+  EXPECT_EQ(f.code[2].where.size(), 3u);
+  EXPECT_EQ(f.code[7].predicate, "@P0");
+  EXPECT_EQ(f.code[7].opcode, "STG.E");
+  EXPECT_EQ(f.code[7].text(), "@P0 STG.E desc[UR8][R6.64], R17");
+  EXPECT_EQ(l.functions[1].code[0].predicate, "@!P1");
+}
+
+TEST(Sass, ClassifiesMemoryInstructionsAndWidths) {
+  const Listing l = sample();
+  const Function& f = l.functions[0];
+  EXPECT_EQ(f.code[1].mem(), MemKind::GlobalLoad);
+  EXPECT_EQ(f.code[1].width_bits(), 32u);
+  EXPECT_EQ(f.code[3].mem(), MemKind::SharedStore);
+  EXPECT_EQ(f.code[4].mem(), MemKind::Barrier);
+  EXPECT_EQ(f.code[5].mem(), MemKind::SharedLoad);
+  EXPECT_EQ(f.code[5].width_bits(), 128u);
+  EXPECT_EQ(f.code[7].mem(), MemKind::GlobalStore);
+  EXPECT_EQ(f.code[6].mem(), MemKind::None);  // IMAD
+  EXPECT_EQ(f.spill_stores(), 1);
+  EXPECT_EQ(f.spill_loads(), 1);
+  const Function& g = l.functions[1];
+  EXPECT_EQ(g.code[0].width_bits(), 64u);
+  EXPECT_EQ(g.code[1].width_bits(), 8u);
+  EXPECT_EQ(to_string(MemKind::SharedLoad), "shared load");
+}
+
+TEST(Sass, GroupsByTheFamilyHeadersLine) {
+  const Listing l = sample();
+  const Function& f = l.functions[0];
+  const auto lines = by_line(f, "kernels/transpose.cuh");
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines.at(85).size(), 3u);  // two LDG and the STS
+  EXPECT_EQ(lines.at(87).size(), 1u);  // BAR
+  EXPECT_EQ(lines.at(91).size(), 7u);
+  // The prologue (simt_cuda.h only) belongs to no line of the family header.
+  for (const auto& [l, ins] : lines)
+    for (const Instruction* i : ins) EXPECT_NE(i->offset, 0u);
+}
+
+TEST(Sass, MarksFusedLoadsAndMissingAccesses) {
+  const Listing l = sample();
+  const Function& f = l.functions[0];
+  const auto lines = by_line(f, "kernels/transpose.cuh");
+  std::map<int, std::vector<ModelAccess>> model;
+  model[85] = {{MemKind::GlobalLoad, 4}, {MemKind::SharedStore, 4}};
+  model[91] = {{MemKind::SharedLoad, 4}, {MemKind::GlobalStore, 4}};
+  model[95] = {{MemKind::SharedStore, 4}};  // no instruction on this line: merged
+  const auto d = differences(lines, model);
+  EXPECT_FALSE(d.count(85)) << d.at(85);
+  ASSERT_TRUE(d.count(91));
+  EXPECT_NE(d.at(91).find("LDS.128 moves 16 bytes per lane"), std::string::npos) << d.at(91);
+  EXPECT_NE(d.at(91).find("fused 4 accesses"), std::string::npos) << d.at(91);
+  ASSERT_TRUE(d.count(95));
+  EXPECT_NE(d.at(95).find("has no STS here"), std::string::npos) << d.at(95);
+  EXPECT_FALSE(d.count(87));  // a barrier is no access
+}
+
+TEST(Sass, ModelAccessesComeFromTheTrace) {
+  WarpEvent a;
+  a.line = 10;
+  a.kind = EventKind::SharedLoad;
+  a.bytes = 16;
+  WarpEvent b = a;
+  b.kind = EventKind::Barrier;
+  const auto m = model_accesses({a, a, b});
+  ASSERT_EQ(m.size(), 1u);
+  ASSERT_EQ(m.at(10).size(), 1u);
+  EXPECT_EQ(m.at(10)[0].kind, MemKind::SharedLoad);
+  EXPECT_EQ(m.at(10)[0].bytes, 16u);
+}
+
+TEST(Sass, InstanceNamesMatchTheEmulatorsLaunches) {
+  EXPECT_EQ(instance_of("void ws::fast::ws_entry<ws::fast::TransposeTiled<32, 8> >(ws::fast::TransposeTiled<32, 8>)"),
+            "TransposeTiled<32, 8>");
+  EXPECT_EQ(instance_of("probe_kernel()"), "");
+  const auto names = kernel_instances("transpose", "tiled", {{"n", 1024}, {"tile", 16}, {"block_rows", 4}, {"pad", 0}});
+  ASSERT_EQ(names.size(), 1u);
+  EXPECT_EQ(names[0], "TransposeTiled<16, 4>");
+  EXPECT_EQ(kernel_instances("transpose", "copy", {{"n", 64}, {"tile", 32}, {"block_rows", 8}}),
+            std::vector<std::string>{"TransposeCopy"});
+  EXPECT_TRUE(kernel_instances("transpose", "nope", {}).empty());
+}
+
+TEST(Sass, ParseRejectsAnInstructionOutsideAFunction) {
+  Listing l;
+  std::string err;
+  EXPECT_FALSE(parse("        /*0000*/ MOV R1, R2 ;\n", l, err));
+  EXPECT_NE(err.find("line 1"), std::string::npos) << err;
+  EXPECT_TRUE(parse("", l, err));
+  EXPECT_TRUE(l.functions.empty());
+}
+
+TEST(Sass, HashIsFnv1a64) {
+  EXPECT_EQ(fnv1a(""), 14695981039346656037ull);
+  EXPECT_EQ(fnv1a("a"), 0xaf63dc4c8601ec8cull);
+  EXPECT_EQ(source_hash("a", "", ""), "af63dc4c8601ec8c");
+}
+
+// Every kernel the catalogue can launch at its defaults has recorded SASS, recorded from
+// the sources as they are now (and, where this build knows nvcc, by the same compiler).
+// A stale family names each of its kernels: re-record with scripts/device_run.sh sass_record.
+TEST(Sass, RecordedSassIsCurrent) {
+  const std::vector<std::string> roots = {WS_SOURCE_DIR};
+  std::vector<std::string> stale, missing;
+  std::set<std::string> families;
+  for (const VariantInfo& v : catalogue()) families.insert(v.family);
+  for (const VariantInfo& v : catalogue()) {
+    const Loaded l = load_family(v.family, v.source_file, roots);
+    ASSERT_TRUE(l.error.empty()) << l.error;
+    Params done;
+    ASSERT_EQ(validate(v, {}, DeviceLimits{}, done), "");
+    for (const std::string& inst : kernel_instances(v.family, v.name, done)) {
+      const Function* f = l.listing.find_instance(inst);
+      if (!f) missing.push_back(v.family + "/" + v.name + ": " + inst);
+      if (l.stale) stale.push_back(v.family + "/" + v.name + ": " + inst);
+#if defined(WS_NVCC_VERSION)
+      if (l.listing.compiler != WS_NVCC_VERSION)
+        stale.push_back(v.family + "/" + v.name + ": " + inst + " (recorded with nvcc " +
+                        l.listing.compiler + ", this build has " + WS_NVCC_VERSION + ")");
+#endif
+      if (f) {
+        EXPECT_GT(f->registers, 0) << inst;
+        EXPECT_FALSE(by_line(*f, v.source_file).empty()) << inst << ": no line information";
+      }
+    }
+  }
+  std::string s;
+  for (const auto& x : stale) s += "\n  " + x;
+  EXPECT_TRUE(stale.empty()) << "recorded SASS is stale for:" << s;
+  s.clear();
+  for (const auto& x : missing) s += "\n  " + x;
+  EXPECT_TRUE(missing.empty()) << "no recorded SASS for:" << s;
+}

@@ -67,6 +67,8 @@ HardwareUnavailable classify(CUptiResult r) {
       return HardwareUnavailable::Unsupported;
     case CUPTI_ERROR_NOT_INITIALIZED:
       return HardwareUnavailable::NoCupti;
+    case CUPTI_ERROR_HARDWARE_BUSY:
+      return HardwareUnavailable::Busy;
     default: return HardwareUnavailable::Failed;
   }
 }

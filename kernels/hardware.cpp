@@ -20,6 +20,7 @@ std::string_view to_string(HardwareUnavailable u) {
     case HardwareUnavailable::NotPermitted: return "not permitted";
     case HardwareUnavailable::NoCupti: return "no CUPTI";
     case HardwareUnavailable::Unsupported: return "unsupported";
+    case HardwareUnavailable::Busy: return "busy";
     case HardwareUnavailable::Failed: return "failed";
   }
   return "unknown";
@@ -45,6 +46,9 @@ std::string hardware_unavailable_text(HardwareUnavailable u, const std::string& 
              "toolkit) could not be loaded" + d;
     case HardwareUnavailable::Unsupported:
       return "no hardware counters: the profiler does not support this GPU or a metric" + d;
+    case HardwareUnavailable::Busy:
+      return "no hardware counters: another profiler (Nsight Compute, or a second warpscope) "
+             "is reading the GPU's counters; try again when it has finished" + d;
     case HardwareUnavailable::Failed: return "no hardware counters: CUPTI failed" + d;
   }
   return "no hardware counters";
@@ -155,7 +159,8 @@ std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& m
                       ? "Achieved occupancy: the average share of the SM's warp slots that held "
                         "a warp while the SM was busy; the model has no scheduler, so no figure."
                       : "Bytes the DRAM served (misses of the 50 MB L2): the model counts L1 "
-                        "sectors, not DRAM traffic.";
+                        "sectors, not DRAM traffic. Arrays smaller than the L2 were just "
+                        "uploaded through it, so they may barely reach DRAM.";
       out.push_back(d);
       continue;
     }

@@ -21,6 +21,7 @@ enum class HardwareUnavailable {
   NotPermitted,   // CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (RmProfilingAdminOnly=1)
   NoCupti,        // libcupti / libnvperf_host could not be loaded or initialised
   Unsupported,    // the device or a metric is not supported by the profiler
+  Busy,           // another profiling session holds the GPU's counters (ncu, a second warpscope)
   Failed,         // any other CUPTI failure (the message names the call)
 };
 std::string_view to_string(HardwareUnavailable u);

@@ -40,18 +40,20 @@ SECOND = {
     "matmul": {"n": 512, "tile": 8},
     "divergence": {"n": 1048576, "block": 128, "work": 16, "k": 48, "tile": 8},
 }
+# Where one variant's ranges differ from its family's.
+SECOND_VARIANT = {("divergence", "boundary"): {"n": 200, "tile": 8}}
 
 # Concurrency probes: the same kernel at one block, at one block (of one warp where the
 # shape allows) per SM at most, and at a full grid.
 PROBES = [
-    ("transpose", "tiled", {"tile": 16, "block_rows": 4, "pad": 0}, [("one block", {"n": 16}), ("<=132 blocks", {"n": 176}), ("full grid", {"n": 2048})]),
+    ("transpose", "tiled", {"tile": 16, "block_rows": 4, "pad": 0}, [("4 blocks", {"n": 32}), ("<=132 blocks", {"n": 176}), ("full grid", {"n": 2048})]),
     ("transpose", "tiled", {"tile": 32, "block_rows": 1, "pad": 0}, [("one block, one warp", {"n": 32}), ("one warp per SM (121)", {"n": 352}), ("full grid", {"n": 2048})]),
     ("transpose", "tiled", {"tile": 32, "block_rows": 1, "pad": 1}, [("one block, one warp", {"n": 32}), ("one warp per SM (121)", {"n": 352}), ("full grid", {"n": 2048})]),
     ("matmul", "tiled", {"tile": 8}, [("4 blocks", {"n": 16}), ("<=132 blocks", {"n": 88}), ("full grid", {"n": 512})]),
     ("matmul", "reg_2d", {}, [("one block", {"n": 128}), ("<=132 blocks", {"n": 1408}), ("full grid", {"n": 2048})]),
     ("reduce", "sequential", {"block": 1024}, [("one block", {"n": 1024}), ("132 blocks", {"n": 135168}), ("full grid", {"n": 4194304})]),
     ("reduce", "interleaved_modulo", {"block": 1024}, [("one block", {"n": 1024}), ("132 blocks", {"n": 135168}), ("full grid", {"n": 4194304})]),
-    ("reduce", "warp_shuffle", {"block": 1024}, [("one block", {"n": 1024}), ("132 blocks", {"n": 135168}), ("full grid", {"n": 4194304})]),
+    ("reduce", "warp_shuffle", {"block": 1024}, [("one block", {"n": 2048}), ("132 blocks", {"n": 135168}), ("full grid", {"n": 4194304})]),
 ]
 
 
@@ -169,11 +171,14 @@ def main():
             res["defaults"].append(e)
             print("defaults %s/%s %.1fs %s" % (fam, var, e["seconds"], e.get("error", "")[:200]), flush=True)
             save()
-    if a.only in ("", "probes"):
+    if a.only in ("", "probes") or a.only.startswith("probes:"):
+        pick = a.only.split(":", 1)[1].split(",") if a.only.startswith("probes:") else []
         for fam, var, base, sizes in PROBES:
             for label, extra in sizes:
                 if late():
                     break
+                if pick and label not in pick:
+                    continue
                 p = dict(base)
                 p.update(extra)
                 e = measure(a.warpscope, fam, var, p, a.runs, a.timeout)
@@ -182,11 +187,14 @@ def main():
                 res["probes"].append(e)
                 print("probe %s/%s %s %s" % (fam, var, label, e.get("error", "")[:200]), flush=True)
                 save()
-    if a.only in ("", "table", "second"):
+    if a.only in ("", "table", "second") or a.only.startswith("second:"):
+        pick = a.only.split(":", 1)[1].split(",") if a.only.startswith("second:") else []
         for fam, var, names in cat:
             if late():
                 break
-            p = {k: v for k, v in SECOND.get(fam, {}).items() if k in names}
+            if pick and "%s/%s" % (fam, var) not in pick:
+                continue
+            p = SECOND_VARIANT.get((fam, var)) or {k: v for k, v in SECOND.get(fam, {}).items() if k in names}
             e = measure(a.warpscope, fam, var, p, a.runs, a.timeout)
             failed |= "error" in e
             res["second"].append(e)

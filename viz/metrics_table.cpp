@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "viz/chart_paint.h"
 #include "viz/imgui_util.h"
@@ -120,15 +121,126 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
     ImGui::EndTable();
   }
   ImGui::Spacing();
+  if (!in.occupancy.empty() && ImGui::BeginTable("##occ", 2, tf)) {
+    ImGui::TableSetupColumn("occupancy", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    for (const auto& [k, v] : in.occupancy) row(d, k, v);
+    ImGui::EndTable();
+    ImGui::Spacing();
+  }
+  if (in.collect_hardware) {
+    if (ImGui::Checkbox("hardware counters (CUPTI, replays the kernel)", in.collect_hardware))
+      d.toggled = true;
+    if (!in.hardware_source.empty() && !in.hardware.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", in.hardware_source.c_str());
+    }
+  }
+  if (in.collect_hardware && *in.collect_hardware && in.hardware.empty() && !in.hardware_note.empty()) {
+    d.hardware_note_shown = true;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(240, 170, 80)));
+    ImGui::TextWrapped("%s", in.hardware_note.c_str());
+    ImGui::PopStyleColor();
+  }
   const auto ncu = in.totals->ncu();
-  if (ImGui::BeginTable("##ncu", 2, tf)) {
+  const bool hw = !in.hardware.empty();
+  if (!hw) {
+    if (ImGui::BeginTable("##ncu", 2, tf)) {
+      ImGui::TableSetupColumn("Nsight Compute metric", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+      ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+      ImGui::TableHeadersRow();
+      for (const auto& [k, v] : ncu) {
+        row(d, k, format_value(v));
+        ++d.ncu_rows;
+      }
+      ImGui::EndTable();
+    }
+    return d;
+  }
+  if (!in.hardware_note.empty()) ImGui::TextDisabled("%s", in.hardware_note.c_str());
+  // model | hardware | difference; a difference row opens to its one-sentence reason.
+  auto colour = [&](DiffColour c) -> std::uint32_t {
+    switch (c) {
+      case DiffColour::Equal: return rgba(80, 200, 110);
+      case DiffColour::Noise: return style.high_contrast ? rgba(255, 220, 0) : rgba(240, 200, 90);
+      case DiffColour::Differs: return rgba(255, 110, 90);
+      case DiffColour::HardwareOnly: return rgba(150, 170, 200);
+    }
+    return 0;
+  };
+  std::map<std::string, const HardwareRow*> by_metric;
+  for (const HardwareRow& r : in.hardware) by_metric[r.metric] = &r;
+  if (ImGui::BeginTable("##ncuhw", 4, tf)) {
     ImGui::TableSetupColumn("Nsight Compute metric", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+    ImGui::TableSetupColumn("model", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+    ImGui::TableSetupColumn("hardware", ImGuiTableColumnFlags_WidthStretch, 0.7f);
+    ImGui::TableSetupColumn("difference", ImGuiTableColumnFlags_WidthStretch, 0.9f);
     ImGui::TableHeadersRow();
+    bool opened_one = false;
+    auto hw_row = [&](const std::string& name, const double* model, const HardwareRow* h) {
+      ImGui::TableNextRow();
+      ImGui::TableSetColumnIndex(0);
+      ImGui::PushID(name.c_str());
+      bool open = false;
+      const bool differs = h && !(h->colour == DiffColour::Equal);
+      if (h && (differs || h->colour == DiffColour::Equal)) {
+        ImGuiTreeNodeFlags fl = ImGuiTreeNodeFlags_SpanAvailWidth;
+        // The first difference opens by itself, so its reason is seen without a click.
+        if (differs && h->colour != DiffColour::HardwareOnly && !opened_one) {
+          fl |= ImGuiTreeNodeFlags_DefaultOpen;
+          opened_one = true;
+        }
+        open = ImGui::TreeNodeEx("##row", fl, "%s", name.c_str());
+      } else {
+        ImGui::TextUnformatted(name.c_str());
+      }
+      ImGui::TableSetColumnIndex(1);
+      const std::string mv = model ? format_value(*model) : "-";
+      ImGui::TextUnformatted(mv.c_str());
+      ImGui::TableSetColumnIndex(2);
+      std::string hv = "-", dv = "-";
+      if (h) {
+        hv = format_value(h->hardware);
+        if (h->hw_min != h->hw_max) hv += " (" + format_value(h->hw_min) + ".." + format_value(h->hw_max) + ")";
+        ImGui::TextUnformatted(hv.c_str());
+        ImGui::TableSetColumnIndex(3);
+        if (h->modelled) {
+          dv = h->diff == 0 && h->colour == DiffColour::Equal ? "0" : (h->diff > 0 ? "+" : "") + format_value(h->diff);
+          if (h->model != 0 && h->diff != 0) {
+            char b[32];
+            std::snprintf(b, sizeof b, " (%+.2g%%)", 100.0 * h->diff / h->model);
+            dv += b;
+          }
+        } else {
+          dv = "hardware only";
+        }
+        ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(colour(h->colour)));
+        ImGui::TextUnformatted(dv.c_str());
+        ImGui::PopStyleColor();
+        ++d.hardware_rows;
+        if (h->modelled && h->diff != 0) ++d.differing_rows;
+      } else {
+        ImGui::TextDisabled("%s", hv.c_str());
+      }
+      if (open) {
+        ImGui::TableNextRow();
+        ImGui::TableSetColumnIndex(0);
+        ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(colour(h->colour)));
+        ImGui::TextWrapped("%s", h->summary.c_str());
+        ImGui::PopStyleColor();
+        ImGui::TextWrapped("%s", h->explain.c_str());
+        ImGui::TreePop();
+      }
+      ImGui::PopID();
+      d.cells.emplace_back(name, mv + " | " + hv + " | " + dv);
+    };
     for (const auto& [k, v] : ncu) {
-      row(d, k, format_value(v));
+      auto it = by_metric.find(k);
+      hw_row(k, &v, it == by_metric.end() ? nullptr : it->second);
       ++d.ncu_rows;
     }
+    for (const HardwareRow& r : in.hardware)
+      if (!r.modelled) hw_row(r.metric, nullptr, &r);
     ImGui::EndTable();
   }
   return d;

@@ -11,6 +11,19 @@
 
 namespace ws::viz {
 
+// One counter of the hardware beside the model (filled by the app from CUPTI's passes).
+enum class DiffColour { Equal, Noise, Differs, HardwareOnly };
+struct HardwareRow {
+  std::string metric;
+  bool modelled = false;            // false: the model has no figure (DRAM bytes, occupancy)
+  double model = 0, hardware = 0;   // hardware: the median over the runs
+  double hw_min = 0, hw_max = 0;
+  double diff = 0;                  // hardware - model
+  DiffColour colour = DiffColour::Equal;
+  std::string summary;              // "arbitration with other warps; varies run to run; 3 runs: a..b"
+  std::string explain;              // one sentence, shown when the row is expanded
+};
+
 struct MetricsInput {
   const sim::Totals* totals = nullptr;
   bool ran = false;            // false: no result yet
@@ -26,6 +39,13 @@ struct MetricsInput {
   double copy_gbps = 0;        // device-to-device copy measured in the same session (0: none)
   double peak = 0;             // theoretical peak in `unit` (0: unknown)
   std::vector<std::string> problems;  // emulator reports
+  // Hardware counters: the toggle that asks for them (nullptr: no toggle drawn), the rows
+  // when present, else one line saying why not (shown when the toggle is on).
+  bool* collect_hardware = nullptr;
+  std::vector<HardwareRow> hardware;
+  std::string hardware_note;        // why there are no counters, or a remark on them
+  std::string hardware_source;      // "CUPTI, 3 runs on NVIDIA H100 80GB HBM3"
+  std::vector<std::pair<std::string, std::string>> occupancy;  // extra rows: name, value
 };
 
 struct MetricsDraw {
@@ -35,10 +55,17 @@ struct MetricsDraw {
   int ncu_rows = 0, plain_rows = 0;
   std::vector<std::pair<std::string, std::string>> cells;  // every name -> value drawn
   bool wrong_shown = false;    // the "wrong result" banner was drawn
+  int hardware_rows = 0;       // rows with a hardware column
+  int differing_rows = 0;      // of them, rows whose difference is not 0
+  bool hardware_note_shown = false;
+  bool toggled = false;        // the hardware toggle changed this frame
 };
 
 // @post when totals is set: ncu_rows == totals->ncu().size(), plain_rows ==
-//       totals->plain().size(), and time_label says "modelled" unless measured.
+//       totals->plain().size(), and time_label says "modelled" unless measured; with
+//       hardware rows, hardware_rows == hardware.size() and every modelled metric of the
+//       table shows model | hardware | difference; without them and with the toggle on,
+//       hardware_note_shown.
 MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style = {});
 
 // "1.25 ms", "830 us", "2.1 s"

@@ -77,7 +77,8 @@ TEST(Hardware, RefusalSaysWhyAndHowAnAdminEnablesIt) {
   EXPECT_EQ(t.find('\n'), std::string::npos) << "one line";
   EXPECT_EQ(hardware_unavailable_text(HardwareUnavailable::None, "x"), "");
   for (auto u : {HardwareUnavailable::NotAsked, HardwareUnavailable::NoCudaBuild, HardwareUnavailable::NoGpu,
-                 HardwareUnavailable::NoCupti, HardwareUnavailable::Unsupported, HardwareUnavailable::Failed}) {
+                 HardwareUnavailable::NoCupti, HardwareUnavailable::Unsupported, HardwareUnavailable::Busy,
+                 HardwareUnavailable::Failed}) {
     EXPECT_FALSE(hardware_unavailable_text(u, "").empty());
     EXPECT_NE(to_string(u), "unknown");
   }

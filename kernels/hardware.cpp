@@ -173,9 +173,10 @@ std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& m
     } else if (d.hw_min > d.model && varies && is_shared(m)) {
       d.kind = DiffKind::Arbitration;
       d.explain = "The hardware counts a few more shared-memory wavefronts than the "
-                  "instructions need, by an amount that changes between identical runs: "
-                  "warps of other blocks on the same SM compete for the banks. The model is "
-                  "exact per instruction; one block alone meets it (docs/HARDWARE.md).";
+                  "instructions need, by an amount that changes between identical runs: other "
+                  "warps on the same SM compete for the shared-memory pipeline. The model is "
+                  "exact per instruction; with one warp per SM the hardware meets it "
+                  "(docs/HARDWARE.md, section 6).";
     } else if (d.hw_max < d.model) {
       d.kind = DiffKind::Below;
       d.explain = "The hardware counts less than the source asks for: the compiler merged or "
@@ -209,6 +210,35 @@ std::string diff_summary(const CounterDiff& d) {
     case DiffKind::HardwareOnly: return "hardware only; " + runs;
   }
   return runs;
+}
+
+Occupancy theoretical_occupancy(int threads_per_block, int registers_per_thread,
+                                std::uint32_t shared_bytes_per_block, const SmLimits& sm) {
+  Occupancy o;
+  if (threads_per_block <= 0) return o;
+  const int warps = (threads_per_block + 31) / 32;
+  const int by_warps = sm.max_warps / warps;
+  int by_regs = sm.max_blocks;
+  if (registers_per_thread > 0) {
+    const int per_warp = (registers_per_thread * 32 + sm.register_unit - 1) / sm.register_unit * sm.register_unit;
+    by_regs = sm.registers / (per_warp * warps);
+  }
+  int by_shared = sm.max_blocks;
+  if (shared_bytes_per_block > 0)
+    by_shared = int(sm.shared_bytes / (shared_bytes_per_block + sm.shared_reserved_per_block));
+  const std::pair<int, const char*> limits[] = {
+      {by_warps, "warps"}, {by_regs, "registers"}, {by_shared, "shared memory"}, {sm.max_blocks, "blocks"}};
+  o.blocks_per_sm = limits[0].first;
+  o.limiter = limits[0].second;
+  for (const auto& [n, name] : limits)
+    if (n < o.blocks_per_sm) {
+      o.blocks_per_sm = n;
+      o.limiter = name;
+    }
+  o.blocks_per_sm = std::max(o.blocks_per_sm, 0);
+  o.warps_per_sm = o.blocks_per_sm * warps;
+  o.fraction = double(o.warps_per_sm) / double(sm.max_warps);
+  return o;
 }
 
 }  // namespace ws

@@ -102,4 +102,22 @@ std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& m
 // "arbitration with other warps; varies run to run; 3 runs: 143,893..144,413"
 std::string diff_summary(const CounterDiff& d);
 
+// Theoretical occupancy of one launch on an SM from its block size, the registers per
+// thread (from the recorded SASS) and its shared memory. Defaults are an H100's: 64 warps,
+// 32 blocks, 65,536 registers (allocated per warp in units of 256) and 228 KB of shared
+// memory (1 KB reserved per block) per SM.
+struct Occupancy {
+  int blocks_per_sm = 0, warps_per_sm = 0;
+  double fraction = 0;   // warps_per_sm / max warps
+  std::string limiter;   // "warps", "registers", "shared memory", "blocks"
+};
+struct SmLimits {
+  int max_warps = 64, max_blocks = 32, registers = 65536, register_unit = 256;
+  std::uint32_t shared_bytes = 233472, shared_reserved_per_block = 1024;
+};
+// @post blocks_per_sm = min over the four limits; fraction in [0, 1]; limiter names the
+//       smallest limit (the first of warps, registers, shared memory, blocks on a tie).
+Occupancy theoretical_occupancy(int threads_per_block, int registers_per_thread,
+                                std::uint32_t shared_bytes_per_block, const SmLimits& sm = {});
+
 }  // namespace ws

@@ -200,9 +200,11 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       ImGui::TableSetColumnIndex(2);
       std::string hv = "-", dv = "-";
       if (h) {
-        hv = format_value(h->hardware);
-        if (h->hw_min != h->hw_max) hv += " (" + format_value(h->hw_min) + ".." + format_value(h->hw_max) + ")";
+        // The median; the spread over the runs is in the row's summary and its tooltip.
+        hv = format_value(h->hardware) + (h->hw_min != h->hw_max ? " ~" : "");
         ImGui::TextUnformatted(hv.c_str());
+        if (h->hw_min != h->hw_max && ImGui::IsItemHovered())
+          ImGui::SetTooltip("%s..%s over the runs", format_value(h->hw_min).c_str(), format_value(h->hw_max).c_str());
         ImGui::TableSetColumnIndex(3);
         if (h->modelled) {
           dv = h->diff == 0 && h->colour == DiffColour::Equal ? "0" : (h->diff > 0 ? "+" : "") + format_value(h->diff);

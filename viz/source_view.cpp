@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <vector>
 
 #include "viz/imgui_util.h"
 
@@ -66,25 +68,93 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
   const int target = in.current_line > 0 ? in.current_line : in.focus_line;
   const ImGuiID key = ImGui::GetID("##last_target");
   ImGuiStorage* st = ImGui::GetStateStorage();
-  if (target > 0 && st->GetInt(key, 0) != target) {
-    // Keep the line a third from the top: the loop around it stays in view.
-    ImGui::SetScrollY(std::max(0.0f, (target - 1) * fh - ImGui::GetWindowHeight() / 3));
-    st->SetInt(key, target);
-  }
+  bool scroll_to_target = target > 0 && st->GetInt(key, 0) != target;
+  if (scroll_to_target) st->SetInt(key, target);
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float num_w = ImGui::CalcTextSize("0000  ").x;
+  // Rows: every source line, and under each unfolded line its SASS (and the difference
+  // note), so the clipper still sees rows of one height.
+  struct Row {
+    int line;
+    int sass;  // -1: the source line; k: the k-th SASS row; -2: the difference note
+  };
+  ImGuiStorage* fold = ImGui::GetStateStorage();
+  auto unfolded = [&](int line) {
+    return in.unfold_all ? !fold->GetBool(ImGui::GetID(("##fold" + std::to_string(line)).c_str()), false)
+                         : fold->GetBool(ImGui::GetID(("##fold" + std::to_string(line)).c_str()), false);
+  };
+  std::vector<Row> rows;
+  rows.reserve(f.lines.size());
+  std::map<int, std::vector<const SassRow*>> shown;
+  for (const auto& [line, v] : in.sass)
+    for (const SassRow& r : v)
+      if (!in.memory_only || r.mem != SassMem::None) shown[line].push_back(&r);
+  for (int i = 0; i < int(f.lines.size()); ++i) {
+    const int line = i + 1;
+    rows.push_back({line, -1});
+    const bool has = in.sass.count(line) || in.sass_diffs.count(line);
+    if (has && unfolded(line)) {
+      auto it = shown.find(line);
+      if (it != shown.end())
+        for (int k = 0; k < int(it->second.size()); ++k) rows.push_back({line, k});
+      if (in.sass_diffs.count(line)) rows.push_back({line, -2});
+    }
+  }
+  auto mem_colour = [&](const SassRow& r) -> std::uint32_t {
+    switch (r.mem) {
+      case SassMem::Global: return style.high_contrast ? 0x66CCFFFFu : 0x5FB4E8FFu;
+      case SassMem::Shared: return style.high_contrast ? 0xFFB000FFu : 0xE6A23CFFu;
+      case SassMem::Local: return 0xFF6464FFu;
+      case SassMem::Barrier: return 0xB48CFFFFu;
+      case SassMem::None: break;
+    }
+    return dim_text_colour(style);
+  };
+  const std::uint32_t diff_col = style.high_contrast ? 0xFF40FFFFu : 0xE070E0FFu;
+  if (scroll_to_target) {
+    // Keep the line a third from the top: the loop around it stays in view.
+    int row_of_target = 0;
+    while (row_of_target < int(rows.size()) && rows[std::size_t(row_of_target)].line < target) ++row_of_target;
+    ImGui::SetScrollY(std::max(0.0f, row_of_target * fh - ImGui::GetWindowHeight() / 3));
+  }
   ImGuiListClipper clip;
-  clip.Begin(int(f.lines.size()), fh);
+  clip.Begin(int(rows.size()), fh);
   bool first = true;
   while (clip.Step()) {
-    for (int i = clip.DisplayStart; i < clip.DisplayEnd; ++i) {
-      const int line = i + 1;
+    for (int ri = clip.DisplayStart; ri < clip.DisplayEnd; ++ri) {
+      const Row row = rows[std::size_t(ri)];
+      const int line = row.line;
       const ImVec2 p = ImGui::GetCursorScreenPos();
+      const float w = std::max(ImGui::GetWindowWidth(), ImGui::GetContentRegionAvail().x);
+      if (row.sass == -2) {
+        const std::string t = "   ^ " + in.sass_diffs.at(line);
+        text_at(dl, p.x + num_w + 24, p.y, t, diff_col);
+        ImGui::Dummy(v2(num_w + 24 + ImGui::CalcTextSize(t.c_str()).x + 8, fh));
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", in.sass_diffs.at(line).c_str());
+        continue;
+      }
+      if (row.sass >= 0) {
+        const SassRow& r = *shown.at(line)[std::size_t(row.sass)];
+        fill(dl, Rect{p.x + num_w + 8, p.y, p.x + w, p.y + fh}, style.high_contrast ? 0x101010FFu : 0x1C2230FFu);
+        std::uint32_t c = mem_colour(r);
+        text_at(dl, p.x + num_w + 24, p.y, r.text, c);
+        float right = p.x + num_w + 24 + ImGui::CalcTextSize(r.text.c_str()).x;
+        std::string tag;
+        if (r.wide) tag += "  wide";
+        if (r.predicated) tag += "  predicated";
+        if (!tag.empty()) {
+          text_at(dl, right + 8, p.y, tag, diff_col);
+          right += 8 + ImGui::CalcTextSize(tag.c_str()).x;
+        }
+        ImGui::Dummy(v2(right - p.x + 8, fh));
+        ++d.sass_rows_drawn;
+        continue;
+      }
+      const int i = line - 1;
       if (first) {
         d.first_line = line;
         first = false;
       }
-      const float w = std::max(ImGui::GetWindowWidth(), ImGui::GetContentRegionAvail().x);
       if (line == in.current_line) {
         d.current_rect = Rect{p.x, p.y, p.x + w, p.y + fh};
         fill(dl, d.current_rect, style.high_contrast ? 0x0050A0FFu : 0x2D4F8AFFu);
@@ -97,6 +167,17 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
         dl->AddCircleFilled(v2(p.x + 5, p.y + fh / 2), std::max(2.5f, fh * 0.18f), to_imgui(m->second));
         ++d.marks_drawn;
       }
+      const bool has_sass = in.sass.count(line) || in.sass_diffs.count(line);
+      if (has_sass) {
+        // The fold marker between the number and the text; a line whose SASS is not what
+        // the model assumes is marked with a magenta bar.
+        text_at(dl, p.x + num_w - ImGui::CalcTextSize("+ ").x, p.y, unfolded(line) ? "-" : "+",
+                dim_text_colour(style));
+        if (in.sass_diffs.count(line)) {
+          fill(dl, Rect{p.x + num_w - 4, p.y + 1, p.x + num_w - 1, p.y + fh - 1}, diff_col);
+          ++d.diff_marks_drawn;
+        }
+      }
       const std::string& text = f.lines[std::size_t(i)];
       text_at(dl, p.x + num_w, p.y, text, line == in.current_line ? 0xFFFFFFFFu : text_colour(style));
       float right = p.x + num_w + ImGui::CalcTextSize(text.c_str()).x;
@@ -106,7 +187,17 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
         text_at(dl, nx, p.y, "// " + note->second, style.high_contrast ? 0xFFB000FFu : 0xE6A23CFFu);
         right = nx + ImGui::CalcTextSize(("// " + note->second).c_str()).x;
       }
-      ImGui::Dummy(v2(right - p.x + 8, fh));
+      if (has_sass) {
+        const ImGuiID fid = ImGui::GetID(("##fold" + std::to_string(line)).c_str());
+        ImGui::PushID(line);
+        if (ImGui::InvisibleButton("##line", v2(std::max(right - p.x + 8, 1.0f), fh))) {
+          fold->SetBool(fid, !fold->GetBool(fid, false));
+          d.toggled_line = line;
+        }
+        ImGui::PopID();
+      } else {
+        ImGui::Dummy(v2(right - p.x + 8, fh));
+      }
       if (note != in.notes.end() && ImGui::IsItemHovered()) ImGui::SetTooltip("line %d: %s", line, note->second.c_str());
       ++d.lines_drawn;
     }

@@ -849,7 +849,8 @@ struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
                                   size, puzzle, edit;
   std::vector<std::string> sets;
-  bool presenter = false;
+  bool presenter = false, hardware = false, sass = false;
+  std::string hardware_from;
 };
 
 int cmd_gui(const GuiArgs& a, const Hooks& h) {
@@ -879,6 +880,11 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.variant = a.variant;
   o.params = sets_or_usage(a.sets);
   o.presenter = a.presenter;
+  o.hardware = a.hardware;
+  o.hardware_from = a.hardware_from;
+  o.sass = a.sass;
+  if (!a.hardware_from.empty() && !std::filesystem::exists(a.hardware_from))
+    usage("--hardware-from: " + a.hardware_from + " does not exist");
   if (!a.lesson.empty()) lesson_file_or_usage(a.lesson);
   o.lesson = a.lesson;
   if (!a.puzzle.empty() && !std::filesystem::is_regular_file(a.puzzle))
@@ -1041,6 +1047,10 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   guic->add_option("--edit", ga.edit, "your kernel file for --puzzle (default: one kept per puzzle)");
   guic->add_option("--font", ga.font, "TTF font file");
   guic->add_option("--size", ga.size, "window size WxH (default 1600x1000)");
+  guic->add_flag("--hardware", ga.hardware, "read the GPU's counters (CUPTI) with every run");
+  guic->add_option("--hardware-from", ga.hardware_from,
+                   "show counters recorded by `metrics --hardware --json` for the same launch");
+  guic->add_flag("--sass", ga.sass, "start with the SASS unfolded under every source line");
 
   try {
     std::vector<std::string> rev(args.rbegin(), args.rend());

@@ -54,6 +54,8 @@ const ArrayDesc* Loaded::array_of(const WarpEvent& e) const {
 
 AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(worker) {
   presenter_on = opt.presenter;
+  collect_hardware = opt.hardware || !opt.hardware_from.empty();
+  sass_unfold_all = opt.sass;
   const auto& cat = catalogue();
   if (!opt.family.empty() || !opt.variant.empty()) {
     const VariantInfo* v = nullptr;
@@ -223,6 +225,10 @@ Job AppState::make_job(JobKind k, const std::string& variant, const Params& p) c
   j.opt.keep_blocks = (k == JobKind::Main || k == JobKind::Compare)
                           ? std::vector<std::uint32_t>{sel_.block}
                           : std::vector<std::uint32_t>{};
+  if (k == JobKind::Main && collect_hardware) {
+    j.opt.hardware_runs = 3;  // three profiled runs: the spread shows what is noise
+    j.opt.hardware_lines = true;
+  }
   return j;
 }
 
@@ -455,6 +461,20 @@ void AppState::derive(Loaded& l, bool) {
                   : l.info              ? viz::find_struct_line(l.source, l.info->entry)
                                         : 0;
   const auto& ev = l.events();
+  l.recorded_hw.reset();
+  // A student's kernel has no recorded SASS or counters of its own.
+  if (l.info && l.run && l.user_source.empty() && !opt_.hardware_from.empty() && !l.run->hardware.ok()) {
+    HardwareCounters h;
+    std::string err;
+    if (load_recorded_hardware(opt_.hardware_from, l.info->family, l.info->name, l.run->params, h, err))
+      l.recorded_hw = std::make_shared<const HardwareCounters>(std::move(h));
+    else if (&l == &main)
+      add_notice(err, false);
+  }
+  l.sass.reset();
+  if (l.info && l.run && l.user_source.empty())
+    l.sass = sass_for(*l.info, l.run->params.empty() ? l.sel.params : l.run->params, l.sel.launch, ev,
+                      &l.hardware(), source_roots());
   l.order = sim::warp_events(ev, l.sel.block, l.sel.warp);
   l.mask = sim::mask_history(ev, l.sel.block, l.sel.warp);
   // What the trace did on each source line, for the source view's margin.

@@ -13,6 +13,7 @@
 #include "app/gui/editor_panel.h"
 #include "app/gui/gui.h"
 #include "app/gui/lesson_panel.h"
+#include "app/gui/sass_view.h"
 #include "app/gui/worker.h"
 #include "kernels/backend.h"
 #include "sim/model.h"
@@ -51,6 +52,10 @@ struct Loaded {
   std::map<int, std::string> notes;  // source line -> what the trace did there
   std::map<int, std::uint32_t> marks;  // source line -> gutter dot: red conflict, orange divergence, green fine
   std::string user_source, user_struct;  // a student's kernel: its file and struct
+  std::shared_ptr<const SassForRun> sass;  // the fast build's recorded SASS of the launch shown
+  std::shared_ptr<const HardwareCounters> recorded_hw;  // --hardware-from, for this launch
+  // The run's own counters, else recorded ones for the same launch.
+  const HardwareCounters& hardware() const { return recorded_hw ? *recorded_hw : run->hardware; }
   bool valid() const { return run != nullptr; }
   const KeptLaunch* kept() const;    // the launch shown (nullptr: none kept)
   const std::vector<WarpEvent>& events() const;
@@ -145,6 +150,11 @@ class AppState : public LessonHost {
   double copy_gbps() const;     // the memcpy peer's throughput (0: none)
   double peak() const;          // theoretical peak in the main run's unit (0: unknown)
   std::map<std::string, std::string> export_meta() const;
+
+  // --- the hardware's side ---
+  bool collect_hardware = false;  // main runs also read CUPTI's counters (the kernel is replayed)
+  bool sass_unfold_all = false;   // the source view shows every line's SASS
+  bool sass_all_instructions = false;  // ... every instruction, not only memory and barriers
 
   // --- window state ---
   bool presenter_on = false;

@@ -21,6 +21,10 @@ struct GuiOptions {
   std::string view = "window";
   int width = 1600, height = 1000;
   std::string font;               // a TTF path; missing -> notice in the window, ImGui's font
+  bool hardware = false;          // read CUPTI's counters with every main run
+  std::string hardware_from;      // counters recorded by `metrics --hardware --json` (shown
+                                  // for the same launch, labelled recorded)
+  bool sass = false;              // the source view starts with every line's SASS unfolded
 };
 
 // True when a window can be opened (DISPLAY or WAYLAND_DISPLAY set and GLFW initialises).

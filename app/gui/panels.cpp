@@ -144,7 +144,30 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   in.notes = l.notes;
   in.marks = l.marks;
   in.height = height;
+  if (l.sass && l.sass->found) {
+    in.sass = l.sass->rows;
+    in.sass_diffs = l.sass->diffs;
+    for (const auto& [line, w] : l.sass->hw_lines) {
+      std::string& n = in.notes[line];
+      n += (n.empty() ? "" : "; ") + w;
+    }
+  }
+  in.unfold_all = s.sass_unfold_all;
+  in.memory_only = !s.sass_all_instructions;
   if (!l.source.path.empty()) ImGui::TextDisabled("%s", l.source.path.c_str());
+  if (l.sass) {
+    ImGui::PushID(&l);
+    ImGui::Checkbox("SASS", &s.sass_unfold_all);
+    ImGui::SameLine();
+    ImGui::Checkbox("all instructions", &s.sass_all_instructions);
+    ImGui::SameLine();
+    if (l.sass->found)
+      ImGui::TextDisabled("%s%s", l.sass->note.c_str(),
+                          l.sass->diffs.empty() ? "" : "; magenta: SASS differs from the model");
+    else
+      ImGui::TextDisabled("no SASS: %s", l.sass->note.c_str());
+    ImGui::PopID();
+  }
   return viz::draw_source_view(in, style_of(s));
 }
 
@@ -180,6 +203,11 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.unit = r.timing.unit;
   in.copy_gbps = s.copy_gbps();
   in.peak = s.peak();
+  const HardwareCounters& hw = l.hardware();
+  in.hardware = hardware_rows(r.totals, hw);
+  in.hardware_note = hardware_note(hw, s.collect_hardware);
+  if (hw.ok()) in.hardware_source = "CUPTI, " + std::to_string(hw.passes.size()) + " runs on " + hw.device;
+  in.occupancy = occupancy_rows(r, hw, l.sass.get(), l.sel.launch);
   for (const sim::Problem& p : r.problems) problems.push_back(std::string(sim::to_string(p.kind)) + ": " + p.message);
   in.problems = problems;
   return in;
@@ -191,11 +219,17 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
     return {};
   }
   std::vector<std::string> problems;
-  const viz::MetricsInput in = metrics_input(s, l, problems);
+  viz::MetricsInput in = metrics_input(s, l, problems);
   ImGui::Text("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (&l == &s.main && !s.refusal().empty())
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "(from the last parameters that could run)");
-  return viz::draw_metrics_table(in, style_of(s));
+  if (&l == &s.main) in.collect_hardware = &s.collect_hardware;
+  viz::MetricsDraw d = viz::draw_metrics_table(in, style_of(s));
+  // Turned on for a run that has no counters yet: run again with them (they stay with
+  // the run; turning the toggle off only hides them).
+  if (d.toggled && s.collect_hardware && l.run->hardware.unavailable == HardwareUnavailable::NotAsked)
+    s.request_run();
+  return d;
 }
 
 void export_buttons(AppState& s, const char* id, const viz::ChartSpec& spec, const std::string& base) {

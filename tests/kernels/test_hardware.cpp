@@ -109,3 +109,27 @@ TEST(Hardware, MetricListHasTheModelsCountersAndTheHardwareOnlyOnes) {
   EXPECT_TRUE(hardware_only(kAchievedOccupancy));
   EXPECT_FALSE(hardware_only(kGld));
 }
+
+TEST(Hardware, TheoreticalOccupancy) {
+  // The tiled transpose: 256 threads, 26 registers, 4 KB shared: 8 blocks, every warp slot.
+  Occupancy o = theoretical_occupancy(256, 26, 4096);
+  EXPECT_EQ(o.blocks_per_sm, 8);
+  EXPECT_EQ(o.warps_per_sm, 64);
+  EXPECT_DOUBLE_EQ(o.fraction, 1.0);
+  EXPECT_EQ(o.limiter, "warps");
+  // 128 registers a thread: 4096 per warp, 16 warps an SM.
+  o = theoretical_occupancy(256, 128, 0);
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limiter, "registers");
+  EXPECT_DOUBLE_EQ(o.fraction, 0.25);
+  // 100 KB of shared memory a block: two fit in 228 KB.
+  o = theoretical_occupancy(64, 32, 100 * 1024);
+  EXPECT_EQ(o.blocks_per_sm, 2);
+  EXPECT_EQ(o.limiter, "shared memory");
+  // Tiny blocks: 32 blocks an SM at most.
+  o = theoretical_occupancy(32, 16, 0);
+  EXPECT_EQ(o.blocks_per_sm, 32);
+  EXPECT_EQ(o.limiter, "blocks");
+  EXPECT_DOUBLE_EQ(o.fraction, 0.5);
+  EXPECT_EQ(theoretical_occupancy(0, 10, 0).blocks_per_sm, 0);
+}

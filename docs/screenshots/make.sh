@@ -23,3 +23,8 @@ XDG_DATA_HOME=$(mktemp -d) shot editor-window.png --view window --puzzle "$here/
 sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \
     "$here/../../puzzles/solutions/03-pad-a-tile.cuh" > /tmp/pad_err.cuh
 shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.md" --edit /tmp/pad_err.cuh --size 1280x720
+# The hardware columns need counters from a GPU: these were recorded on the H100 with
+# `warpscope metrics --hardware --runs 5 --json` (docs/HARDWARE.md, section 6).
+shot metrics-hardware.png --view metrics --kernel transpose --variant tiled --set n=2048 \
+  --set tile=16 --set block_rows=4 --set pad=0 --hardware-from "$here/h100-transpose-tiled-16x4.json"
+shot source-sass.png     --view stepper    --kernel matmul --variant tiled --sass

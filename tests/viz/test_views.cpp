@@ -402,3 +402,78 @@ TEST(ChartWidget, BeginPlotEndBuildsTheSpecAndPaintsIt) {
   EXPECT_GE(d.geom.plot_x0, d.rect.x0);
   EXPECT_LE(d.geom.plot_x1, d.rect.x1);
 }
+
+TEST(MetricsTable, HardwareColumnsBesideTheModel) {
+  sim::Totals t;
+  t.add(column_read(0));
+  MetricsInput in;
+  in.totals = &t;
+  in.ran = true;
+  in.verified = true;
+  bool collect = true;
+  in.collect_hardware = &collect;
+  Headless h;
+  MetricsDraw d;
+  // Asked for, but none: the model stays, and one line says why.
+  in.hardware_note = "no hardware counters: the run was on the emulator, there is no usable GPU";
+  h.frame([&] { d = draw_metrics_table(in); });
+  EXPECT_TRUE(d.hardware_note_shown);
+  EXPECT_EQ(d.hardware_rows, 0);
+  EXPECT_EQ(d.ncu_rows, int(t.ncu().size()));
+  // With counters: model | hardware | difference for each metric.
+  const double waves = t.ncu().at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum");
+  HardwareRow eq;
+  eq.metric = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
+  eq.modelled = true;
+  eq.model = eq.hardware = eq.hw_min = eq.hw_max = waves;
+  HardwareRow noisy;
+  noisy.metric = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
+  noisy.modelled = true;
+  noisy.model = 0;
+  noisy.hardware = 5;
+  noisy.hw_min = 3;
+  noisy.hw_max = 9;
+  noisy.diff = 5;
+  noisy.colour = DiffColour::Noise;
+  noisy.summary = "arbitration with other warps; varies run to run; 3 runs: 3..9";
+  noisy.explain = "other warps";
+  HardwareRow dram;
+  dram.metric = "dram__bytes_read.sum";
+  dram.hardware = 4096;
+  dram.colour = DiffColour::HardwareOnly;
+  in.hardware = {eq, noisy, dram};
+  in.hardware_note.clear();
+  h.frame([&] { d = draw_metrics_table(in); });
+  EXPECT_FALSE(d.hardware_note_shown);
+  EXPECT_EQ(d.hardware_rows, 3);
+  EXPECT_EQ(d.differing_rows, 1);
+  EXPECT_EQ(d.ncu_rows, int(t.ncu().size()));
+  std::map<std::string, std::string> cells(d.cells.begin(), d.cells.end());
+  EXPECT_EQ(cells.at(eq.metric), format_value(waves) + " | " + format_value(waves) + " | 0");
+  EXPECT_EQ(cells.at(noisy.metric), "0 | 5 ~ | +5");
+  EXPECT_EQ(cells.at("dram__bytes_read.sum"), "- | 4,096 | hardware only");
+}
+
+TEST(SourceView, UnfoldsSassAndMarksLinesThatDiffer) {
+  SourceFile f;
+  for (int i = 0; i < 20; ++i) f.lines.push_back("line " + std::to_string(i + 1));
+  Headless h;
+  SourceViewDraw d;
+  viz::SourceViewInput in;
+  in.file = &f;
+  in.height = 600;
+  in.sass[5] = {{"0010  LDS.128 R4, [R2]", SassMem::Shared, true, false},
+                {"0020  IMAD R1, R2, R3, R4", SassMem::None, false, false},
+                {"0030  @P0 STG.E [R2.64], R4", SassMem::Global, false, true}};
+  in.sass_diffs[5] = "LDS.128 moves 16 bytes per lane where the source's shared load is 4";
+  h.frame([&] { d = draw_source_view(in); });
+  EXPECT_EQ(d.sass_rows_drawn, 0) << "folded by default";
+  EXPECT_EQ(d.diff_marks_drawn, 1);
+  in.unfold_all = true;
+  h.frame([&] { d = draw_source_view(in); });
+  EXPECT_EQ(d.sass_rows_drawn, 2) << "memory instructions only";
+  in.memory_only = false;
+  h.frame([&] { d = draw_source_view(in); });
+  EXPECT_EQ(d.sass_rows_drawn, 3);
+  EXPECT_EQ(d.lines_drawn, 20);
+}

@@ -201,6 +201,47 @@ TEST(CliMetrics, FastOnlyNeedsTheCudaBackend) {
   EXPECT_NE(r.err.find("--fast-only needs the cuda backend"), std::string::npos) << r.err;
 }
 
+TEST(CliMetrics, HardwareWithoutTheCudaBackendExits2NamingWhy) {
+  // On the emulator, asked for by name.
+  Out r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--backend", "emu",
+               "--hardware"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("--hardware reads the GPU's counters: it needs the cuda backend"),
+            std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty());
+  // With no usable GPU (this machine, or CI), the reason CUDA is unavailable is named.
+  std::string why;
+  if (make_cuda_backend(why)) GTEST_SKIP() << "a GPU is present";
+  r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--hardware", "--json"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("the cuda backend is not available: " + why), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--hardware", "--fast-only"});
+  EXPECT_EQ(r.code, kExitUsage);
+}
+
+TEST(CliSass, PrintsTheRecordedSassGroupedBySourceLine) {
+  const Out r = cli({"sass", "--kernel", "transpose", "--variant", "tiled"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.out.find("kernel TransposeTiled<32, 8>: "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(" registers, 0 spill stores, 0 spill loads"), std::string::npos);
+  EXPECT_EQ(r.out.find("STALE"), std::string::npos) << "re-record assets/sass";
+  // The column read of the tile: its line, then its four LDS (the loop unrolled).
+  const auto at = r.out.find("= s(t.threadIdx.x, t.threadIdx.y + j);");
+  ASSERT_NE(at, std::string::npos) << r.out;
+  const std::string after = r.out.substr(at, 400);
+  int lds = 0;
+  for (std::size_t p = 0; (p = after.find("  LDS ", p)) != std::string::npos; ++p) ++lds;
+  EXPECT_EQ(lds, 4) << after;
+  // Other parameters, another instance.
+  const Out r16 = cli({"sass", "--kernel", "transpose", "--variant", "tiled", "--set", "tile=16",
+                       "--set", "block_rows=4"});
+  ASSERT_EQ(r16.code, kExitOk) << r16.err;
+  EXPECT_NE(r16.out.find("kernel TransposeTiled<16, 4>: "), std::string::npos);
+  const Out bad = cli({"sass", "--kernel", "transpose", "--variant", "nope"});
+  EXPECT_EQ(bad.code, kExitUsage);
+}
+
 // ------------------------------------------------------------------------- bad input
 
 struct Bad {

@@ -218,12 +218,13 @@ Occupancy theoretical_occupancy(int threads_per_block, int registers_per_thread,
   if (threads_per_block <= 0) return o;
   const int warps = (threads_per_block + 31) / 32;
   const int by_warps = sm.max_warps / warps;
-  int by_regs = sm.max_blocks;
+  // A resource the launch does not use limits nothing.
+  int by_regs = 1 << 30;
   if (registers_per_thread > 0) {
     const int per_warp = (registers_per_thread * 32 + sm.register_unit - 1) / sm.register_unit * sm.register_unit;
     by_regs = sm.registers / (per_warp * warps);
   }
-  int by_shared = sm.max_blocks;
+  int by_shared = 1 << 30;
   if (shared_bytes_per_block > 0)
     by_shared = int(sm.shared_bytes / (shared_bytes_per_block + sm.shared_reserved_per_block));
   const std::pair<int, const char*> limits[] = {

@@ -11,11 +11,13 @@ result is still nvdisasm's text, so kernels/sass.cpp parses both.
 
   sass_record.py --root REPO --nvdisasm FILE --res-usage FILE --compiler 13.0.88
                  --arch sm_90 --families '{"transpose": "kernels/transpose.cuh", ...}' --out DIR
+  sass_record.py --remap OLD_REV FAMILIES_JSON     (after edits that only moved lines)
 """
 import argparse
 import json
 import os
 import re
+import subprocess
 import sys
 
 
@@ -87,7 +89,53 @@ def resources(text):
     return res
 
 
+def remap(root, old_rev, families):
+    """Re-keys recorded SASS after edits that only moved lines: every location line of a
+    family header or kernels/simt_cuda.h is mapped from the source at `old_rev` (the one
+    recorded) to the current one through the unchanged lines between them. A referenced
+    line whose text changed stops it: then the SASS must be recorded again on a GPU."""
+    import difflib
+    texts = {}
+
+    def line_map(rel):
+        if rel not in texts:
+            old = subprocess.run(["git", "-C", root, "show", "%s:%s" % (old_rev, rel)],
+                                 capture_output=True, text=True, check=True).stdout.splitlines()
+            new = open(os.path.join(root, rel)).read().splitlines()
+            m = {}
+            for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, old, new, autojunk=False).get_opcodes():
+                if tag == "equal":
+                    for k in range(i2 - i1):
+                        m[i1 + k + 1] = j1 + k + 1
+            texts[rel] = m
+        return texts[rel]
+
+    def fix(match):
+        rel, line = match.group(1), int(match.group(2))
+        if rel not in [h for h in families.values()] + ["kernels/simt_cuda.h"]:
+            return match.group(0)
+        m = line_map(rel)
+        if line == 0:
+            return match.group(0)  # no line (nvdisasm prints 0)
+        if line not in m:
+            raise SystemExit("%s line %d changed since %s: record the SASS again on a GPU" % (rel, line, old_rev))
+        return '"%s", line %d' % (rel, m[line])
+
+    for fam, header in families.items():
+        p = os.path.join(root, "assets", "sass", fam + ".sass")
+        s = open(p).read()
+        s = re.sub(r'"([^"]+)", line (\d+)', fix, s)
+        s = re.sub(r"source_hash=[0-9a-f]+", "source_hash=" + source_hash(root, header), s, count=1)
+        open(p, "w").write(s)
+        print("%s: re-keyed from %s" % (fam, old_rev))
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--remap":
+        # sass_record.py --remap OLD_REV FAMILIES_JSON [ROOT]
+        root = sys.argv[4] if len(sys.argv) > 4 else os.getcwd()
+        remap(root, sys.argv[2], json.loads(sys.argv[3]))
+        return 0
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     ap.add_argument("--nvdisasm", required=True)

@@ -235,7 +235,7 @@ EOF
 # every lesson's timed configurations, the variant bars and the standard sweeps.
 record() {
   "$B/warpscope" record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" \
-    --lessons "$root/lessons" --out "$OUT/recording.json"
+    --lessons "$root/lessons" --out "$OUT/recording.json" --force
 }
 
 # Every lesson checked live on the GPU (a build with lessons needs libmd4c-dev).

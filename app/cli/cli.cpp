@@ -814,6 +814,7 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
 struct RecordArgs {
   std::string out, backend = "cuda", lessons = "lessons";
   int repeats = 20;
+  bool force = false;
 };
 
 // The lesson files of a folder, in name order (README.md describes the format).
@@ -831,6 +832,7 @@ int cmd_record(const RecordArgs& a, std::ostream& out, std::ostream& err, const 
   RecordOptions o;
   o.out = a.out;
   o.repeats = a.repeats;
+  o.force = a.force;
   o.lesson_timed = h.lesson_timed;
   if (!a.lessons.empty() && a.lessons != "none") {
     if (!std::filesystem::is_directory(a.lessons))
@@ -1031,6 +1033,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   rec->add_option("--repeats", ra.repeats, "timed runs per configuration (median, min, max)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  rec->add_flag("--force", ra.force, "replace an existing recording file");
   add_backend(rec, ra.backend);
 
   GuiArgs ga;

@@ -161,6 +161,7 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
   }
 
   int failed = 0;
+  bool written = false;
   RunOptions ro;
   ro.timing = true;
   ro.repeats = opt.repeats;
@@ -202,15 +203,17 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
       if (rp && p == Peer::MemcpyD2D) x.copy_gbps = rp->timing.throughput;
     }
     rec.runs.push_back(std::move(x));
-    // After every configuration, so that a run cut short keeps what it measured.
+    // After every configuration, so that a run cut short keeps what it measured. The
+    // first write refuses an existing file unless --force; later ones replace our own.
     std::string why;
-    if (!write_text(path, recording_json(rec), out, why)) {
+    if (!write_text(path, recording_json(rec), out, why, written || opt.force)) {
       err << "warpscope: " << why << "\n";
       return kExitFailed;
     }
+    written = true;
   }
   std::string why;
-  if (!write_text(path, recording_json(rec), out, why)) {
+  if (!write_text(path, recording_json(rec), out, why, written || opt.force)) {
     err << "warpscope: " << why << "\n";
     return kExitFailed;
   }

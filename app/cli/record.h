@@ -22,6 +22,7 @@ struct RecordOptions {
   std::vector<std::string> lessons;  // lesson files whose timed configurations to add
   int repeats = 20;
   bool standard = true;       // add standard_targets() (tests leave them out)
+  bool force = false;         // replace an existing file at `out`
   std::string tool;           // free text stored in the recording (version)
   // The lessons' timed configurations (the lesson library's timed_configs), when built in.
   std::function<bool(const std::string&, std::vector<RecordTarget>&, std::string&)> lesson_timed;

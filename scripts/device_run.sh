@@ -293,12 +293,10 @@ want build && run_stage build build
 want tests && run_stage tests tests
 want fixtures && run_stage fixtures fixtures
 want sass && run_stage sass sass
-#   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
-#
-# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer,
-# and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware (CUPTI's
-# counters against the model for every variant, two parameter sets, plus the concurrency
-# probes). Each stage writes its
+want sass_record && run_stage sass_record sass_record
+want hardware && run_stage hardware hardware
+want record && run_stage record record
+want lessons && run_stage lessons lessons
 want bench && run_stage bench bench
 [[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage

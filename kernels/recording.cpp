@@ -343,4 +343,70 @@ std::unique_ptr<Backend> make_recorded_backend(std::unique_ptr<Backend> emu, con
   return std::make_unique<RecordedBackend>(std::move(emu), rec);
 }
 
+// The standard configurations `warpscope record` times: every variant's bars at its
+// defaults and at the honest sizes, and the standard sweeps.
+namespace {
+
+void add(std::vector<RecordTarget>& out, const std::string& family, const std::string& variant,
+         const Params& p, const std::string& source) {
+  out.push_back({family, variant, p, source});
+}
+
+// Every variant of `family` with `p` (keys a variant lacks are left out for it).
+void add_all(std::vector<RecordTarget>& out, const std::string& family, const Params& p,
+             const std::string& source) {
+  for (const auto& v : catalogue())
+    if (v.family == family) {
+      Params mine;
+      for (const auto& ps : v.params)
+        if (p.count(ps.name)) mine[ps.name] = p.at(ps.name);
+      add(out, family, v.name, mine, source);
+    }
+}
+
+void sweep(std::vector<RecordTarget>& out, const std::string& family, const std::string& variant,
+           Params base, const std::string& key, const std::vector<long long>& values) {
+  for (long long v : values) {
+    base[key] = v;
+    add(out, family, variant, base, "sweep " + key);
+  }
+}
+
+}  // namespace
+
+std::vector<RecordTarget> standard_record_targets() {
+  std::vector<RecordTarget> t;
+  const long long n8k = 8192, r26 = 1ll << 26, m4k = 4096, a24 = 1ll << 24;
+  // Variant bars at the defaults (what `bench --all` and the chart view show first) and
+  // at the honest sizes.
+  for (const auto& v : catalogue()) add(t, v.family, v.name, {}, "bars (defaults)");
+  add_all(t, "access", {{"n", a24}}, "bars");
+  add_all(t, "transpose", {{"n", n8k}}, "bars");
+  add_all(t, "transpose", {{"n", n8k}, {"pad", 1}}, "bars");
+  add_all(t, "reduce", {{"n", r26}}, "bars");
+  add_all(t, "matmul", {{"n", m4k}}, "bars");
+  add_all(t, "histogram", {{"n", a24}}, "bars");
+  add_all(t, "instr", {{"n", 1ll << 22}, {"iters", 256}}, "bars");
+  // Sweeps.
+  for (long long e : {4ll, 16ll})
+    sweep(t, "access", "stride", {{"n", a24}, {"elem", e}}, "stride", {1, 2, 4, 8, 16, 32, 64});
+  sweep(t, "access", "offset", {{"n", a24}}, "offset", {0, 1, 8, 16, 32});
+  sweep(t, "transpose", "naive", {{"n", n8k}}, "block_rows", {8, 16, 32});
+  sweep(t, "transpose", "tiled", {{"n", n8k}, {"pad", 1}}, "block_rows", {1, 2, 4, 8, 16, 32});
+  sweep(t, "transpose", "tiled_copy", {{"n", n8k}}, "block_rows", {1, 2, 4, 8, 16, 32});
+  sweep(t, "reduce", "vector_load", {{"n", r26}}, "block", {64, 128, 256, 512, 1024});
+  sweep(t, "matmul", "tiled", {{"n", m4k}}, "tile", {8, 16, 32});
+  for (const char* v : {"global_atomic", "shared_atomic"})
+    sweep(t, "histogram", v, {{"n", a24}}, "skew", {0, 50, 100});
+  // Only what this catalogue has and the H100 limits allow.
+  std::vector<RecordTarget> ok;
+  for (auto& x : t) {
+    const VariantInfo* v = find_variant(x.family, x.variant);
+    Params done;
+    if (v && validate(*v, x.params, DeviceLimits{}, done).empty()) ok.push_back(std::move(x));
+  }
+  return ok;
+}
+
+
 }  // namespace ws

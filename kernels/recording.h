@@ -78,4 +78,9 @@ const Recording* default_recording(std::string* notice = nullptr);
 // answered from the recording without emulating it.
 std::unique_ptr<Backend> make_recorded_backend(std::unique_ptr<Backend> emu, const Recording* rec);
 
+// What `warpscope record` times besides the lessons: variant bars at the defaults and at
+// sizes beyond L2, and the standard sweeps.
+// @post every target names a catalogued variant and parameters that validate on an H100.
+std::vector<RecordTarget> standard_record_targets();
+
 }  // namespace ws

@@ -13,6 +13,16 @@ namespace ws::lesson {
 
 namespace {
 
+// A library routine to compare with (CUB, cuBLAS), as the family declares its peers.
+bool has_library_peer(const std::string& family) {
+  for (const FamilyInfo& f : families())
+    if (f.name == family)
+      for (Peer p : f.peers)
+        if (p != Peer::MemcpyD2D) return true;
+  return false;
+}
+
+
 int line_of(const std::map<std::string, int>& lines, const std::string& key, int fallback) {
   auto it = lines.find(key);
   return it == lines.end() ? fallback : it->second;
@@ -64,8 +74,7 @@ void check_quantity(const Quantity& q, const std::string& family, const Params& 
       out.push_back({file, line, what + ": ratio over '" + other + "': " + family +
                                      " has no variant '" + other + "'"});
   }
-  if (q.kind == QuantityKind::Ratio && q.name == "library" && family != "reduce" &&
-      family != "matmul")
+  if (q.kind == QuantityKind::Ratio && q.name == "library" && !has_library_peer(family))
     out.push_back({file, line, what + ": 'ratio library' compares with CUB (reduce) or cuBLAS "
                                       "(matmul); " + family + " has no library routine"});
   if (q.kind == QuantityKind::Ratio && q.name == "copy_bandwidth") {

@@ -19,7 +19,14 @@ Params small(const VariantInfo& v) {
   if (v.family == "reduce") return {{"n", 1 << 14}};
   if (v.family == "matmul") return {{"n", 128}};
   if (v.name == "boundary") return {{"n", 37}};
-  return {{"n", 2048}, {"work", 8}};
+  if (v.family == "divergence") return {{"n", 2048}, {"work", 8}};
+  // Families added later declare their own small sizes.
+  Params p;
+  for (const FamilyInfo& f : families())
+    if (f.name == v.family)
+      for (const auto& [k, val] : f.small)
+        if (find_param(v, k)) p[k] = val;
+  return p;
 }
 
 RunResult run(const std::string& family, const std::string& variant, const Params& p,

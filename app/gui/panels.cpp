@@ -10,6 +10,7 @@
 
 #include "app/gui/export.h"
 #include "app/gui/platform/glfw_gl3.h"
+#include "kernels/recording.h"
 #include "viz/chart_paint.h"
 #include "viz/imgui_util.h"
 
@@ -576,6 +577,11 @@ float toolbar_buttons_width(const AppState& s) {
          ImGui::CalcTextSize("keys").x + 6 * sty.FramePadding.x + 3 * sty.ItemSpacing.x;
 }
 
+// The toolbar's banner on the emulator: says so, and that recorded times are labelled.
+static const char* emulated_banner() {
+  return default_recording() ? kEmulatedRecordedNotice : kEmulatedNotice;
+}
+
 // Whether the toolbar's buttons go on a second line (the presenter's large font on a
 // narrow window): measured on the longest texts the bar shows, so the bar keeps its height
 // while a run's elapsed time ticks.
@@ -592,7 +598,7 @@ bool toolbar_wraps(const AppState& s, float width) {
     w += kind;
     if (s.frame_ms_median > 0) w += ImGui::CalcTextSize("| 000.0 ms/frame").x + sty.ItemSpacing.x;
   }
-  if (s.emulated()) w += ImGui::CalcTextSize(kEmulatedNotice).x + 2 * sty.FramePadding.x + sty.ItemSpacing.x;
+  if (s.emulated()) w += ImGui::CalcTextSize(emulated_banner()).x + 2 * sty.FramePadding.x + sty.ItemSpacing.x;
   return w + toolbar_buttons_width(s) + 2 * sty.WindowPadding.x > width;
 }
 
@@ -607,7 +613,7 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
     ImGui::SameLine();
     ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.42f, 0.05f, 1));
     ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.55f, 0.42f, 0.05f, 1));
-    ImGui::SmallButton(kEmulatedNotice);
+    ImGui::SmallButton(emulated_banner());
     ImGui::PopStyleColor(2);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.worker().notice().c_str());
     fd.emulated_notice = true;

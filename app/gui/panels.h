@@ -41,6 +41,9 @@ struct FrameDraw {
 
 // The exact banner text for runs on the emulator.
 inline constexpr const char* kEmulatedNotice = "emulated: times are modelled, not measured";
+// With a shipped recording some times are real measurements, labelled where shown.
+inline constexpr const char* kEmulatedRecordedNotice =
+    "emulated: times modelled, or recorded on a GPU where labelled";
 
 // Keyboard shortcuts (ignored while a text field has focus).
 void handle_keys(AppState& s);

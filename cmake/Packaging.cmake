@@ -20,7 +20,7 @@ install(FILES
   DESTINATION ${WS_SHARE}/include/kernels)
 install(FILES ${PROJECT_SOURCE_DIR}/sim/emulator.h ${PROJECT_SOURCE_DIR}/sim/trace.h
               ${PROJECT_SOURCE_DIR}/sim/model.h ${PROJECT_SOURCE_DIR}/sim/run_control.h
-              ${PROJECT_SOURCE_DIR}/sim/access.h ${PROJECT_SOURCE_DIR}/sim/hd.h
+              ${PROJECT_SOURCE_DIR}/sim/access.h ${PROJECT_SOURCE_DIR}/sim/hd.h ${PROJECT_SOURCE_DIR}/sim/inputs.h
         DESTINATION ${WS_SHARE}/include/sim)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/puzzles/ DESTINATION ${WS_SHARE}/puzzles)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/ DESTINATION ${WS_SHARE}/assets

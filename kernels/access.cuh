@@ -6,7 +6,6 @@
 // same lesson shows why wide loads help. Bodies are the lesson's code: keep each access
 // on its own line.
 #include <cstring>
-#include <random>
 #include <type_traits>
 
 #include "kernels/registry.h"
@@ -63,7 +62,8 @@ inline long long input_count(const Params& p, bool strided) {
 inline Plan plan(const Params& p, bool strided) {
   const long long n = p.at("n"), block = p.at("block"), elem = p.at("elem");
   Plan pl;
-  pl.arrays = {{"in", std::uint32_t(elem), std::uint64_t(input_count(p, strided)), false},
+  pl.arrays = {{"in", std::uint32_t(elem), std::uint64_t(input_count(p, strided)), false,
+                {Fill::UnitFloat}},
                {"out", std::uint32_t(elem), std::uint64_t(n), true}};
   LaunchCfg c;
   c.kernel = strided ? "copy_stride" : "copy_offset";
@@ -71,6 +71,11 @@ inline Plan plan(const Params& p, bool strided) {
   c.block = {unsigned(block), 1, 1};
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * double(elem);
+  pl.ref.kind = RefKind::Gather;  // out[i] = in[i * stride] or in[i + offset]
+  pl.ref.count = std::uint64_t(n);
+  pl.ref.step = std::uint64_t(strided ? p.at("stride") : 1);
+  pl.ref.shift = std::uint64_t(strided ? 0 : p.at("offset"));
+  pl.ref.elem = std::uint32_t(elem);
   return pl;
 }
 
@@ -84,12 +89,6 @@ inline std::string check(const Params& p, bool strided) {
            (strided ? std::string("stride x elem") : std::string("elem")) +
            ") exceeds the 4096 MB limit";
   return "";
-}
-
-inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  for (float& v : h.as<float>(0)) v = d(rng);
 }
 
 inline std::string verify(const HostArrays& h, const Params& p, bool strided) {
@@ -147,7 +146,6 @@ inline void add_access(Registry& r) {
                   .params = params(false),
                   .check = [](const Params& p) { return check(p, false); },
                   .plan = [](const Params& p) { return plan(p, false); },
-                  .init = init,
                   .verify = [](const HostArrays& h, const Params& p) { return verify(h, p, false); }},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            launch<CopyOffset>(L, p, pl, a, int(p.at("offset")));
@@ -161,7 +159,6 @@ inline void add_access(Registry& r) {
                   .params = params(true),
                   .check = [](const Params& p) { return check(p, true); },
                   .plan = [](const Params& p) { return plan(p, true); },
-                  .init = init,
                   .verify = [](const HostArrays& h, const Params& p) { return verify(h, p, true); }},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            launch<CopyStride>(L, p, pl, a, int(p.at("stride")));

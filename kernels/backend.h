@@ -38,11 +38,15 @@ struct RunOptions {
   int hardware_runs = 0;                // CUDA: profile the fast build this many times with
                                         // CUPTI (0: off); emu: says there is no GPU
   bool hardware_lines = false;          // CUDA: also per-instruction counters (SASS metrics)
+  // Run the fast build and check its output. Off, only the traced build runs (the GUI's
+  // block and counter stages, whose output was verified by the measured stage before).
+  bool verify = true;
 };
 
 struct LaunchTotals {
   LaunchCfg cfg;
   sim::Totals totals;
+  sim::SiteList sites;  // the same counters per source site (line, array, kind)
 };
 
 struct Timing {
@@ -60,7 +64,7 @@ struct RunResult {
   std::string error;             // why it did not run ("" if it ran): validation, CUDA, emulator
   Params params;                 // completed parameters
   Plan plan;
-  bool verified = false;         // output equals the CPU reference
+  bool verified = false;         // output equals the reference (CPU, or GPU at large sizes)
   std::string verify_message;    // what was wrong when !verified
   std::vector<LaunchTotals> launches;
   sim::Totals totals;            // summed over launches

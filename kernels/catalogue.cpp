@@ -5,8 +5,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <charconv>
 #include <limits>
+#include <thread>
 
 namespace ws {
 namespace {
@@ -223,6 +227,150 @@ HostArrays HostArrays::allocate(const Plan& p) {
   h.data.reserve(p.arrays.size());
   for (const auto& a : p.arrays) h.data.emplace_back(std::size_t(a.count) * a.elem_bytes);
   return h;
+}
+
+}  // namespace ws
+
+namespace ws {
+
+std::string_view to_string(RefKind k) {
+  switch (k) {
+    case RefKind::None: return "none";
+    case RefKind::Gather: return "gather";
+    case RefKind::Transpose: return "transpose";
+    case RefKind::BlockSums: return "block sums";
+    case RefKind::Gemm: return "gemm";
+  }
+  return "unknown";
+}
+
+void fill_inputs(HostArrays& h, const Plan& plan, std::uint64_t seed) {
+  for (std::size_t a = 0; a < plan.arrays.size(); ++a) {
+    const ArraySpec& s = plan.arrays[a];
+    if (s.output || s.gen.fill == Fill::None) continue;
+    auto words = h.as<std::uint32_t>(a);
+    // Every word is independent of the others (a counter-based hash), so a large array is
+    // made on every core: the emulator's one-block view of n=8192 needs 64 M of them.
+    auto part = [&](std::size_t lo, std::size_t hi) {
+      for (std::size_t i = lo; i < hi; ++i) words[i] = input_word(s.gen, seed, std::uint32_t(a), i);
+    };
+    const std::size_t n = words.size();
+    const unsigned cores = std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+    if (n < (1u << 20) || cores == 1) {
+      part(0, n);
+      continue;
+    }
+    std::vector<std::thread> ts;
+    for (unsigned t = 0; t < cores; ++t) ts.emplace_back(part, n * t / cores, n * (t + 1) / cores);
+    for (auto& t : ts) t.join();
+  }
+}
+
+std::string CheckResult::message(const std::string& array) const {
+  if (mismatches == 0) return "";
+  auto num = [](double v) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.9g", v);
+    return std::string(b);
+  };
+  return std::to_string(mismatches) + " element" + (mismatches == 1 ? "" : "s") +
+         " wrong, first at " + array + "[" + std::to_string(first) + "]: " + num(got) +
+         ", expected " + num(want);
+}
+
+namespace {
+
+// The Gemm tolerance (as the CPU verify of matmul.cuh): FP32 rounding grows like
+// sqrt(n), so 16 sqrt(n) ulps of sum |a||b|, far below one wrong or missing term.
+bool gemm_close(double got, double want, double mag, std::uint64_t n) {
+  return std::fabs(got - want) <= 16.0 * std::sqrt(double(n)) * std::ldexp(1.0, -23) * mag + 1e-6;
+}
+
+}  // namespace
+
+CheckResult check_reference(const Reference& r, const HostArrays& h) {
+  CheckResult c;
+  auto wrong = [&](std::uint64_t i, double got, double want) {
+    if (c.mismatches++ == 0) {
+      c.first = std::int64_t(i);
+      c.got = got;
+      c.want = want;
+    }
+  };
+  switch (r.kind) {
+    case RefKind::None: break;
+    case RefKind::Gather: {
+      const std::byte* in = h.data.at(r.a).data();
+      const std::byte* out = h.data.at(r.out).data();
+      for (std::uint64_t i = 0; i < r.count; ++i) {
+        const std::byte* o = out + i * r.elem;
+        const std::byte* w = in + (i * r.step + r.shift) * r.elem;
+        if (std::memcmp(o, w, r.elem) != 0) {
+          float g = 0, x = 0;
+          std::memcpy(&g, o, 4);
+          std::memcpy(&x, w, 4);
+          wrong(i, g, x);
+        }
+      }
+      break;
+    }
+    case RefKind::Transpose: {
+      auto in = h.as<std::uint32_t>(r.a);
+      auto out = h.as<std::uint32_t>(r.out);
+      const std::uint64_t n = r.n;
+      for (std::uint64_t i = 0; i < n * n; ++i) {
+        const std::uint64_t x = i / n, y = i % n;  // out[x][y] = in[y][x]
+        if (out[i] != in[y * n + x]) {
+          float g, w;
+          std::memcpy(&g, &out[i], 4);
+          std::memcpy(&w, &in[y * n + x], 4);
+          wrong(i, g, w);
+        }
+      }
+      break;
+    }
+    case RefKind::BlockSums: {
+      auto in = h.as<int>(r.a);
+      auto out = h.as<int>(r.out);
+      std::vector<long long> want(r.groups, 0);
+      for (std::uint64_t e = 0; e < r.count; ++e) want[(e / r.div) % r.groups] += in[e];
+      for (std::uint64_t k = 0; k < r.groups; ++k)
+        if (out[k] != want[k]) wrong(k, out[k], double(want[k]));
+      break;
+    }
+    case RefKind::Gemm: {
+      auto A = h.as<float>(r.a);
+      auto B = h.as<float>(r.b);
+      auto C = h.as<float>(r.out);
+      const std::uint64_t n = r.n;
+      std::vector<char> done(n * n, 0);
+      auto check = [&](std::uint64_t i, std::uint64_t j) {
+        if (done[i * n + j]) return;
+        done[i * n + j] = 1;
+        double ref = 0, mag = 0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const double x = A[i * n + k], y = B[k * n + j];
+          ref += x * y;
+          mag += std::fabs(x * y);
+        }
+        if (!gemm_close(C[i * n + j], ref, mag, n)) wrong(i * n + j, C[i * n + j], ref);
+      };
+      if (n <= 512) {
+        for (std::uint64_t i = 0; i < n; ++i)
+          for (std::uint64_t j = 0; j < n; ++j) check(i, j);
+      } else {
+        for (std::uint64_t s = 0; s < 16; ++s) {
+          const std::uint64_t line = (s * (n - 1)) / 15;
+          for (std::uint64_t j = 0; j < n; ++j) {
+            check(line, j);
+            check(j, line);
+          }
+        }
+      }
+      break;
+    }
+  }
+  return c;
 }
 
 }  // namespace ws

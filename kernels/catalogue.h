@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "sim/model.h"
+#include "sim/inputs.h"
 #include "sim/trace.h"
 
 namespace ws {
@@ -108,7 +109,40 @@ struct ArraySpec {
   std::uint32_t elem_bytes = 4;
   std::uint64_t count = 0;
   bool output = false;  // outputs are poisoned before a run and verified after
+  InputGen gen{};       // inputs: how each 4-byte word is made from the seed (sim/inputs.h)
 };
+
+// What a correct output is, in a form a CPU reference (check_reference) and a GPU
+// reference (the CUDA backend: a plain kernel, CUB or cuBLAS) both compute, so a large
+// output is checked where it lies. Arrays are named by their index in the plan.
+enum class RefKind : std::uint8_t {
+  None = 0,   // no GPU reference: the output is copied back and checked by verify()
+  Gather,     // out element i (elem bytes) == in element i * step + shift, exactly
+  Transpose,  // out[x * n + y] == in[y * n + x] for an n x n float matrix, exactly
+  BlockSums,  // out[k] == sum of the ints in[e] with (e / div) % groups == k, exactly
+  Gemm,       // C == A B for n x n row-major floats, within 16 sqrt(n) ulp of sum |a||b|
+};
+std::string_view to_string(RefKind k);
+
+struct Reference {
+  RefKind kind = RefKind::None;
+  std::uint64_t count = 0;   // Gather: output elements; BlockSums: input elements
+  std::uint64_t n = 0;       // Transpose, Gemm: the matrix side
+  std::uint64_t step = 1, shift = 0;  // Gather
+  std::uint32_t elem = 4;    // Gather: bytes per element
+  std::uint64_t div = 1, groups = 0;  // BlockSums (groups = elements of out)
+  std::uint8_t a = 0, b = 1, out = 1;  // input arrays (b: Gemm's B) and the output array
+};
+
+// The outcome of a reference check: how many output elements are wrong and the first.
+struct CheckResult {
+  std::uint64_t mismatches = 0;
+  std::int64_t first = -1;         // index of the first wrong output element, -1 if none
+  double got = 0, want = 0;        // at `first`
+  // "" when right, else "3 of 65536 elements wrong, first at out[17]: 0.5, expected 0.25"
+  std::string message(const std::string& array) const;
+};
+
 
 // How one variant runs for given parameters.
 struct Plan {
@@ -117,6 +151,7 @@ struct Plan {
   double logical_bytes = 0;         // bytes a perfect kernel must read + write
   double flops = 0;                 // for GFLOP/s kernels (matmul); 0 otherwise
   double work_rounds = 0;           // rounds of all marked work loops (WS_WORK), all threads
+  Reference ref;                    // how the GPU checks the output (None: on the CPU)
   bool gflops() const { return flops > 0; }
 };
 
@@ -136,6 +171,17 @@ struct HostArrays {
 
 // Registered by name (designated initializers) in the family's header; `family` and
 // `source_file` are filled in from the family's FamilyInfo by the registry.
+// Fills every input array of the plan from the seed with its InputGen (outputs are left
+// for the backend to poison).
+// @post word i of input array a == input_word(plan.arrays[a].gen, seed, a, i).
+void fill_inputs(HostArrays& h, const Plan& plan, std::uint64_t seed);
+
+// The CPU version of every reference kind (the GPU one is held equal to it by a gpu test).
+// Gemm checks every element up to n = 512, above that 16 rows and 16 columns.
+// @post mismatches == 0 iff the output equals the reference (within Gemm's tolerance) at
+//       every element checked; first is the first wrong index in checking order.
+CheckResult check_reference(const Reference& r, const HostArrays& h);
+
 struct VariantInfo {
   std::string family;   // "transpose"
   std::string name;     // "tiled"
@@ -147,8 +193,6 @@ struct VariantInfo {
   // Extra constraints beyond the ranges ("tile must divide n"); "" when fine.
   std::function<std::string(const Params&)> check;
   std::function<Plan(const Params&)> plan;
-  // Fills the inputs from a seed (outputs are poisoned by the backend).
-  std::function<void(HostArrays&, const Params&, std::uint64_t seed)> init;
   // Compares outputs with a CPU reference: "" when right, else what is wrong.
   std::function<std::string(const HostArrays&, const Params&)> verify;
 };

@@ -12,4 +12,9 @@ namespace ws::cuda {
 // the driver is older than the runtime this build needs.
 std::unique_ptr<Backend> make_backend(std::string& why);
 
+// The GPU reference of `ref` (kernels/cuda/verify.cu) run on copies of host arrays, so a
+// test can hold it equal to the CPU's check_reference on outputs made wrong on purpose.
+// `error` names a CUDA failure ("" when it ran).
+CheckResult check_on_device(const Reference& ref, const HostArrays& h, std::string& error);
+
 }  // namespace ws::cuda

@@ -10,7 +10,6 @@
 // the boundary check of a tiled matrix multiply on a size that is not a multiple of the
 // tile.
 #include <cmath>
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -168,7 +167,8 @@ inline std::string check_less_than(const Params& p) {
 inline Plan plan(const Params& p, const char* kernel) {
   const long long n = p.at("n"), block = p.at("block");
   Plan pl;
-  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(n), true}};
+  pl.arrays = {{"in", 4, std::uint64_t(n), false, {Fill::Bits}},
+               {"out", 4, std::uint64_t(n), true}};
   LaunchCfg c;
   c.kernel = kernel;
   c.grid = {unsigned(n / block), 1, 1};
@@ -177,11 +177,6 @@ inline Plan plan(const Params& p, const char* kernel) {
   pl.logical_bytes = 8.0 * double(n);
   pl.work_rounds = double(n) * double(p.at("work"));  // every thread hashes once
   return pl;
-}
-
-inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  for (unsigned& v : h.as<unsigned>(0)) v = unsigned(rng());
 }
 
 inline std::string verify(const HostArrays& h, const Params& p, Cond c) {
@@ -212,7 +207,9 @@ inline Plan boundary_plan(const Params& p) {
   const unsigned blocks = unsigned((n + tile - 1) / tile);
   Plan pl;
   const auto nn = std::uint64_t(n * n);
-  pl.arrays = {{"A", 4, nn, false}, {"B", 4, nn, false}, {"C", 4, nn, true}};
+  pl.arrays = {{"A", 4, nn, false, {Fill::UnitFloat}},
+               {"B", 4, nn, false, {Fill::UnitFloat}},
+               {"C", 4, nn, true}};
   LaunchCfg c;
   c.kernel = "diverge_boundary";
   c.grid = {blocks, blocks, 1};
@@ -221,14 +218,12 @@ inline Plan boundary_plan(const Params& p) {
   pl.launches = {c};
   pl.logical_bytes = 3.0 * double(n) * double(n) * 4.0;
   pl.flops = 2.0 * double(n) * double(n) * double(n);
+  pl.ref.kind = RefKind::Gemm;  // C (array 2) = A (0) B (1)
+  pl.ref.n = std::uint64_t(n);
+  pl.ref.a = 0;
+  pl.ref.b = 1;
+  pl.ref.out = 2;
   return pl;
-}
-
-inline void boundary_init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  for (float& v : h.as<float>(0)) v = d(rng);
-  for (float& v : h.as<float>(1)) v = d(rng);
 }
 
 // Every element up to n = 512, above that 16 whole rows and columns spread over C (each
@@ -288,7 +283,6 @@ inline void add_divergence(Registry& r) {
                   .params = params(Cond::OddEven),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, "diverge_odd_even"); },
-                  .init = init,
                   .verify = [](const HostArrays& h, const Params& p) {
                     return verify(h, p, Cond::OddEven);
                   }},
@@ -304,7 +298,6 @@ inline void add_divergence(Registry& r) {
                   .params = params(Cond::LessThan),
                   .check = check_less_than,
                   .plan = [](const Params& p) { return plan(p, "diverge_less_than"); },
-                  .init = init,
                   .verify = [](const HostArrays& h, const Params& p) {
                     return verify(h, p, Cond::LessThan);
                   }},
@@ -320,7 +313,6 @@ inline void add_divergence(Registry& r) {
                   .params = params(Cond::WarpAligned),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, "diverge_warp_aligned"); },
-                  .init = init,
                   .verify = [](const HostArrays& h, const Params& p) {
                     return verify(h, p, Cond::WarpAligned);
                   }},
@@ -339,7 +331,6 @@ inline void add_divergence(Registry& r) {
                               "tile side: the block is tile x tile threads"}},
                   .check = nullptr,
                   .plan = boundary_plan,
-                  .init = boundary_init,
                   .verify = boundary_verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            const LaunchCfg& c = pl.launches[0];

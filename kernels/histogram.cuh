@@ -5,7 +5,6 @@
 // every value in one bin (100): the contention the student can dial up. The first variant
 // adds straight into the global histogram; the second gives each block a private
 // histogram in shared memory and merges it into the global one once at the end.
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -90,7 +89,9 @@ inline std::string check(const Params& p) {
 inline Plan plan(const Params& p, bool shared) {
   const long long n = p.at("n"), bins = p.at("bins"), block = p.at("block");
   Plan pl;
-  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"hist", 4, std::uint64_t(bins), true}};
+  // Bin numbers: skew percent of them 0 (the hot bin), the rest uniform over the bins.
+  pl.arrays = {{"in", 4, std::uint64_t(n), false, {Fill::Skewed, int(p.at("skew")), int(bins - 1)}},
+               {"hist", 4, std::uint64_t(bins), true}};
   LaunchCfg z;
   z.kernel = "hist_zero";
   z.grid = {unsigned((bins + 255) / 256), 1, 1};
@@ -103,14 +104,6 @@ inline Plan plan(const Params& p, bool shared) {
   pl.launches = {z, c};
   pl.logical_bytes = 4.0 * double(n) + 4.0 * double(bins);
   return pl;
-}
-
-inline void init(HostArrays& h, const Params& p, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  const unsigned bins = unsigned(p.at("bins"));
-  const unsigned skew = unsigned(p.at("skew"));
-  std::uniform_int_distribution<unsigned> bin(0, bins - 1), pct(0, 99);
-  for (unsigned& v : h.as<unsigned>(0)) v = pct(rng) < skew ? 0u : bin(rng);
 }
 
 inline std::string verify(const HostArrays& h, const Params& p) {
@@ -145,7 +138,6 @@ inline void add_histogram(Registry& r) {
                   .params = params(),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, false); },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], HistZero{a.out<unsigned>(1), unsigned(p.at("bins"))});
@@ -160,7 +152,6 @@ inline void add_histogram(Registry& r) {
                   .params = params(),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, true); },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], HistZero{a.out<unsigned>(1), unsigned(p.at("bins"))});

@@ -7,7 +7,6 @@
 // independent chains, and a chain of warp shuffles. The trace shows the same two global
 // accesses for each; only the clock sees the difference, so the lesson is timed.
 #include <cmath>
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -186,10 +185,12 @@ inline std::string check(const Params& p) {
   return "";
 }
 
-inline Plan plan(const Params& p, const char* kernel) {
+// Floats in [-3, 3) for the sines, any bits for the integer kinds.
+inline Plan plan(const Params& p, const char* kernel, Kind k) {
   const long long n = p.at("n"), block = p.at("block");
   Plan pl;
-  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(n), true}};
+  const InputGen gen = is_float(k) ? InputGen{Fill::FloatRange, -3, 3} : InputGen{Fill::Bits};
+  pl.arrays = {{"in", 4, std::uint64_t(n), false, gen}, {"out", 4, std::uint64_t(n), true}};
   LaunchCfg c;
   c.kernel = kernel;
   c.grid = {unsigned(n / block), 1, 1};
@@ -204,16 +205,6 @@ inline unsigned log2u(long long d) {
   unsigned s = 0;
   while ((1ll << s) < d) ++s;
   return s;
-}
-
-inline void init(HostArrays& h, const Params&, std::uint64_t seed, Kind k) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  if (is_float(k)) {
-    std::uniform_real_distribution<float> d(-3.f, 3.f);
-    for (float& v : h.as<float>(0)) v = d(rng);
-  } else {
-    for (unsigned& v : h.as<unsigned>(0)) v = unsigned(rng());
-  }
 }
 
 // Every element up to 2^16 threads; above that the warps of a 2^16-element sample spread
@@ -382,10 +373,7 @@ inline void add_instr(Registry& r) {
                     .entry = d.entry,
                     .params = params(k),
                     .check = check,
-                    .plan = [kernel](const Params& p) { return plan(p, kernel); },
-                    .init = [k](HostArrays& h, const Params& p, std::uint64_t seed) {
-                      init(h, p, seed, k);
-                    },
+                    .plan = [kernel, k](const Params& p) { return plan(p, kernel, k); },
                     .verify = [k](const HostArrays& h, const Params& p) { return verify(h, p, k); }},
            .launch = d.launch});
   }

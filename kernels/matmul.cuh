@@ -6,7 +6,6 @@
 // on its own line, and let each source access be exactly one memory instruction (where a
 // variant vectorizes, it says so with float4 handles).
 #include <cmath>
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -368,7 +367,9 @@ inline Plan plan(const Params& p, const char* kernel, Dim3 block, long long tile
   const long long n = p.at("n");
   Plan pl;
   const auto nn = std::uint64_t(n * n);
-  pl.arrays = {{"A", 4, nn, false}, {"B", 4, nn, false}, {"C", 4, nn, true}};
+  pl.arrays = {{"A", 4, nn, false, {Fill::UnitFloat}},
+               {"B", 4, nn, false, {Fill::UnitFloat}},
+               {"C", 4, nn, true}};
   LaunchCfg c;
   c.kernel = kernel;
   c.grid = {unsigned(n / tile_n), unsigned(n / tile_m), 1};
@@ -377,6 +378,11 @@ inline Plan plan(const Params& p, const char* kernel, Dim3 block, long long tile
   pl.launches = {c};
   pl.logical_bytes = 3.0 * double(n) * double(n) * 4.0;
   pl.flops = 2.0 * double(n) * double(n) * double(n);
+  pl.ref.kind = RefKind::Gemm;  // C (array 2) = A (0) B (1)
+  pl.ref.n = std::uint64_t(n);
+  pl.ref.a = 0;
+  pl.ref.b = 1;
+  pl.ref.out = 2;
   return pl;
 }
 
@@ -387,13 +393,6 @@ inline std::string check_multiple(const Params& p, long long m, const std::strin
     return "n=" + std::to_string(n) + " is not a multiple of " + what + "=" + std::to_string(m) +
            " (" + (what.rfind("the ", 0) == 0 ? what : "the " + what) + " must divide n)";
   return "";
-}
-
-inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  for (float& v : h.as<float>(0)) v = d(rng);
-  for (float& v : h.as<float>(1)) v = d(rng);
 }
 
 // Every element up to n = 512; above, 16 whole rows and 16 whole columns spread over C
@@ -475,7 +474,6 @@ inline void add_matmul(Registry& r) {
                     const unsigned tl = unsigned(p.at("tile"));
                     return plan(p, "matmul_naive", {tl, tl, 1}, tl, tl, 0);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulNaive{a.in<float>(0), a.in<float>(1),
@@ -494,7 +492,6 @@ inline void add_matmul(Registry& r) {
                     Tiles::dispatch(tl, [&]<long long T>() { bytes = MatmulTiled<T>::kSharedBytes; });
                     return plan(p, "matmul_tiled", {tl, tl, 1}, tl, tl, bytes);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            const LaunchCfg& c = pl.launches[0];
@@ -517,7 +514,6 @@ inline void add_matmul(Registry& r) {
                   .plan = [](const Params& p) {
                     return plan(p, "matmul_reg_1d", {512, 1, 1}, 64, 64, MatmulReg1D::kSharedBytes);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulReg1D{a.in<float>(0), a.in<float>(1),
@@ -535,7 +531,6 @@ inline void add_matmul(Registry& r) {
                     return plan(p, "matmul_reg_2d", {256, 1, 1}, 128, 128,
                                 MatmulReg2D::kSharedBytes);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulReg2D{a.in<float>(0), a.in<float>(1),
@@ -552,7 +547,6 @@ inline void add_matmul(Registry& r) {
                     return plan(p, "matmul_vectorized", {256, 1, 1}, 128, 128,
                                 MatmulVectorized::kSharedBytes);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulVectorized{in4(a, 0), in4(a, 1), out4(a, 2),
@@ -570,7 +564,6 @@ inline void add_matmul(Registry& r) {
                     return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
                                 MatmulWarpTiled::kSharedBytes);
                   },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),

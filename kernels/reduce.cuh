@@ -8,7 +8,6 @@
 // its own line, and keep the textbook's shape, since the counts are held against a
 // profiler's.
 #include <algorithm>
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -470,6 +469,10 @@ inline long long grid_of(const Params& p, Shape s) {
   return 1;
 }
 
+// Values in [-7, 7]: a block's sum stays far from the int range even for the largest n;
+// the CPU adds the block sums in 64 bits.
+constexpr InputGen kIn{Fill::IntRange, -7, 7};
+
 // Threads of the second pass: one block, as wide as the first pass's blocks.
 constexpr unsigned kFinalBlock = 1024;
 
@@ -487,9 +490,10 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes share
   c.block = {unsigned(b), 1, 1};
   c.shared_bytes = shared(b);
   if (s == Shape::TwoPass) {
-    // The partial sums live between the passes; only the total is an output.
-    pl.arrays = {{"in", 4, std::uint64_t(n), false},
-                 {"partial", 4, std::uint64_t(grid), false},
+    // The partial sums live between the passes; only the total is an output. They start
+    // as any bits: the first pass has to write every one of them for the total to be right.
+    pl.arrays = {{"in", 4, std::uint64_t(n), false, kIn},
+                 {"partial", 4, std::uint64_t(grid), false, {Fill::Bits}},
                  {"total", 4, 1, true}};
     LaunchCfg f;
     f.kernel = "reduce_final_pass";
@@ -501,7 +505,7 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes share
     return pl;
   }
   if (s == Shape::Atomic) {
-    pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"total", 4, 1, true}};
+    pl.arrays = {{"in", 4, std::uint64_t(n), false, kIn}, {"total", 4, 1, true}};
     LaunchCfg z;
     z.kernel = "reduce_zero";
     z.grid = {1, 1, 1};
@@ -510,9 +514,21 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes share
     pl.logical_bytes = 4.0 * double(n) + 4.0;
     return pl;
   }
-  pl.arrays = {{"in", 4, std::uint64_t(n), false}, {"out", 4, std::uint64_t(grid), true}};
+  pl.arrays = {{"in", 4, std::uint64_t(n), false, kIn}, {"out", 4, std::uint64_t(grid), true}};
   pl.launches = {c};
   pl.logical_bytes = 4.0 * double(n) + 4.0 * double(grid);
+  // Block k's partial sum covers the elements whose block under this shape is k.
+  pl.ref.kind = RefKind::BlockSums;
+  pl.ref.count = std::uint64_t(n);
+  pl.ref.groups = std::uint64_t(grid);
+  switch (s) {
+    case Shape::OnePerThread: pl.ref.div = std::uint64_t(b); break;
+    case Shape::TwoPerThread:
+    case Shape::GridStride: pl.ref.div = std::uint64_t(2 * b); break;
+    case Shape::GridStrideVec: pl.ref.div = std::uint64_t(4 * b); break;
+    case Shape::TwoPass:
+    case Shape::Atomic: break;  // returned above
+  }
   return pl;
 }
 
@@ -529,14 +545,6 @@ inline std::string check(const Params& p, Shape s) {
            std::to_string(2 * b) + " (each thread adds two elements at a time)";
   }
   return "";
-}
-
-// Values in [-7, 7]: a block's sum stays far from the int range even for the largest n;
-// the CPU adds the block sums in 64 bits.
-inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  std::uniform_int_distribution<int> d(-7, 7);
-  for (int& v : h.as<int>(0)) v = d(rng);
 }
 
 inline std::string verify(const HostArrays& h, const Params& p, Shape s) {
@@ -730,7 +738,6 @@ inline void add_reduce(Registry& r) {
                     .plan = [shape, kernel, shared](const Params& p) {
                       return plan(p, shape, kernel, shared);
                     },
-                    .init = init,
                     .verify = [shape](const HostArrays& h, const Params& p) {
                       return verify(h, p, shape);
                     }},

@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <type_traits>
 #endif
+#include "sim/access.h"
 #include "sim/trace.h"
 
 namespace ws::cuda {
@@ -87,6 +88,23 @@ struct DeviceFault {
   unsigned long long extent;  // elements of the array, or shared bytes of the launch
 };
 
+// Whole-grid counters are accumulated on the device, per source site: a small
+// open-addressed table per shard (blocks spread over the shards by index, so atomics on
+// one counter do not all meet at one address). The host adds the shards together.
+constexpr int kSiteSlots = 256;   // distinct (line, array, kind) sites per launch, at most
+constexpr int kSiteShards = 16;
+struct SiteSlot {
+  std::uint32_t tag;              // site_key + 1; 0 = empty
+  std::uint32_t pad;
+  sim::Counters counts;
+};
+// Blocks whose events are copied back while the whole grid is counted on the device.
+constexpr int kMaxKeptBlocks = 16;
+// The counting batch: a warp stores its events and, when kBatch are in, its lanes count
+// one each with the model's analysis (32 at once instead of one after another).
+constexpr int kBatch = 32;
+constexpr int kWarpSlotsPerSm = 64;  // the most warps an SM holds (Hopper)
+
 // The traced build's control block, one per launch, in __constant__ memory. Plain data:
 // __constant__ variables cannot have constructors.
 struct TraceCtl {
@@ -96,6 +114,19 @@ struct TraceCtl {
   std::uint32_t block_lo, block_hi;  // traced blocks: linear index in [lo, hi)
   SharedArrayRec* arrays;        // kMaxSharedArrays records, written by block block_lo
   DeviceFault* fault;
+  // Per-site counters (kSiteShards x kSiteSlots), or null: no totals on this pass.
+  SiteSlot* sites;
+  unsigned* sites_full;          // set when a launch has more than kSiteSlots sites
+  // Events waiting to be counted, kBatch per resident warp slot (SM x warp slot), and how
+  // many each slot holds; null: each event is counted by its leader lane at once.
+  WarpEvent* batch;
+  std::uint32_t* batch_n;
+  std::uint32_t batch_slots;     // slots allocated (%smid may be past the SM count)
+  std::uint32_t sector_bytes, line_bytes, shared_banks, bank_bytes;  // sim::AccessModel
+  // Which traced blocks write their events: all of them, or only the listed ones.
+  std::uint32_t keep_all;
+  std::uint32_t keep_n;
+  std::uint32_t keep[kMaxKeptBlocks];
 };
 
 #if !defined(__CUDACC_RTC__)
@@ -209,10 +240,129 @@ __device__ __forceinline__ bool ws_block_traced() {
   return b >= ws_trace.block_lo && b < ws_trace.block_hi;
 }
 
-// Writes one event for the lanes in `mask` (all of which call this together).
+__device__ __forceinline__ bool ws_block_kept() {
+  if (ws_trace.keep_all) return true;
+  const unsigned b = ws_block_linear();
+  for (unsigned i = 0; i < ws_trace.keep_n; ++i)
+    if (ws_trace.keep[i] == b) return true;
+  return false;
+}
+
+// Adds what the model counts for event `e` to its site's slot of this block's shard.
+static __device__ __noinline__ void ws_count_one(const WarpEvent& e) {
+  sim::Counters c;
+  const sim::AccessModel m{ws_trace.sector_bytes, ws_trace.line_bytes, ws_trace.shared_banks,
+                          ws_trace.bank_bytes};
+  sim::count_event(e, m, c);
+  const std::uint32_t tag = sim::site_key(e.line, e.array, e.kind) + 1u;
+  cuda::SiteSlot* table = ws_trace.sites + (ws_block_linear() % cuda::kSiteShards) * cuda::kSiteSlots;
+  unsigned i = (tag * 2654435761u) >> 24;  // kSiteSlots = 256
+  for (int probe = 0;; ++probe) {
+    if (probe == cuda::kSiteSlots) {
+      atomicExch(ws_trace.sites_full, 1u);
+      return;
+    }
+    const std::uint32_t old = atomicCAS(&table[i].tag, 0u, tag);
+    if (old == 0u || old == tag) break;
+    i = (i + 1u) & unsigned(cuda::kSiteSlots - 1);
+  }
+  auto* dst = reinterpret_cast<unsigned long long*>(&table[i].counts);
+  const auto* src = reinterpret_cast<const unsigned long long*>(&c);
+  for (int f = 0; f < sim::kCounterFields; ++f)
+    if (src[f]) atomicAdd(dst + f, src[f]);
+}
+
+__device__ __forceinline__ unsigned ws_warp_slot() {
+  unsigned sm, w;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  asm volatile("mov.u32 %0, %%warpid;" : "=r"(w));
+  return sm * unsigned(cuda::kWarpSlotsPerSm) + w;
+}
+
+// Counts the events waiting in this warp's batch: the lanes of `mask` take one each in
+// turn, then the batch is empty. Every lane of `mask` calls this together.
+static __device__ __noinline__ void ws_flush_batch(unsigned mask) {
+  const unsigned slot = ws_warp_slot(), lane = ws_tid_linear() & 31u;
+  const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
+  volatile std::uint32_t* count = ws_trace.batch_n + slot;
+  unsigned n = 0;
+  if (lane == leader) n = *count;
+  n = __shfl_sync(mask, n, int(leader));
+  const unsigned k = unsigned(__popc(mask)), r = unsigned(__popc(mask & ((1u << lane) - 1u)));
+  const WarpEvent* buf = ws_trace.batch + std::size_t(slot) * cuda::kBatch;
+  for (unsigned i = r; i < n; i += k) ws_count_one(buf[i]);
+  __syncwarp(mask);
+  if (lane == leader) {
+    *count = 0;
+    __threadfence_block();
+  }
+  __syncwarp(mask);
+}
+
+// Adds one event to its site's counters on the device with the model's analysis
+// (sim/access.h, the host's code): no event leaves the GPU for the totals. Batched, the
+// lanes write their offsets into the warp's batch and count a full batch together;
+// otherwise the leader gathers the offsets and counts it alone.
+static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std::uint8_t array,
+                                             std::uint8_t bytes, std::uint16_t line,
+                                             std::uint32_t ballot, std::uint32_t offset) {
+  const unsigned lane = ws_tid_linear() & 31u;
+  const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
+  if (ws_trace.batch && ws_warp_slot() < ws_trace.batch_slots) {
+    // The lanes issuing an event are one group of the warp's scheduler (ws_turn); groups
+    // follow one another, so the count read here is the one the last group left.
+    const unsigned slot = ws_warp_slot();
+    volatile std::uint32_t* count = ws_trace.batch_n + slot;
+    unsigned n = 0;
+    if (lane == leader) n = *count;
+    n = __shfl_sync(mask, n, int(leader));
+    WarpEvent* e = ws_trace.batch + std::size_t(slot) * cuda::kBatch + n;
+    e->offset[lane] = offset;  // lanes outside the mask are never read
+    if (lane == leader) {
+      e->block = ws_block_linear();
+      e->warp = std::uint16_t(ws_tid_linear() >> 5);
+      e->line = line;
+      e->kind = kind;
+      e->array = array;
+      e->bytes = bytes;
+      e->mask = mask;
+      e->ballot = ballot;
+    }
+    __threadfence_block();
+    __syncwarp(mask);
+    if (lane == leader) {
+      *count = n + 1;
+      __threadfence_block();
+    }
+    __syncwarp(mask);
+    if (n + 1 == unsigned(cuda::kBatch)) ws_flush_batch(mask);
+    return;
+  }
+  WarpEvent e;
+  if (is_memory(kind)) {
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!((mask >> l) & 1u)) continue;
+      const std::uint32_t v = __shfl_sync(mask, offset, int(l));
+      if (lane == leader) e.offset[l] = v;
+    }
+  }
+  if (lane != leader) return;
+  e.line = line;
+  e.kind = kind;
+  e.array = array;
+  e.bytes = bytes;
+  e.mask = mask;
+  e.ballot = ballot;
+  ws_count_one(e);
+}
+
+// Writes one event for the lanes in `mask` (all of which call this together): into the
+// site counters when the pass counts, into the event buffer when the block is kept.
 static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
                                             std::uint8_t bytes, std::uint16_t line,
                                             std::uint32_t ballot, std::uint32_t offset) {
+  if (ws_trace.sites) ws_count(mask, kind, array, bytes, line, ballot, offset);
+  if (!ws_block_kept()) return;
   const unsigned tid = ws_tid_linear(), lane = tid & 31u;
   const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
   unsigned long long slot = 0;
@@ -346,8 +496,12 @@ __device__ __forceinline__ void ws_finish() {
       __syncthreads();
       continue;
     }
-    return;
+    break;
   }
+  // The whole warp is here (or scheduling was abandoned): count what its batch holds, so
+  // the slot is empty for the next warp the SM runs in it.
+  if (ws_trace.sites && ws_trace.batch && ws_warp_slot() < ws_trace.batch_slots)
+    ws_flush_batch(__activemask());
 }
 
 static __device__ __noinline__ void ws_fault(cuda::FaultKind kind, std::uint16_t line,
@@ -688,8 +842,15 @@ class Thread {
   std::uint8_t next_id_ = kFirstSharedId;
 };
 
+// The traced build's counting (ws_count) needs registers the fast build does not; bounded
+// for the largest block, so a 1024-thread block still launches (the rest spills).
+#if defined(WS_MODE_TRACED)
+#define WS_ENTRY_BOUNDS __launch_bounds__(1024)
+#else
+#define WS_ENTRY_BOUNDS
+#endif
 template <class K>
-__global__ void ws_entry(K k) {
+__global__ void WS_ENTRY_BOUNDS ws_entry(K k) {
   Thread t;
   k(t);
 #if defined(WS_MODE_TRACED)

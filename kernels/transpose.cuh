@@ -3,7 +3,6 @@
 // 2 * n^2 * 4 bytes; what changes is how each warp's accesses fall on sectors and banks.
 // Bodies are the lesson's code: keep each access on its own line.
 #include <cmath>
-#include <random>
 
 #include "kernels/registry.h"
 
@@ -149,7 +148,8 @@ using Rows = Choices<1, 2, 4, 8, 16, 32>;
 inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
   Plan pl;
-  pl.arrays = {{"in", 4, std::uint64_t(n * n), false}, {"out", 4, std::uint64_t(n * n), true}};
+  pl.arrays = {{"in", 4, std::uint64_t(n * n), false, {Fill::UnitFloat}},
+               {"out", 4, std::uint64_t(n * n), true}};
   LaunchCfg c;
   c.kernel = kernel;
   c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
@@ -157,6 +157,11 @@ inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes
   c.shared_bytes = shared_bytes;
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
+  // A copy gathers out[i] = in[i]; a transpose swaps the indices.
+  const bool copy = std::string_view(kernel).find("copy") != std::string_view::npos;
+  pl.ref.kind = copy ? RefKind::Gather : RefKind::Transpose;
+  pl.ref.count = std::uint64_t(n * n);
+  pl.ref.n = std::uint64_t(n);
   return pl;
 }
 
@@ -177,12 +182,6 @@ inline std::string check(const Params& p) {
     return "block_rows=" + std::to_string(rows) + " does not divide tile=" +
            std::to_string(tile) + " (each thread moves tile/block_rows elements)";
   return "";
-}
-
-inline void init(HostArrays& h, const Params&, std::uint64_t seed) {
-  std::mt19937 rng{std::uint32_t(seed)};
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  for (float& v : h.as<float>(0)) v = d(rng);
 }
 
 inline std::string verify(const HostArrays& h, const Params& p) {
@@ -256,7 +255,6 @@ inline void add_transpose(Registry& r) {
                   .params = params(false, 8),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, "transpose_copy", 0); },
-                  .init = init,
                   .verify = verify_copy},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0],
@@ -275,7 +273,6 @@ inline void add_transpose(Registry& r) {
                         return plan(p, "transpose_tiled_copy",
                                     tile_shared_bytes<TransposeTiledCopy>(p));
                       },
-                  .init = init,
                   .verify = verify_copy},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            launch_tiled<TransposeTiledCopy>(L, p, pl, a, int(p.at("n")));
@@ -288,7 +285,6 @@ inline void add_transpose(Registry& r) {
                   .params = params(false, 32),
                   .check = check,
                   .plan = [](const Params& p) { return plan(p, "transpose_naive", 0); },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0],
@@ -306,7 +302,6 @@ inline void add_transpose(Registry& r) {
                         return plan(p, "transpose_tiled",
                                     tile_shared_bytes<TransposeTiled>(p, int(p.at("pad"))));
                       },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            launch_tiled<TransposeTiled>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
@@ -324,7 +319,6 @@ inline void add_transpose(Registry& r) {
                         return plan(p, "transpose_diagonal",
                                     tile_shared_bytes<TransposeDiagonal>(p, int(p.at("pad"))));
                       },
-                  .init = init,
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            launch_tiled<TransposeDiagonal>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));

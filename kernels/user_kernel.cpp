@@ -680,7 +680,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     }
 
     HostArrays h = HostArrays::allocate(res.plan);
-    job.init(h, res.params, opt.seed);
+    fill_inputs(h, res.plan, opt.seed);
     // The arrays live in a shared mapping, so the child's outputs survive its end.
     std::vector<std::size_t> off;
     std::size_t total = 0;

@@ -122,7 +122,7 @@ std::string nvrtc_source(const KernelSpec& spec, bool traced) {
 std::vector<std::pair<std::string, std::string>> nvrtc_headers(std::string& why) {
   std::vector<std::pair<std::string, std::string>> h;
   const fs::path inc = dialect_include_dir();
-  for (const char* rel : {"kernels/simt.h", "kernels/simt_cuda.h", "sim/trace.h"}) {
+  for (const char* rel : {"kernels/simt.h", "kernels/simt_cuda.h", "sim/trace.h", "sim/access.h", "sim/hd.h"}) {
     bool ok = false;
     std::string text = slurp(inc / rel, ok);
     if (!ok) {
@@ -327,7 +327,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   if (CUresult r = drv().cuModuleGetFunction(&fn, mod, "ws_user_entry"); r != CUDA_SUCCESS) return fail("cuModuleGetFunction", r);
 
   HostArrays h = HostArrays::allocate(res.plan);
-  job.init(h, res.params, opt.seed);
+  fill_inputs(h, res.plan, opt.seed);
   std::vector<CUdeviceptr> dptr(h.data.size(), 0);
   auto free_all = [&] {
     for (auto p : dptr)

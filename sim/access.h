@@ -229,19 +229,19 @@ WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
     // Distinct words are what a bank serves: lanes sharing a word are one broadcast.
     const int ranges = merge_spans(words, n, &c.broadcast);
     unsigned per_bank[32] = {};
+    unsigned full_rounds = 0;  // words given to every bank by ranges of >= banks words
+    unsigned degree = 0;       // the most words one bank serves, kept as banks fill
     for (int r = 0; r < ranges; ++r) {
       const std::uint64_t count = words[r].hi - words[r].lo + 1;
       const std::uint64_t full = banks.div(count);
-      if (full)
-        for (std::uint64_t b = 0; b < banks.d; ++b) per_bank[b] += unsigned(full);
+      full_rounds += unsigned(full);
       for (std::uint64_t wd = words[r].lo + full * banks.d; wd <= words[r].hi; ++wd)
-        ++per_bank[banks.mod(wd)];
+        degree = max_of(degree, ++per_bank[banks.mod(wd)]);
     }
-    unsigned degree = 0;
-    for (std::uint64_t b = 0; b < banks.d; ++b) {
-      degree = max_of(degree, per_bank[b]);
-      if (detail) detail->bank_words[b] = max_of(detail->bank_words[b], per_bank[b]);
-    }
+    degree += full_rounds;
+    if (detail)
+      for (std::uint64_t b = 0; b < banks.d; ++b)
+        detail->bank_words[b] = max_of(detail->bank_words[b], per_bank[b] + full_rounds);
     c.max_degree = max_of(c.max_degree, degree);
     c.wavefronts += max_of(1u, degree);
     c.ideal += 1;

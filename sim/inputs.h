@@ -15,11 +15,13 @@ enum class Fill : std::uint8_t {
   UnitFloat = 1,  // floats in [-1, 1), multiples of 2^-23
   IntRange = 2,   // ints in [lo, hi]
   Bits = 3,       // any 32-bit pattern (unsigned)
+  FloatRange = 4, // floats in [lo, hi), multiples of (hi - lo) 2^-24
+  Skewed = 5,     // ints in [0, hi], except that about lo percent of the words are 0
 };
 
 struct InputGen {
   Fill fill = Fill::None;
-  int lo = 0, hi = 0;  // IntRange
+  int lo = 0, hi = 0;  // IntRange, FloatRange: the range; Skewed: percent at 0, top
 };
 
 // splitmix64's finaliser over (seed, stream, index): every output bit depends on every
@@ -33,6 +35,7 @@ WS_HD inline std::uint32_t hash_word(std::uint64_t seed, std::uint32_t stream, s
 
 // The raw bits of word `i` of input array `stream` (the array's index in the plan).
 // @post UnitFloat: the bits of a float f with -1 <= f < 1; IntRange: an int in [lo, hi];
+//       FloatRange: the bits of a float f with lo <= f < hi; Skewed: an int in [0, hi];
 //       None: 0.
 WS_HD inline std::uint32_t input_word(const InputGen& g, std::uint64_t seed,
                                       std::uint32_t stream, std::uint64_t i) {
@@ -47,6 +50,17 @@ WS_HD inline std::uint32_t input_word(const InputGen& g, std::uint64_t seed,
     case Fill::IntRange: {
       const std::uint32_t span = std::uint32_t(g.hi - g.lo) + 1u;
       return std::uint32_t(g.lo + int(h % span));
+    }
+    case Fill::FloatRange: {
+      const float f = float(g.lo) + float(h >> 8) * (float(g.hi - g.lo) / 16777216.0f);
+      std::uint32_t bits;
+      __builtin_memcpy(&bits, &f, 4);
+      return bits;
+    }
+    case Fill::Skewed: {
+      // The top 8 bits pick the percentile, the low 24 the value: independent draws.
+      const bool zero = ((h >> 24) * 100u >> 8) < std::uint32_t(g.lo);
+      return zero ? 0u : (h & 0xFFFFFFu) % (std::uint32_t(g.hi) + 1u);
     }
     case Fill::Bits: return h;
     case Fill::None: break;

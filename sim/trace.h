@@ -11,6 +11,8 @@
 #include <vector>
 #endif
 
+#include "sim/hd.h"
+
 namespace ws {
 
 struct Dim3 {
@@ -40,15 +42,15 @@ constexpr int kEventKindCount = 11;
 std::string_view to_string(EventKind k);
 bool event_kind_from_string(std::string_view s, EventKind& out);
 #endif
-constexpr bool is_global(EventKind k) { return k <= EventKind::GlobalAtomic; }
-constexpr bool is_shared(EventKind k) {
+WS_HD constexpr bool is_global(EventKind k) { return k <= EventKind::GlobalAtomic; }
+WS_HD constexpr bool is_shared(EventKind k) {
   return k >= EventKind::SharedLoad && k <= EventKind::SharedAtomic;
 }
-constexpr bool is_memory(EventKind k) { return k <= EventKind::SharedAtomic; }
-constexpr bool is_load(EventKind k) {
+WS_HD constexpr bool is_memory(EventKind k) { return k <= EventKind::SharedAtomic; }
+WS_HD constexpr bool is_load(EventKind k) {
   return k == EventKind::GlobalLoad || k == EventKind::SharedLoad;
 }
-constexpr bool is_store(EventKind k) {
+WS_HD constexpr bool is_store(EventKind k) {
   return k == EventKind::GlobalStore || k == EventKind::SharedStore;
 }
 

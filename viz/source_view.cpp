@@ -181,9 +181,18 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       const std::string& text = f.lines[std::size_t(i)];
       text_at(dl, p.x + num_w, p.y, text, line == in.current_line ? 0xFFFFFFFFu : text_colour(style));
       float right = p.x + num_w + ImGui::CalcTextSize(text.c_str()).x;
+      const float column = p.x + num_w + ImGui::CalcTextSize(std::string(64, 'x').c_str()).x;
+      auto counted = in.counters.find(line);
+      if (counted != in.counters.end()) {
+        const float cx = std::max(right + 24, column);
+        const std::string c = "| " + counted->second;
+        text_at(dl, cx, p.y, c, style.high_contrast ? 0x40E0FFFFu : 0x6FB7D8FFu);
+        right = cx + ImGui::CalcTextSize(c.c_str()).x;
+        ++d.counters_drawn;
+      }
       auto note = in.notes.find(line);
       if (note != in.notes.end()) {
-        const float nx = std::max(right + 24, p.x + num_w + ImGui::CalcTextSize(std::string(64, 'x').c_str()).x);
+        const float nx = std::max(right + 24, column);
         text_at(dl, nx, p.y, "// " + note->second, style.high_contrast ? 0xFFB000FFu : 0xE6A23CFFu);
         right = nx + ImGui::CalcTextSize(("// " + note->second).c_str()).x;
       }
@@ -198,7 +207,11 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       } else {
         ImGui::Dummy(v2(right - p.x + 8, fh));
       }
-      if (note != in.notes.end() && ImGui::IsItemHovered()) ImGui::SetTooltip("line %d: %s", line, note->second.c_str());
+      if ((note != in.notes.end() || counted != in.counters.end()) && ImGui::IsItemHovered())
+        ImGui::SetTooltip("line %d: %s%s%s", line,
+                          counted != in.counters.end() ? ("whole grid: " + counted->second).c_str() : "",
+                          counted != in.counters.end() && note != in.notes.end() ? "\nthis warp: " : "",
+                          note != in.notes.end() ? note->second.c_str() : "");
       ++d.lines_drawn;
     }
   }

@@ -35,6 +35,9 @@ struct SourceViewInput {
   int current_line = 0;  // 1-based; 0: none
   int focus_line = 0;    // scrolled to when there is no current line (the kernel's struct)
   std::map<int, std::string> notes;  // line -> short note drawn at the right
+  // line -> the whole grid's counters of its accesses, drawn right of the code before the
+  // note (requests, sectors against ideal, wavefronts against ideal, conflicts, SIMD)
+  std::map<int, std::string> counters;
   std::map<int, std::uint32_t> marks;  // line -> colour of a dot in the gutter (red: a conflict)
   float height = 0;      // 0: the rest of the window
   // The fast build's SASS per source line: a line with SASS gets a fold marker and
@@ -51,6 +54,7 @@ struct SourceViewDraw {
   std::string note;
   int lines_drawn = 0, first_line = 0;  // visible lines this frame
   int marks_drawn = 0;
+  int counters_drawn = 0;               // lines with their counters drawn this frame
   int current_line = 0;
   Rect current_rect;                    // the highlight bar (empty when off screen)
   int sass_rows_drawn = 0;              // SASS instructions drawn under unfolded lines

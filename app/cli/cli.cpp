@@ -11,6 +11,7 @@
 
 #include "app/cli/demo.h"
 #include "app/cli/record.h"
+#include "app/cli/latency.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
 #include "app/paths.h"
@@ -219,7 +220,7 @@ int cmd_list(bool json, std::ostream& out) {
 struct MetricsArgs {
   std::string kernel, variant, backend = "auto";
   std::vector<std::string> sets;
-  bool json = false, fast_only = false, hardware = false, lines = false;
+  bool json = false, fast_only = false, hardware = false, lines = false, by_line = false;
   int runs = 3;
 };
 
@@ -350,6 +351,8 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   auto b = backend_or_usage(a.backend, err);
   if (a.fast_only && b->kind() != BackendKind::Cuda)
     usage("--fast-only needs the cuda backend: the emulator has no untraced build");
+  if (a.fast_only && a.by_line)
+    usage("--by-line needs the model's counters, which --fast-only leaves out");
   const Config c = single_config(v, given, *b);
 
   RunOptions ro;
@@ -380,6 +383,18 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       if (i < r.launches.size() && !a.fast_only)
         for (const auto& [k, val] : r.launches[i].totals.ncu()) m[k] = number(val);
       l["metrics"] = m;
+      if (a.by_line && i < r.launches.size()) {
+        Json lines = Json::array();
+        for (const auto& [line, t] : sim::by_line(r.launches[i].sites)) {
+          Json lj;
+          lj["line"] = line;
+          Json lm = Json::object();
+          for (const auto& [k, val] : t.ncu()) lm[k] = number(val);
+          lj["metrics"] = lm;
+          lines.push_back(lj);
+        }
+        l["lines"] = lines;
+      }
       ls.push_back(l);
     }
     j["launches"] = ls;
@@ -409,6 +424,17 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& [k, val] : r.launches[i].totals.ncu()) rows.push_back({k, fmt(val, 6)});
         out << format_table({"metric (Nsight Compute name)", "value"}, rows, {false, true});
+        if (a.by_line) {
+          // The same counters per source line of the family header (lines with none left
+          // out), so the line that causes the sectors or conflicts is named.
+          std::vector<std::vector<std::string>> lrows;
+          for (const auto& [line, t] : sim::by_line(r.launches[i].sites))
+            for (const auto& [k, val] : t.ncu())
+              if (val != 0) lrows.push_back({std::to_string(line), k, fmt(val, 6)});
+          out << "\nby source line (" << v.source_file << ")\n"
+              << format_table({"line", "metric (Nsight Compute name)", "value"}, lrows,
+                              {true, false, true});
+        }
       }
     }
     if (!a.fast_only) {
@@ -963,6 +989,15 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   sassc->add_option("--variant", sa.variant, "variant of the family")->required();
   sassc->add_option("--set", sa.sets, "parameter key=value (repeatable)");
   sassc->add_flag("--all", sa.all, "every instruction (default: memory and barriers)");
+  metrics->add_flag("--by-line", ma.by_line,
+                    "also the model's counters of each source line (JSON: lines per launch)");
+
+  LatencyArgs lta;
+  auto* latency = app.add_subcommand(
+      "latency", "How long each stage of a result takes after a change (the GUI's worker, no window)");
+  add_backend(latency, lta.backend);
+  latency->add_flag("--json", lta.json, "JSON output");
+  latency->add_option("--runs", lta.runs, "changes per case (p50/p95 over them)")->capture_default_str();
 
   BenchArgs ba;
   auto* bench = app.add_subcommand("bench", "Time variants and sweeps, with peers and speedups");
@@ -1073,6 +1108,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (list->parsed()) return cmd_list(list_json, out);
   if (metrics->parsed()) return cmd_metrics(ma, out, err);
   if (sassc->parsed()) return cmd_sass(sa, out, err);
+  if (latency->parsed()) return cmd_latency(lta, out, err);
   if (bench->parsed()) return cmd_bench(ba, out, err);
   if (exp->parsed()) return cmd_export(ea, out, err);
   if (trace->parsed()) return cmd_trace(ta, out, err);

@@ -382,14 +382,22 @@ void AppState::install(JobResult& r) {
   switch (r.kind) {
     case JobKind::Main: {
       if (r.gen != main_pending_gen_) return;  // an older run finished after a newer request
-      main_pending_gen_ = 0;
+      if (r.final) main_pending_gen_ = 0;
       if (user_pinned_) return;  // the student's kernel stays on screen
+      if (!r.run) return;
+      const bool first_of_gen = main.gen != r.gen;
       const bool keep = main.valid() && main.sel.family == r.job.family &&
                         main.sel.variant == r.job.variant && main.sel.block == sel_.block &&
                         main.sel.warp == sel_.warp;
       main.run = r.run;
       main.gen = r.gen;
       main.seconds = r.seconds;
+      main.stages = r.stages;
+      main.final = r.final;
+      main.times = r.times;
+      if (r.times.measured >= 0) last_latency.measured = r.times.measured;
+      if (r.times.counters >= 0) last_latency.counters = r.times.counters;
+      if (first_of_gen) last_latency = r.times;
       main.sel = sel_;
       main.sel.variant = r.job.variant;
       main.sel.params = r.job.params;
@@ -400,7 +408,10 @@ void AppState::install(JobResult& r) {
       stepper.seek(keep ? pos : 0);
       if (!stepper.order.empty() && !keep) stepper.playing = false;
       const RunResult& rr = *main.run;
-      if (rr.error.empty() && rr.timing.throughput > 0) {
+      // One history point per change, as soon as its time is in.
+      const bool timed_now = main.has(Stage::Measured) && history_gen_ != r.gen;
+      if (timed_now) history_gen_ = r.gen;
+      if (timed_now && rr.error.empty() && rr.timing.throughput > 0) {
         HistoryPoint h;
         h.run = ++runs_done;
         h.series = r.job.variant;
@@ -416,10 +427,14 @@ void AppState::install(JobResult& r) {
     }
     case JobKind::Compare:
       if (r.gen != cmp_pending_gen_) return;
-      cmp_pending_gen_ = 0;
+      if (r.final) cmp_pending_gen_ = 0;
+      if (!r.run) return;
       cmp.run = r.run;
       cmp.gen = r.gen;
       cmp.seconds = r.seconds;
+      cmp.stages = r.stages;
+      cmp.final = r.final;
+      cmp.times = r.times;
       cmp.sel = sel_;
       cmp.sel.variant = r.job.variant;
       cmp.sel.params = r.job.params;
@@ -427,14 +442,14 @@ void AppState::install(JobResult& r) {
       break;
     case JobKind::Bars:
       if (r.gen != bars_pending_gen_) return;
-      bars_pending_gen_ = 0;
+      if (r.final) bars_pending_gen_ = 0;
       bars = std::move(r.bars);
       bars_family = r.job.family;
       bars_cancelled = r.cancelled;
       break;
     case JobKind::Sweep:
       if (r.gen != sweep_pending_gen_) return;
-      sweep_pending_gen_ = 0;
+      if (r.final) sweep_pending_gen_ = 0;
       sweep = std::move(r.sweep);
       break;
     case JobKind::Lesson:
@@ -486,6 +501,49 @@ void AppState::derive(Loaded& l, bool) {
     l.notes[line] = n;
     l.marks[line] = s.conflict() ? viz::heat_colour(32) : s.divergent ? viz::ballot_false_colour({}) : viz::heat_colour(1);
   }
+  // The whole grid's counters per line (the model's, from the device or the emulator),
+  // for the launch shown: what Nsight Compute's Source page shows for hardware counters.
+  l.counters.clear();
+  if (l.run && !l.run->launches.empty()) {
+    const std::size_t li = std::min(l.sel.launch, l.run->launches.size() - 1);
+    for (const auto& [line, t] : sim::by_line(l.run->launches[li].sites)) {
+      const std::string c = line_counters_text(t);
+      if (!c.empty()) l.counters[line] = c;
+    }
+  }
+}
+
+std::string line_counters_text(const sim::Totals& t) {
+  auto num = [](double v) {
+    char b[32];
+    if (v >= 1e9) std::snprintf(b, sizeof b, "%.3gG", v / 1e9);
+    else if (v >= 1e6) std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
+    else if (v >= 1e4) std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
+    else std::snprintf(b, sizeof b, "%.0f", v);
+    return std::string(b);
+  };
+  std::string s;
+  auto add = [&](const std::string& x) { s += (s.empty() ? "" : "  ") + x; };
+  const std::uint64_t greq = t.global_ld_requests + t.global_st_requests + t.global_atom_requests;
+  const std::uint64_t sreq = t.shared_ld_requests + t.shared_st_requests;
+  if (greq) {
+    add(num(double(greq)) + " req");
+    add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_atom_sectors)) +
+        " sectors (ideal " + num(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors)) + ")");
+  }
+  if (sreq) {
+    if (!greq) add(num(double(sreq)) + " req");
+    const std::uint64_t wf = t.shared_ld_wavefronts + t.shared_st_wavefronts;
+    const std::uint64_t ideal = t.shared_ld_ideal + t.shared_st_ideal;
+    add(num(double(wf)) + " wavefronts (ideal " + num(double(ideal)) + ")");
+    add(num(double(wf - ideal)) + " conflicts");
+  }
+  if (t.branches) add(num(double(t.divergent_branches)) + " of " + num(double(t.branches)) + " divergent");
+  if (s.empty()) return s;
+  char eff[32];
+  std::snprintf(eff, sizeof eff, "SIMD %.0f%%", 100.0 * t.simd_efficiency());
+  add(eff);
+  return s;
 }
 
 std::size_t AppState::compare_pos() const {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -56,6 +57,12 @@ struct Loaded {
   std::shared_ptr<const HardwareCounters> recorded_hw;  // --hardware-from, for this launch
   // The run's own counters, else recorded ones for the same launch.
   const HardwareCounters& hardware() const { return recorded_hw ? *recorded_hw : run->hardware; }
+  std::map<int, std::string> counters;  // source line -> the whole grid's counters of its accesses
+  // The stages the run holds so far (worker.h) and how long each took after the change.
+  std::set<Stage> stages;
+  bool final = true;
+  StageTimes times;
+  bool has(Stage st) const { return stages.count(st) != 0; }
   bool valid() const { return run != nullptr; }
   const KeptLaunch* kept() const;    // the launch shown (nullptr: none kept)
   const std::vector<WarpEvent>& events() const;
@@ -111,6 +118,7 @@ class AppState : public LessonHost {
   void request_peers();
   void poll();  // installs finished results; call once per frame
   bool main_pending() const { return main_pending_gen_ != 0; }
+  bool bars_pending() const { return bars_pending_gen_ != 0; }
   bool any_pending() const;
   Worker& worker() { return worker_; }
   const Worker& worker() const { return worker_; }
@@ -130,6 +138,9 @@ class AppState : public LessonHost {
   // The first event of the warp that a view is about (a conflict for the maps, a divergent
   // branch for the mask strip), or 0.
   std::size_t interesting_pos(View v) const;
+
+  // How long the last change took to its measured point and to its counters (status bar).
+  StageTimes last_latency;
 
   // --- charts ---
   std::deque<HistoryPoint> history;
@@ -207,6 +218,7 @@ class AppState : public LessonHost {
   Params completed_;
   std::string refusal_;
   std::uint64_t next_gen_ = 1;
+  std::uint64_t history_gen_ = 0;  // the change whose history point is in
   std::uint64_t main_pending_gen_ = 0, cmp_pending_gen_ = 0, bars_pending_gen_ = 0,
                 sweep_pending_gen_ = 0, peers_pending_gen_ = 0, lesson_pending_gen_ = 0,
                 lesson_done_gen_ = 0;
@@ -214,6 +226,11 @@ class AppState : public LessonHost {
   bool worker_ready_seen_ = false;
   bool user_pinned_ = false;
 };
+
+// A line's whole-grid counters in a few words: "262k req  1.05M sectors (ideal 1.05M)
+// 8.39M wavefronts (ideal 262k)  8.13M conflicts  SIMD 100%"; "" for a line without
+// memory accesses or branches.
+std::string line_counters_text(const sim::Totals& t);
 
 // Roots searched for a variant's family header: app/paths.h data_roots() (next to the
 // binary first, then the source tree it was built from, then the working directory).

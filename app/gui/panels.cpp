@@ -101,6 +101,24 @@ void no_result(const AppState& s, const Loaded& l) {
     ImGui::TextDisabled("No result yet.");
 }
 
+// What a panel waits for while its stage of the run has not landed: one dim line, and
+// true when the panel has nothing of this run to draw yet.
+bool waiting_for(const AppState& s, const Loaded& l, Stage st) {
+  if (!l.valid() || l.has(st) || l.final) return false;
+  const char* on = s.emulated() ? "emulator" : "GPU";
+  switch (st) {
+    case Stage::Measured: ImGui::TextDisabled("waiting for the measured time (%s)...", on); break;
+    case Stage::Block:
+      ImGui::TextDisabled("waiting for block %u's events (traced build, %s)...", l.sel.block, on);
+      break;
+    case Stage::Counters:
+      ImGui::TextDisabled("waiting for the whole-grid counters (%s, %s)...", on,
+                          s.emulated() ? "every block emulated" : "counted on the device");
+      break;
+  }
+  return true;
+}
+
 // --- panels -----------------------------------------------------------------------------
 
 viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
@@ -108,6 +126,7 @@ viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
     no_result(s, l);
     return {};
   }
+  if (waiting_for(s, l, Stage::Block)) return {};
   const MapPick p = pick_event(l, pos, true);
   viz::BankMapInput in;
   in.event = p.e;
@@ -125,6 +144,7 @@ viz::SectorMapDraw sector_panel(AppState& s, const Loaded& l, std::size_t pos) {
     no_result(s, l);
     return {};
   }
+  if (waiting_for(s, l, Stage::Block)) return {};
   const MapPick p = pick_event(l, pos, false);
   viz::SectorMapInput in;
   in.event = p.e;
@@ -144,6 +164,7 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   in.focus_line = l.struct_line;
   in.notes = l.notes;
   in.marks = l.marks;
+  in.counters = l.counters;
   in.height = height;
   if (l.sass && l.sass->found) {
     in.sass = l.sass->rows;
@@ -177,6 +198,7 @@ viz::MaskStripDraw mask_panel(AppState& s, const Loaded& l, std::size_t pos) {
     no_result(s, l);
     return {};
   }
+  if (waiting_for(s, l, Stage::Block)) return {};
   viz::MaskStripInput in;
   in.history = &l.mask;
   in.current = l.order.empty() ? -1 : int(std::min(pos, l.order.size() - 1));
@@ -222,6 +244,13 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
   std::vector<std::string> problems;
   viz::MetricsInput in = metrics_input(s, l, problems);
   ImGui::Text("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  if (waiting_for(s, l, Stage::Counters)) {
+    if (l.has(Stage::Measured) && l.run->timing.throughput > 0)
+      ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
+                  viz::format_ms(l.run->timing.median_ms).c_str(),
+                  l.run->timing.measured ? "measured" : "modelled");
+    return {};
+  }
   if (&l == &s.main && !s.refusal().empty())
     ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "(from the last parameters that could run)");
   if (&l == &s.main) in.collect_hardware = &s.collect_hardware;
@@ -270,6 +299,10 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     ImGui::Checkbox("follow changes", &s.live_charts);
     ImGui::SameLine();
     if (ImGui::SmallButton("run now")) s.request_bars();
+    if (s.bars_pending()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled(s.main_pending() ? "waiting for the run, then the variants..." : "measuring the variants...");
+    }
     if (s.worker().running() == JobKind::Bars) {
       const auto [done, total] = s.worker().progress();
       ImGui::SameLine();
@@ -413,6 +446,11 @@ void result_line(const AppState& s) {
                        !r.timing.recorded.empty() ? r.timing.recorded.c_str()
                        : r.timing.measured        ? "measured"
                                                   : "modelled");
+  if (!s.main.has(Stage::Measured) && !s.main.final) {
+    // The emulator's selected block is in; time and verdict come with the whole grid.
+    ImGui::TextDisabled("waiting for the whole grid: modelled time and verification...");
+    return;
+  }
   if (r.ok())
     ImGui::TextColored(ImVec4(0.5f, 0.85f, 0.5f, 1), "output matches the CPU reference");
   else
@@ -625,6 +663,15 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
                        s.presenter_on ? "running" : std::string(to_string(*k)).c_str(), s.worker().running_seconds());
   } else {
     ImGui::TextDisabled("| idle");
+  }
+  // How long the last change took to its measured point and to its counters.
+  if (s.last_latency.measured >= 0 && !s.presenter_on) {
+    ImGui::SameLine();
+    if (s.last_latency.counters >= 0)
+      ImGui::TextDisabled("| last change: %s %.2f s, counters %.2f s", s.emulated() ? "modelled" : "measured",
+                          s.last_latency.measured, s.last_latency.counters);
+    else
+      ImGui::TextDisabled("| last change: %s %.2f s", s.emulated() ? "modelled" : "measured", s.last_latency.measured);
   }
   if (s.frame_ms_median > 0 && !s.presenter_on) {
     ImGui::SameLine();

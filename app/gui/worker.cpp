@@ -16,6 +16,15 @@ double now_seconds() {
   return duration<double>(steady_clock::now().time_since_epoch()).count();
 }
 
+std::string_view to_string(Stage s) {
+  switch (s) {
+    case Stage::Measured: return "measured time";
+    case Stage::Block: return "selected block";
+    case Stage::Counters: return "whole-grid counters";
+  }
+  return "stage";
+}
+
 std::string_view to_string(JobKind k) {
   switch (k) {
     case JobKind::Main: return "run";
@@ -68,6 +77,7 @@ void Worker::set_wake(std::function<void()> wake) {
 }
 
 void Worker::submit(Job j) {
+  j.submitted = now_seconds();
   {
     std::lock_guard<std::mutex> lk(mu_);
     // The latest parameters win: a run of the same kind under way is stopped (its result
@@ -121,6 +131,8 @@ std::string Worker::notice() const {
   std::lock_guard<std::mutex> lk(mu_);
   return notice_;
 }
+std::size_t Worker::cached() const { return cache_size_.load(); }
+
 std::string Worker::error() const {
   std::lock_guard<std::mutex> lk(mu_);
   return error_;
@@ -194,11 +206,141 @@ void Worker::loop() {
     {
       std::lock_guard<std::mutex> lk(mu_);
       running_.reset();
-      results_.push_back(std::move(r));
     }
-    done_cv_.notify_all();
-    notify_ui();
+    post(std::move(r));
   }
+}
+
+void Worker::post(JobResult r) {
+  {
+    std::lock_guard<std::mutex> lk(mu_);
+    results_.push_back(std::move(r));
+  }
+  done_cv_.notify_all();
+  notify_ui();
+}
+
+namespace {
+
+// Everything that makes two runs the same run on one backend.
+std::string run_key(const std::string& family, const std::string& variant, const Params& p,
+                    const RunOptions& o) {
+  std::string k = family + "/" + variant + " " + ws::to_string(p) + " seed=" + std::to_string(o.seed);
+  k += o.timing ? " t" + std::to_string(o.warmup) + "x" + std::to_string(o.repeats) : " -";
+  k += o.verify ? " v" : " -";
+  k += o.totals ? " c" : " -";
+  if (o.keep_all_blocks) k += " all";
+  for (std::uint32_t b : o.keep_blocks) k += " b" + std::to_string(b);
+  return k;
+}
+
+constexpr std::size_t kCacheMax = 512;
+
+}  // namespace
+
+std::shared_ptr<const RunResult> Worker::run_cached(const std::string& family,
+                                                    const std::string& variant, const Params& p,
+                                                    const RunOptions& o) {
+  const std::string key = run_key(family, variant, p, o);
+  if (auto it = cache_.find(key); it != cache_.end()) {
+    ++hits_;
+    return it->second;
+  }
+  auto r = std::make_shared<const RunResult>(backend_->run(family, variant, p, o));
+  // A failed run is not kept: the next try may succeed (a GPU out of memory, say).
+  if (r->error.empty()) {
+    if (cache_.size() >= kCacheMax) cache_.clear();
+    cache_[key] = r;
+    cache_size_ = cache_.size();
+  }
+  return r;
+}
+
+bool Worker::staged(Job& j, JobResult& r, double t0) {
+  const RunOptions base = j.opt;
+  const bool gpu = backend_->kind() == BackendKind::Cuda;
+  const bool want_block = base.keep_all_blocks || !base.keep_blocks.empty();
+  auto acc = std::make_shared<RunResult>();
+  auto send = [&](Stage s, bool final) {
+    r.stages.insert(s);
+    const double at = now_seconds() - j.submitted;
+    (s == Stage::Measured ? r.times.measured : s == Stage::Block ? r.times.block : r.times.counters) = at;
+    r.run = std::make_shared<const RunResult>(*acc);
+    r.final = final;
+    r.seconds = now_seconds() - t0;
+    if (!final) {
+      JobResult partial = r;
+      partial.job = j;
+      post(std::move(partial));
+    }
+  };
+  if (gpu) {
+    // 1. The measured point: the fast build timed and verified on the device.
+    RunOptions o = base;
+    o.totals = false;
+    o.keep_blocks.clear();
+    o.keep_all_blocks = false;
+    o.verify = true;
+    *acc = *run_cached(j.family, j.variant, j.params, o);
+    const bool more = acc->error.empty() && (want_block || base.totals);
+    send(Stage::Measured, !more);
+    if (!more) return true;
+    if (superseded(j.kind)) return false;
+    // 2. The selected block's events: the traced build for that block only.
+    if (want_block) {
+      o = base;
+      o.timing = false;
+      o.verify = false;
+      o.totals = false;
+      const auto b = run_cached(j.family, j.variant, j.params, o);
+      acc->kept = b->kept;
+      acc->problems = b->problems;
+      if (!b->error.empty()) acc->error = b->error;
+      const bool rest = acc->error.empty() && b->problems.empty() && base.totals;
+      send(Stage::Block, !rest);
+      if (!rest) return true;
+      if (superseded(j.kind)) return false;
+    }
+    // 3. The whole-grid counters, accumulated on the device.
+    o = base;
+    o.timing = false;
+    o.verify = false;
+    o.keep_blocks.clear();
+    o.keep_all_blocks = false;
+    const auto c = run_cached(j.family, j.variant, j.params, o);
+    acc->launches = c->launches;
+    acc->totals = c->totals;
+    if (!c->error.empty()) acc->error = c->error;
+    if (acc->problems.empty()) acc->problems = c->problems;
+    send(Stage::Counters, true);
+    return true;
+  }
+  // The emulator: the selected block alone first (milliseconds at any size), then the
+  // whole grid for counters, modelled time and verification.
+  if (want_block && !base.keep_all_blocks) {
+    RunOptions o = base;
+    o.timing = false;
+    o.totals = false;
+    *acc = *run_cached(j.family, j.variant, j.params, o);
+    acc->verify_message.clear();  // not checked yet: the whole grid has not run
+    const bool more = acc->error.empty() && acc->problems.empty() && (base.totals || base.timing);
+    send(Stage::Block, !more);
+    if (!more) return true;
+    if (superseded(j.kind)) return false;
+    RunOptions w = base;
+    w.keep_blocks.clear();
+    const auto whole = run_cached(j.family, j.variant, j.params, w);
+    std::vector<KeptLaunch> kept = std::move(acc->kept);
+    *acc = *whole;
+    acc->kept = std::move(kept);
+  } else {
+    *acc = *run_cached(j.family, j.variant, j.params, base);
+  }
+  r.stages.insert(Stage::Measured);
+  r.times.measured = now_seconds() - j.submitted;
+  if (want_block) r.stages.insert(Stage::Block);
+  send(Stage::Counters, true);
+  return true;
 }
 
 JobResult Worker::execute(Job& j) {
@@ -211,7 +353,7 @@ JobResult Worker::execute(Job& j) {
   switch (j.kind) {
     case JobKind::Main:
     case JobKind::Compare:
-      r.run = std::make_shared<RunResult>(backend_->run(j.family, j.variant, j.params, j.opt));
+      r.cancelled = !staged(j, r, t0);
       break;
     case JobKind::Lesson:
       if (j.task) j.task(*backend_);
@@ -229,7 +371,16 @@ JobResult Worker::execute(Job& j) {
           f && planned ? peers_for(*f, plan.gflops()) : std::vector<Peer>{};
       total_ = int(peers.size());
       for (Peer p : peers) {
-        r.peers.push_back(backend_->run_peer(p, peer_params(p, plan, full), j.opt));
+        const Params pp = peer_params(p, plan, full);
+        const std::string key = std::string(to_string(p)) + " " + ws::to_string(pp) + " " +
+                                std::to_string(j.opt.warmup) + "x" + std::to_string(j.opt.repeats);
+        if (auto it = peer_cache_.find(key); it != peer_cache_.end()) {
+          ++hits_;
+          r.peers.push_back(it->second);
+        } else {
+          r.peers.push_back(backend_->run_peer(p, pp, j.opt));
+          if (r.peers.back().error.empty()) peer_cache_[key] = r.peers.back();
+        }
         ++done_;
       }
       break;
@@ -240,6 +391,12 @@ JobResult Worker::execute(Job& j) {
         if (v.family == j.family) vs.push_back(&v);
       total_ = int(vs.size());
       const DeviceLimits limits = backend_->device().limits;
+      // A bar is a measured time and a verdict: on a GPU no traced build is needed (the
+      // emulator's time is modelled from its counters, so it runs whole).
+      RunOptions bar_opt = j.opt;
+      bar_opt.keep_blocks.clear();
+      bar_opt.keep_all_blocks = false;
+      if (backend_->kind() == BackendKind::Cuda) bar_opt.totals = false;
       for (const VariantInfo* v : vs) {
         if (superseded(j.kind)) {
           r.cancelled = true;
@@ -253,7 +410,7 @@ JobResult Worker::execute(Job& j) {
           if (auto it = j.params.find(ps.name); it != j.params.end()) given[ps.name] = it->second;
         Params full;
         b.skipped = validate(*v, given, limits, full);
-        if (b.skipped.empty()) b.result = backend_->run(j.family, v->name, full, j.opt);
+        if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, bar_opt);
         r.bars.push_back(std::move(b));
         ++done_;
       }
@@ -264,7 +421,16 @@ JobResult Worker::execute(Job& j) {
       std::vector<long long> ss = j.sweep_series.empty() ? std::vector<long long>{0} : j.ss;
       total_ = int(j.xs.size() * ss.size());
       const DeviceLimits limits = backend_->device().limits;
-      for (long long s : ss) {
+      const bool gpu = backend_->kind() == BackendKind::Cuda;
+      RunOptions o = j.opt;
+      o.keep_blocks.clear();
+      o.keep_all_blocks = false;
+      // On a GPU the measured points land first (posted as a partial result), then each
+      // point's counters; the emulator's modelled times need the counters in one pass.
+      RunOptions measured = o;
+      if (gpu) measured.totals = false;
+      std::vector<Params> fulls;
+      for (long long s2 : ss) {
         for (long long x : j.xs) {
           if (superseded(j.kind)) {
             r.cancelled = true;
@@ -272,30 +438,55 @@ JobResult Worker::execute(Job& j) {
           }
           SweepPoint p;
           p.x = x;
-          p.s = s;
+          p.s = s2;
           Params given = j.params;
           given[j.sweep_x] = x;
-          if (!j.sweep_series.empty()) given[j.sweep_series] = s;
+          if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
           Params full;
           p.skipped = v ? validate(*v, given, limits, full) : "unknown variant";
           if (p.skipped.empty()) {
-            const RunResult rr = backend_->run(j.family, j.variant, full, j.opt);
-            p.verified = rr.ok();
-            p.error = rr.error;
-            p.measured = rr.timing.measured;
-            p.throughput = rr.timing.throughput;
-            p.unit = rr.timing.unit;
-            p.plain = rr.totals.plain();
+            const auto rr = run_cached(j.family, j.variant, full, measured);
+            p.verified = rr->ok();
+            p.error = rr->error;
+            p.measured = rr->timing.measured;
+            p.throughput = rr->timing.throughput;
+            p.unit = rr->timing.unit;
+            if (!gpu) p.plain = rr->totals.plain();
           }
+          fulls.push_back(p.skipped.empty() ? full : Params{});
           r.sweep.push_back(std::move(p));
           ++done_;
         }
         if (r.cancelled) break;
       }
+      if (gpu && !r.cancelled && o.totals) {
+        JobResult partial = r;
+        partial.final = false;
+        partial.seconds = now_seconds() - t0;
+        partial.job = j;
+        post(std::move(partial));
+        RunOptions counters = o;
+        counters.timing = false;
+        counters.verify = false;
+        done_ = 0;
+        for (std::size_t i = 0; i < r.sweep.size(); ++i) {
+          if (superseded(j.kind)) {
+            r.cancelled = true;
+            break;
+          }
+          SweepPoint& p = r.sweep[i];
+          if (p.skipped.empty() && p.error.empty()) {
+            const auto rr = run_cached(j.family, j.variant, fulls[i], counters);
+            if (rr->error.empty()) p.plain = rr->totals.plain();
+          }
+          ++done_;
+        }
+      }
       break;
     }
   }
   r.seconds = now_seconds() - t0;
+  r.final = true;  // what the loop posts is the job's last result, stopped early or not
   r.job = std::move(j);
   return r;
 }

@@ -1,14 +1,20 @@
 #pragma once
 // The worker thread: the only thread that touches the backend, so the UI never blocks on
 // a run. Jobs wait in one slot per kind; submitting a job replaces the one waiting in its
-// slot (the latest parameters win). Finished results are collected by the UI each frame.
+// slot (the latest parameters win), and a newer job stops the running one of its kind at
+// its next stage. A run lands in stages, each posted as soon as it is ready (Stage).
+// Results are cached by backend, variant, parameters and stage, so switching back, the
+// variant bars and the sweeps reuse points already measured. Finished results are
+// collected by the UI each frame.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +29,19 @@ enum class JobKind { Main = 0, Compare, Lesson, Peers, Bars, Sweep };
 constexpr int kJobKinds = 6;
 std::string_view to_string(JobKind k);
 
+// What a run's result holds so far, in the order the stages land after a change. On a GPU:
+// the measured time (fast build, verified on the device), then the selected block's
+// events (traced build, that block only), then the whole-grid counters (traced build,
+// counted on the device). On the emulator: the selected block first (only that block is
+// emulated), then the whole grid (counters, modelled time, verification).
+enum class Stage { Measured = 0, Block = 1, Counters = 2 };
+std::string_view to_string(Stage s);
+
+// Seconds from a job's submission to each stage's result (-1: not reached).
+struct StageTimes {
+  double measured = -1, block = -1, counters = -1;
+};
+
 struct Job {
   JobKind kind = JobKind::Main;
   std::uint64_t gen = 0;  // the UI's counter: results of older generations are dropped
@@ -36,6 +55,7 @@ struct Job {
   // Lesson: run on the worker thread with its backend; it writes its own results (what it
   // captured), so the UI only learns from the JobResult that it has finished.
   std::function<void(Backend&)> task;
+  double submitted = 0;  // now_seconds() at submit()
 };
 
 struct BarPoint {
@@ -58,6 +78,12 @@ struct JobResult {
   std::uint64_t gen = 0;
   double seconds = 0;
   bool cancelled = false;  // superseded midway by a newer job of its kind, or shut down
+  // Main, Compare: the stages `run` holds (the last one landed), and whether more follow.
+  // Bars and sweeps post a partial result (final = false) when their measured points are
+  // in, before the counters of each point.
+  std::set<Stage> stages;
+  bool final = true;
+  StageTimes times;
   std::shared_ptr<const RunResult> run;  // Main, Compare
   std::vector<BarPoint> bars;
   std::vector<SweepPoint> sweep;
@@ -99,6 +125,9 @@ class Worker {
   void cancel_running() { control_.cancel(); }
   DeviceInfo device() const;
   BackendKind backend_kind() const;
+  // Results kept for reuse, and how many runs were answered from them.
+  std::size_t cached() const;
+  std::uint64_t cache_hits() const { return hits_.load(); }
   std::string notice() const;  // why the emulator is used, or "" on a GPU
   std::string error() const;   // a backend that could not be made as asked
 
@@ -107,6 +136,13 @@ class Worker {
   JobResult execute(Job& j);
   bool superseded(JobKind k) const;
   void notify_ui();
+  void post(JobResult r);
+  // The backend's run, answered from the cache when the same run was done before.
+  std::shared_ptr<const RunResult> run_cached(const std::string& family,
+                                              const std::string& variant, const Params& p,
+                                              const RunOptions& o);
+  // A Main/Compare job in stages; posts a result after each. False when superseded.
+  bool staged(Job& j, JobResult& r, double t0);
 
   BackendFactory make_;
   std::function<void()> wake_;
@@ -123,6 +159,10 @@ class Worker {
   RunControl control_;
   std::atomic<bool> ready_{false};
   std::atomic<int> done_{0}, total_{0};
+  std::map<std::string, std::shared_ptr<const RunResult>> cache_;  // worker thread only
+  std::map<std::string, PeerResult> peer_cache_;
+  std::atomic<std::size_t> cache_size_{0};
+  std::atomic<std::uint64_t> hits_{0};
   DeviceInfo device_;
   BackendKind kind_ = BackendKind::Emu;
   std::string notice_, error_;

@@ -2,6 +2,7 @@
 // parameter parsing, and each variant's own verification.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <set>
@@ -82,7 +83,11 @@ TEST(Catalogue, EveryVariantIsComplete) {
     const std::string src = read_file(std::string(WS_SOURCE_DIR) + "/" + v.source_file);
     ASSERT_FALSE(src.empty()) << v.source_file;
     EXPECT_NE(src.find("struct " + v.entry), std::string::npos) << v.entry;
-    EXPECT_TRUE(v.plan && v.init && v.verify);
+    EXPECT_TRUE(v.plan && v.verify);
+    // Every input array says how it is made from the seed.
+    Params p;
+    ASSERT_EQ(validate(v, {}, DeviceLimits{}, p), "");
+    for (const ArraySpec& a : v.plan(p).arrays) EXPECT_EQ(a.output, a.gen.fill == Fill::None) << a.name;
     Params out;
     EXPECT_EQ(validate(v, {}, DeviceLimits{}, out), "");
     EXPECT_EQ(out.size(), v.params.size());
@@ -272,7 +277,7 @@ TEST(Verify, EveryVariantRejectsAnUnwrittenOutput) {
     if (v.family == "matmul") p["n"] = 128;
     const Plan plan = v.plan(p);
     HostArrays h = HostArrays::allocate(plan);
-    v.init(h, p, 7);
+    fill_inputs(h, plan, 7);
     for (std::size_t i = 0; i < plan.arrays.size(); ++i)
       if (plan.arrays[i].output) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
     EXPECT_NE(v.verify(h, p), "");
@@ -290,11 +295,84 @@ TEST(Init, DeterministicPerSeed) {
     const Plan plan = v.plan(p);
     HostArrays a = HostArrays::allocate(plan), b = HostArrays::allocate(plan),
                c = HostArrays::allocate(plan);
-    v.init(a, p, 3);
-    v.init(b, p, 3);
-    v.init(c, p, 4);
+    fill_inputs(a, plan, 3);
+    fill_inputs(b, plan, 3);
+    fill_inputs(c, plan, 4);
     EXPECT_EQ(a.data[0], b.data[0]);
     EXPECT_NE(a.data[0], c.data[0]);
+  }
+}
+
+// The CPU form of each variant's reference agrees with its verify(): both accept the
+// output the reference's rule gives, both reject it with one element changed, and
+// check_reference names that element.
+TEST(Reference, AgreesWithVerifyOnRightAndWrongOutputs) {
+  for (const auto& v : catalogue()) {
+    SCOPED_TRACE(v.family + "/" + v.name);
+    Params p;
+    ASSERT_EQ(validate(v, {}, DeviceLimits{}, p), "");
+    if (v.family == "reduce") p["n"] = 1 << 14;
+    if (v.family == "matmul") p["n"] = 128;
+    if (v.family == "transpose") p["n"] = 256;
+    if (v.family == "access") p["n"] = 1 << 14;
+    const Plan plan = v.plan(p);
+    if (plan.ref.kind == RefKind::None) continue;
+    HostArrays h = HostArrays::allocate(plan);
+    fill_inputs(h, plan, 5);
+    // The right output: computed by the reference itself from the inputs.
+    const std::size_t out = plan.ref.out;
+    if (plan.ref.kind == RefKind::Gemm) {
+      auto A = h.as<float>(plan.ref.a), B = h.as<float>(plan.ref.b);
+      auto C = h.as<float>(out);
+      const std::uint64_t n = plan.ref.n;
+      for (std::uint64_t i = 0; i < n; ++i)
+        for (std::uint64_t j = 0; j < n; ++j) {
+          double s = 0;
+          for (std::uint64_t k = 0; k < n; ++k) s += double(A[i * n + k]) * B[k * n + j];
+          C[i * n + j] = float(s);
+        }
+    } else {
+      auto in = h.data.at(plan.ref.a).data();
+      auto o8 = h.data.at(out).data();
+      switch (plan.ref.kind) {
+        case RefKind::Gather:
+          for (std::uint64_t i = 0; i < plan.ref.count; ++i)
+            std::memcpy(o8 + i * plan.ref.elem,
+                        in + (i * plan.ref.step + plan.ref.shift) * plan.ref.elem, plan.ref.elem);
+          break;
+        case RefKind::Transpose: {
+          auto I = h.as<float>(plan.ref.a);
+          auto O = h.as<float>(out);
+          const std::uint64_t n = plan.ref.n;
+          for (std::uint64_t y = 0; y < n; ++y)
+            for (std::uint64_t x = 0; x < n; ++x) O[x * n + y] = I[y * n + x];
+          break;
+        }
+        case RefKind::BlockSums: {
+          auto I = h.as<int>(plan.ref.a);
+          auto O = h.as<int>(out);
+          std::fill(O.begin(), O.end(), 0);
+          for (std::uint64_t e = 0; e < plan.ref.count; ++e)
+            O[(e / plan.ref.div) % plan.ref.groups] += I[e];
+          break;
+        }
+        default: break;
+      }
+    }
+    EXPECT_EQ(v.verify(h, p), "");
+    CheckResult c = check_reference(plan.ref, h);
+    EXPECT_EQ(c.mismatches, 0u);
+    EXPECT_EQ(c.message("out"), "");
+    // One element wrong, in the middle.
+    auto words = h.as<std::uint32_t>(out);
+    const std::size_t bad = words.size() / 2;
+    words[bad] ^= 0x40000000u;
+    EXPECT_NE(v.verify(h, p), "");
+    c = check_reference(plan.ref, h);
+    EXPECT_EQ(c.mismatches, 1u);
+    const std::uint32_t eb = plan.ref.kind == RefKind::Gather ? plan.ref.elem : 4;
+    EXPECT_EQ(c.first, std::int64_t(bad * 4 / eb));
+    EXPECT_NE(c.message("out"), "");
   }
 }
 

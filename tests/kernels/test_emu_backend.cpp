@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdlib>
+#include <tuple>
 #include <set>
 #include <thread>
 
@@ -448,6 +450,44 @@ TEST(BestBackend, FallsBackToTheEmulatorWithANotice) {
   } else {
     EXPECT_EQ(best->kind(), BackendKind::Cuda);
     EXPECT_EQ(notice, "");
+  }
+}
+
+}  // namespace
+}  // namespace ws
+
+namespace ws {
+namespace {
+
+// The whole grid on every core gives what one core gives: counters per site, the kept
+// blocks' events in order, verification.
+TEST(EmuBackendCores, AllCoresEqualOneCore) {
+  auto emu = make_emu_backend();
+  for (const auto& [family, variant, n] :
+       std::vector<std::tuple<std::string, std::string, long long>>{
+           {"transpose", "tiled", 256}, {"reduce", "warp_shuffle", 1 << 16}, {"matmul", "tiled", 128}}) {
+    SCOPED_TRACE(family + "/" + variant);
+    RunOptions o;
+    o.keep_blocks = {0, 5, 9};
+    setenv("WS_EMU_THREADS", "1", 1);
+    const RunResult one = emu->run(family, variant, {{"n", n}}, o);
+    setenv("WS_EMU_THREADS", "4", 1);
+    const RunResult four = emu->run(family, variant, {{"n", n}}, o);
+    unsetenv("WS_EMU_THREADS");
+    ASSERT_TRUE(one.ok()) << one.error << one.verify_message;
+    ASSERT_TRUE(four.ok()) << four.error << four.verify_message;
+    EXPECT_EQ(one.totals.ncu(), four.totals.ncu());
+    EXPECT_EQ(one.totals.events, four.totals.events);
+    EXPECT_EQ(one.totals.active_lane_sum, four.totals.active_lane_sum);
+    ASSERT_EQ(one.launches.size(), four.launches.size());
+    ASSERT_EQ(one.launches[0].sites.size(), four.launches[0].sites.size());
+    for (std::size_t i = 0; i < one.launches[0].sites.size(); ++i) {
+      EXPECT_EQ(one.launches[0].sites[i].line, four.launches[0].sites[i].line);
+      EXPECT_EQ(one.launches[0].sites[i].totals.ncu(), four.launches[0].sites[i].totals.ncu());
+    }
+    ASSERT_EQ(one.kept.size(), four.kept.size());
+    EXPECT_TRUE(one.kept[0].events == four.kept[0].events);
+    EXPECT_EQ(one.kept[0].info.arrays.size(), four.kept[0].info.arrays.size());
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <random>
 
@@ -202,6 +203,29 @@ TEST(Inputs, WordsAreDeterministicAndInRange) {
   EXPECT_NE(input_word(b, 1, 0, 5), input_word(b, 2, 0, 5));  // the seed matters
   EXPECT_NE(input_word(b, 1, 0, 5), input_word(b, 1, 1, 5));  // so does the array
   EXPECT_EQ(input_word(InputGen{}, 1, 0, 5), 0u);
+}
+
+TEST(Inputs, FloatRangeAndSkewedStayInTheirRanges) {
+  const InputGen f{Fill::FloatRange, -3, 3}, k{Fill::Skewed, 60, 255};
+  float lo = 0, hi = 0;
+  int zeros = 0;
+  for (std::uint64_t i = 0; i < 100000; ++i) {
+    float x;
+    const std::uint32_t w = input_word(f, 1, 0, i);
+    std::memcpy(&x, &w, 4);
+    ASSERT_GE(x, -3.0f);
+    ASSERT_LT(x, 3.0f);
+    lo = std::min(lo, x);
+    hi = std::max(hi, x);
+    const std::uint32_t v = input_word(k, 1, 0, i);
+    ASSERT_LE(v, 255u);
+    zeros += v == 0;
+  }
+  EXPECT_LT(lo, -2.9f);  // the whole range is used
+  EXPECT_GT(hi, 2.9f);
+  // 60% forced to 0, plus 1/256 of the rest by chance.
+  EXPECT_GT(zeros, 59000);
+  EXPECT_LT(zeros, 62000);
 }
 
 }  // namespace

@@ -10,10 +10,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
 #include "app/cli/cli.h"
+#include "app/cli/latency.h"
 #include "app/cli/demo.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
@@ -151,6 +153,7 @@ const char* kLdReq = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
 const char* kLdSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
 const char* kStReq = "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum";
 const char* kStSec = "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum";
+const char* kLdConflicts = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 const char* kShLdWf = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum";
 const char* kShLdBc = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 const char* kShStWf = "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum";
@@ -240,6 +243,75 @@ TEST(CliSass, PrintsTheRecordedSassGroupedBySourceLine) {
   EXPECT_NE(r16.out.find("kernel TransposeTiled<16, 4>: "), std::string::npos);
   const Out bad = cli({"sass", "--kernel", "transpose", "--variant", "nope"});
   EXPECT_EQ(bad.code, kExitUsage);
+}
+
+// The per-line counters: every line's counters add up to the launch's, and the line of
+// the tile's column read holds all of the unpadded transpose's conflicts.
+TEST(CliMetrics, ByLineSplitsTheLaunchBySourceLine) {
+  const Out r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set", "n=256",
+                     "--backend", "emu", "--json", "--by-line"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& l = j["launches"][0];
+  ASSERT_TRUE(l.contains("lines"));
+  ASSERT_GE(l["lines"].size(), 2u);
+  std::map<std::string, double> sum;
+  int conflict_lines = 0;
+  for (const auto& line : l["lines"]) {
+    ASSERT_TRUE(line.contains("line"));
+    for (const auto& [k, v] : line["metrics"].items()) sum[k] += v.get<double>();
+    if (line["metrics"][kLdConflicts].get<double>() > 0) ++conflict_lines;
+  }
+  for (const auto& [k, v] : l["metrics"].items()) EXPECT_EQ(sum[k], v.get<double>()) << k;
+  EXPECT_EQ(conflict_lines, 1);
+  const Out t = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set", "n=256",
+                     "--backend", "emu", "--by-line"});
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find("by source line (kernels/transpose.cuh)"), std::string::npos);
+  // Without the flag the JSON has no lines.
+  const Out plain = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set",
+                         "n=256", "--backend", "emu", "--json"});
+  EXPECT_FALSE(nlohmann::json::parse(plain.out)["launches"][0].contains("lines"));
+}
+
+TEST(CliLatency, JsonShapeAndPercentiles) {
+  StageStats s;
+  s.seconds = {0.4, 0.1, 0.3, 0.2, 5.0};
+  EXPECT_DOUBLE_EQ(s.percentile(0.5), 0.3);
+  EXPECT_DOUBLE_EQ(s.percentile(0.95), 5.0);
+  EXPECT_DOUBLE_EQ(StageStats{}.percentile(0.5), 0.0);
+  LatencyReport rep;
+  rep.backend = "emu";
+  rep.device = "emulator";
+  LatencyCase c;
+  c.kernel = "transpose";
+  c.variant = "tiled";
+  c.params = {{"n", 8192}};
+  c.stages = {{"measured", s}, {"counters", s}};
+  rep.cases.push_back(c);
+  const Json j = latency_json(rep);
+  EXPECT_EQ(j["backend"], "emu");
+  EXPECT_EQ(j["device"], "emulator");
+  const auto& cj = j["cases"][0];
+  EXPECT_EQ(cj["kernel"], "transpose");
+  EXPECT_EQ(cj["variant"], "tiled");
+  EXPECT_EQ(cj["params"]["n"], 8192);
+  EXPECT_EQ(cj["stages"]["measured"]["runs"], 5);
+  EXPECT_DOUBLE_EQ(cj["stages"]["measured"]["p50_s"].get<double>(), 0.3);
+  EXPECT_DOUBLE_EQ(cj["stages"]["measured"]["p95_s"].get<double>(), 5.0);
+  EXPECT_FALSE(cj["stages"].contains("sweep"));  // a stage that does not apply is absent
+}
+
+TEST(CliLatency, BadRunsAndBackendAreUsageErrors) {
+  Out r = cli({"latency", "--backend", "emu", "--runs", "0"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("--runs must be between 1 and 1000"), std::string::npos) << r.err;
+  r = cli({"latency", "--backend", "tpu"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("unknown backend 'tpu'"), std::string::npos) << r.err;
+  r = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--backend", "emu",
+           "--by-line", "--fast-only"});
+  EXPECT_EQ(r.code, kExitUsage);
 }
 
 // ------------------------------------------------------------------------- bad input

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <cstdlib>
 #include <set>
 
 #include "kernels/backend.h"
 #include "kernels/cuda_backend.h"
+#include "sim/model.h"
 
 using namespace ws;
 
@@ -252,4 +255,149 @@ TEST(CudaFactory, SaysWhyWhenThereIsNoDevice) {
     EXPECT_FALSE(why.empty());
     EXPECT_EQ(why.find("untouched"), std::string::npos);
   }
+}
+
+// --- Counters on the device, verification on the device ---
+
+namespace {
+
+// A second size per family, other than its default, so the device's counters are held to
+// the host model on two grids.
+Params second_size(const VariantInfo& v) {
+  if (v.family == "transpose") return {{"n", 512}};
+  if (v.family == "reduce") return {{"n", 1 << 16}};
+  if (v.family == "matmul") return {{"n", 256}};
+  if (v.family == "access") return {{"n", 1 << 16}};
+  if (v.family == "divergence") return v.name == "boundary" ? Params{{"n", 77}} : Params{{"n", 4096}};
+  return {};
+}
+
+bool same_counters(const sim::Counters& a, const sim::Counters& b) {
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+// The device adds every event to its site's counters with the host's own code
+// (sim/access.h); the events of every block, streamed to the host and added there by the
+// model, must give the same counters, site by site, at two sizes.
+TEST_P(EveryVariant, DeviceTotalsEqualTheHostModel) {
+  NEED_GPU();
+  const VariantInfo& v = by_id(GetParam());
+  for (const Params& p : {Params{}, second_size(v)}) {
+    SCOPED_TRACE(to_string(p));
+    RunOptions opt;
+    opt.totals = true;
+    opt.keep_all_blocks = true;
+    const RunResult g = cuda->run(v.family, v.name, p, opt);
+    ASSERT_EQ(g.error, "");
+    ASSERT_EQ(g.kept.size(), g.launches.size());
+    for (std::size_t i = 0; i < g.launches.size(); ++i) {
+      sim::TotalsSink host;
+      sim::SiteSink sites;
+      for (const WarpEvent& e : g.kept[i].events) {
+        host.on_event(e);
+        sites.on_event(e);
+      }
+      EXPECT_GT(host.totals().events, 0u);
+      EXPECT_TRUE(same_counters(g.launches[i].totals, host.totals()))
+          << "launch " << i << ": device " << g.launches[i].totals.events << " events, host "
+          << host.totals().events;
+      EXPECT_EQ(g.launches[i].totals.ncu(), host.totals().ncu());
+      const sim::SiteList want = sites.sites();
+      ASSERT_EQ(g.launches[i].sites.size(), want.size()) << "launch " << i;
+      for (std::size_t k = 0; k < want.size(); ++k) {
+        EXPECT_EQ(g.launches[i].sites[k].line, want[k].line);
+        EXPECT_EQ(g.launches[i].sites[k].kind, want[k].kind);
+        EXPECT_TRUE(same_counters(g.launches[i].sites[k].totals, want[k].totals))
+            << "line " << want[k].line;
+      }
+    }
+    // The whole grid counted on the device with only block 0 kept: the same counters.
+    RunOptions dev;
+    dev.totals = true;
+    dev.keep_blocks = {0};
+    const RunResult d = cuda->run(v.family, v.name, p, dev);
+    ASSERT_EQ(d.error, "");
+    EXPECT_TRUE(same_counters(d.totals, g.totals));
+    ASSERT_FALSE(d.kept.empty());
+    for (const WarpEvent& e : d.kept[0].events) ASSERT_EQ(e.block, 0u);
+  }
+}
+
+// The GPU reference of each variant equals its CPU reference: on the right output, and on
+// outputs with elements changed (count, first index and the values there).
+TEST_P(EveryVariant, DeviceReferenceEqualsTheCpu) {
+  NEED_GPU();
+  const VariantInfo& v = by_id(GetParam());
+  Params p;
+  ASSERT_EQ(validate(v, second_size(v), DeviceLimits{}, p), "");
+  const Plan plan = v.plan(p);
+  if (plan.ref.kind == RefKind::None) GTEST_SKIP() << "verified on the CPU";
+  HostArrays h = HostArrays::allocate(plan);
+  fill_inputs(h, plan, 9);
+  // The right output, from the fast build on the device: run it and take the verdict.
+  RunOptions opt;
+  opt.totals = false;
+  opt.keep_blocks = {};
+  opt.seed = 9;
+  const RunResult r = cuda->run(v.family, v.name, p, opt);
+  ASSERT_EQ(r.error, "");
+  EXPECT_TRUE(r.verified) << r.verify_message;
+  // Poisoned output: every element wrong on both sides.
+  const std::size_t out = plan.ref.out;
+  std::memset(h.data[out].data(), 0xFF, h.data[out].size());
+  std::string err;
+  CheckResult cpu = check_reference(plan.ref, h);
+  CheckResult gpu = ws::cuda::check_on_device(plan.ref, h, err);
+  ASSERT_EQ(err, "");
+  EXPECT_GT(cpu.mismatches, 0u);
+  EXPECT_EQ(gpu.mismatches, cpu.mismatches);
+  EXPECT_EQ(gpu.first, cpu.first);
+  // Then right everywhere but a few elements: the CPU's output rule fills it.
+  if (plan.ref.kind == RefKind::Gemm) {
+    auto A = h.as<float>(plan.ref.a), B = h.as<float>(plan.ref.b);
+    auto C = h.as<float>(out);
+    const std::uint64_t n = plan.ref.n;
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::uint64_t j = 0; j < n; ++j) {
+        double s = 0;
+        for (std::uint64_t k = 0; k < n; ++k) s += double(A[i * n + k]) * B[k * n + j];
+        C[i * n + j] = float(s);
+      }
+  } else if (plan.ref.kind == RefKind::Gather) {
+    for (std::uint64_t i = 0; i < plan.ref.count; ++i)
+      std::memcpy(h.data[out].data() + i * plan.ref.elem,
+                  h.data[plan.ref.a].data() + (i * plan.ref.step + plan.ref.shift) * plan.ref.elem,
+                  plan.ref.elem);
+  } else if (plan.ref.kind == RefKind::Transpose) {
+    auto I = h.as<float>(plan.ref.a);
+    auto O = h.as<float>(out);
+    const std::uint64_t n = plan.ref.n;
+    for (std::uint64_t y = 0; y < n; ++y)
+      for (std::uint64_t x = 0; x < n; ++x) O[x * n + y] = I[y * n + x];
+  } else if (plan.ref.kind == RefKind::BlockSums) {
+    auto I = h.as<int>(plan.ref.a);
+    auto O = h.as<int>(out);
+    std::fill(O.begin(), O.end(), 0);
+    for (std::uint64_t e = 0; e < plan.ref.count; ++e) O[(e / plan.ref.div) % plan.ref.groups] += I[e];
+  }
+  cpu = check_reference(plan.ref, h);
+  gpu = ws::cuda::check_on_device(plan.ref, h, err);
+  EXPECT_EQ(cpu.mismatches, 0u);
+  EXPECT_EQ(gpu.mismatches, 0u) << gpu.message("out");
+  auto words = h.as<std::uint32_t>(out);
+  for (std::size_t k : {words.size() / 3, words.size() / 2, words.size() - 1}) words[k] ^= 0x40000000u;
+  cpu = check_reference(plan.ref, h);
+  gpu = ws::cuda::check_on_device(plan.ref, h, err);
+  EXPECT_GE(cpu.mismatches, 1u);
+  EXPECT_EQ(gpu.mismatches, cpu.mismatches);
+  EXPECT_EQ(gpu.first, cpu.first);
+  EXPECT_EQ(gpu.got, cpu.got);
+  // cuBLAS's product is the GPU's reference value, within the stated tolerance of the
+  // CPU's double-precision one; the other kinds are exact.
+  if (plan.ref.kind == RefKind::Gemm)
+    EXPECT_NEAR(gpu.want, cpu.want, 1e-3 * (1 + std::fabs(cpu.want)));
+  else
+    EXPECT_EQ(float(gpu.want), float(cpu.want));
 }

@@ -55,6 +55,17 @@ struct SweepAxes {
   std::string x, series;
 };
 
+// The change `warpscope latency` times for a family, as a student would make it in the
+// window: its variant (empty: the family is not a latency case), run at the family's
+// `timing` sizes on a GPU. On the emulator the selected block also runs at `timing` when
+// block_at_timing (one block is milliseconds at any size); the rest at the defaults.
+// With sweep_xs non-empty, a sweep of sweeps[0] over sweep_xs x sweep_ss is timed too.
+struct LatencySpec {
+  std::string variant;
+  bool block_at_timing = false;
+  std::vector<long long> sweep_xs, sweep_ss;
+};
+
 // Everything about a family that is not one variant's, declared once in its header: the
 // app reads these instead of knowing families, variants or parameters by name.
 struct FamilyInfo {
@@ -73,6 +84,7 @@ struct FamilyInfo {
   Params timing;  // sizes at which a GPU times it (beyond L2 where that matters)
   Params small;   // sizes at which the emulator runs every variant in a moment (tests)
   bool demo = false;  // the family the headless demo shows
+  LatencySpec latency;
 };
 
 // The peers of family f whose unit is a run's (GFLOP/s when gflops), in declared order.

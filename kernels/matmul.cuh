@@ -463,7 +463,8 @@ inline void add_matmul(Registry& r) {
             .peers = {Peer::CublasSgemm},
             .size_params = {"n"},
             .timing = {{"n", 4096}},
-            .small = {{"n", 128}}});
+            .small = {{"n", 128}},
+            .latency = {.variant = "warptiled"}});
   r.add({.info = {.name = "naive",
                   .title = "Naive",
                   .why = "The baseline: every multiply-add issues two global loads.",

@@ -634,7 +634,8 @@ inline void add_reduce(Registry& r) {
             .peers = {Peer::MemcpyD2D, Peer::CubReduceSum},
             .size_params = {"n"},
             .timing = {{"n", 1 << 28}},
-            .small = {{"n", 8192}}});
+            .small = {{"n", 8192}},
+            .latency = {.variant = "vector_load"}});
   const Step steps[] = {
       {"interleaved_modulo", "1. Interleaved addressing, modulo",
        "The baseline tree: threads whose id is a multiple of 2s work, so every warp diverges "

@@ -246,7 +246,9 @@ inline void add_transpose(Registry& r) {
             .compare_flip = "pad",
             .timing = {{"n", 8192}},
             .small = {{"n", 64}},
-            .demo = true});
+            .demo = true,
+            .latency = {.variant = "tiled", .block_at_timing = true,
+                        .sweep_xs = {8, 16, 32}, .sweep_ss = {0, 1, 2}}});
   r.add({.info = {.name = "copy",
                   .title = "Copy (no transpose)",
                   .why = "Not a transpose: the same launch copying rows to rows, both accesses "

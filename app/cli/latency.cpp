@@ -1,6 +1,7 @@
 // `warpscope latency`: the GUI's worker driven without a window. Each run is a change
 // (a new seed, so nothing is answered from the worker's cache): the main run's stages,
-// then the variant bars with their peers, then (the transpose) a 9-point tile x pad sweep.
+// then the variant bars with their peers, then the sweep its family declares. The cases
+// are the families' own (FamilyInfo::latency).
 #include "app/cli/latency.h"
 
 #include <algorithm>
@@ -88,8 +89,27 @@ Job job(JobKind k, const std::string& family, const std::string& variant, const 
 struct CaseSpec {
   std::string kernel, variant;
   Params gpu, emu_first, emu_rest;  // the emulator's first stage may use a larger size
-  bool sweep = false;
+  std::string sweep_x, sweep_series;
+  std::vector<long long> xs, ss;
 };
+
+// The cases the families declare (FamilyInfo::latency), in teaching order.
+std::vector<CaseSpec> declared_cases() {
+  std::vector<CaseSpec> out;
+  for (const FamilyInfo& f : families()) {
+    const LatencySpec& l = f.latency;
+    if (l.variant.empty()) continue;
+    CaseSpec c{f.name, l.variant, f.timing, l.block_at_timing ? f.timing : Params{}, {}, "", "", {}, {}};
+    if (!l.sweep_xs.empty() && !f.sweeps.empty()) {
+      c.sweep_x = f.sweeps[0].x;
+      c.sweep_series = f.sweeps[0].series;
+      c.xs = l.sweep_xs;
+      c.ss = l.sweep_ss;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -105,11 +125,7 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   const bool gpu = w.backend_kind() == BackendKind::Cuda;
-  const std::vector<CaseSpec> specs = {
-      {"transpose", "tiled", {{"n", 8192}}, {{"n", 8192}}, {}, true},
-      {"reduce", "vector_load", {{"n", 1 << 28}}, {}, {}, false},
-      {"matmul", "warptiled", {{"n", 4096}}, {}, {}, false},
-  };
+  const std::vector<CaseSpec> specs = declared_cases();
   LatencyReport rep;
   rep.backend = std::string(to_string(w.backend_kind()));
   rep.device = w.device().name;
@@ -177,12 +193,12 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
                       : std::vector<JobKind>{JobKind::Bars},
                bj.gen);
       bars.seconds.push_back(gui::now_seconds() - t0);
-      if (cs.sweep) {
+      if (!cs.xs.empty()) {
         Job sj = job(JobKind::Sweep, cs.kernel, cs.variant, bp, seed, gen++);
-        sj.sweep_x = "tile";
-        sj.sweep_series = "pad";
-        sj.xs = {8, 16, 32};
-        sj.ss = {0, 1, 2};
+        sj.sweep_x = cs.sweep_x;
+        sj.sweep_series = cs.sweep_series;
+        sj.xs = cs.xs;
+        sj.ss = cs.ss.empty() ? std::vector<long long>{} : cs.ss;
         const double s0 = gui::now_seconds();
         w.submit(sj);
         // The sweep's points: its measured pass (the counters per point come after).

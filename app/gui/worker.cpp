@@ -198,6 +198,11 @@ void Worker::loop() {
       control_.reset();
     }
     JobResult r;
+    if (forget_.exchange(false)) {
+      cache_.clear();
+      peer_cache_.clear();
+      cache_size_ = 0;
+    }
     {
       ThreadControlScope scope(&control_);
       r = execute(j);
@@ -241,7 +246,14 @@ constexpr std::size_t kCacheMax = 512;
 std::shared_ptr<const RunResult> Worker::run_cached(const std::string& family,
                                                     const std::string& variant, const Params& p,
                                                     const RunOptions& o) {
-  const std::string key = run_key(family, variant, p, o);
+  // Keyed by the completed parameters, so {n=256} and the same with its defaults spelled
+  // out (what the bars pass) are one run.
+  Params full = p;
+  if (const VariantInfo* v = find_variant(family, variant)) {
+    Params c;
+    if (validate(*v, p, device_.limits, c).empty()) full = std::move(c);
+  }
+  const std::string key = run_key(family, variant, full, o);
   if (auto it = cache_.find(key); it != cache_.end()) {
     ++hits_;
     return it->second;
@@ -323,6 +335,8 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
     o.totals = false;
     *acc = *run_cached(j.family, j.variant, j.params, o);
     acc->verify_message.clear();  // not checked yet: the whole grid has not run
+    acc->totals = {};             // one block's counters are not the grid's
+    acc->launches.clear();
     const bool more = acc->error.empty() && acc->problems.empty() && (base.totals || base.timing);
     send(Stage::Block, !more);
     if (!more) return true;

@@ -128,6 +128,8 @@ class Worker {
   // Results kept for reuse, and how many runs were answered from them.
   std::size_t cached() const;
   std::uint64_t cache_hits() const { return hits_.load(); }
+  // The next job measures afresh: the cache is emptied before it starts.
+  void forget_results() { forget_ = true; }
   std::string notice() const;  // why the emulator is used, or "" on a GPU
   std::string error() const;   // a backend that could not be made as asked
 
@@ -163,6 +165,7 @@ class Worker {
   std::map<std::string, PeerResult> peer_cache_;
   std::atomic<std::size_t> cache_size_{0};
   std::atomic<std::uint64_t> hits_{0};
+  std::atomic<bool> forget_{false};
   DeviceInfo device_;
   BackendKind kind_ = BackendKind::Emu;
   std::string notice_, error_;

@@ -80,6 +80,12 @@ TEST(WorkerStages, SwitchingBackIsAnsweredFromTheCache) {
   ASSERT_FALSE(bars.empty());
   EXPECT_GE(w.cache_hits(), hits + 3);
   EXPECT_GT(w.cached(), 0u);
+  // Forgotten results are measured again.
+  w.forget_results();
+  const std::uint64_t before = w.cache_hits();
+  w.submit(main_job(5));
+  until_final(w, JobKind::Main, 5);
+  EXPECT_EQ(w.cache_hits(), before);
 }
 
 TEST(WorkerStages, StagesHaveNames) {

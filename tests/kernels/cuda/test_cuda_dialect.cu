@@ -89,6 +89,7 @@ struct Traced {
     cudaMemset(fault.p, 0, sizeof(cuda::DeviceFault));
     Hooks h;
     h.ctl = cuda::TraceCtl{ev.p, count.p, capacity, lo, hi, arrays.p, fault.p};
+    h.ctl.keep_all = 1;  // every traced block writes its events (no per-site counting)
     Launcher L(nullptr, h);
     L.launch(cfg, k);
     if (!L.error().empty()) return L.error();

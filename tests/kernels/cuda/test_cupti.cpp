@@ -70,13 +70,23 @@ TEST(Cupti, TransposeCountersEqualNsightCompute) {
     ASSERT_TRUE(r.ok()) << r.error << r.verify_message;
     ASSERT_TRUE(r.hardware.ok()) << r.hardware.why();
     ASSERT_EQ(r.hardware.passes.size(), 2u);
+    // Shared-memory wavefronts can gain a few conflicts from arbitration with other warps,
+    // differently in every run (docs/HARDWARE.md, section 6): seen on transpose/diagonal
+    // as 46..69 extra of 65,536 wavefronts in one run of many with none. Allowed on the
+    // shared metrics only, above the model, at most 0.5 % of the kernel's wavefronts.
+    const double slack = 0.005 * (row.v[4] + row.v[5]);
     for (int i = 0; i < 8; ++i) {
       SCOPED_TRACE(kMetrics[i]);
       ASSERT_TRUE(r.hardware.has(kMetrics[i]));
-      // Every pass, not only the median: these kernels have no run-to-run spread.
-      EXPECT_EQ(r.hardware.min(kMetrics[i]), row.v[i]);
-      EXPECT_EQ(r.hardware.max(kMetrics[i]), row.v[i]);
       EXPECT_EQ(r.totals.ncu().at(kMetrics[i]), row.v[i]) << "the model";
+      // Every pass, not only the median.
+      if (i < 4) {
+        EXPECT_EQ(r.hardware.min(kMetrics[i]), row.v[i]);
+        EXPECT_EQ(r.hardware.max(kMetrics[i]), row.v[i]);
+      } else {
+        EXPECT_GE(r.hardware.min(kMetrics[i]), row.v[i]);
+        EXPECT_LE(r.hardware.max(kMetrics[i]), row.v[i] + slack);
+      }
     }
     // 8 MB fit in the 50 MB L2 (the inputs were just uploaded through it): DRAM bytes are
     // there but small; see DramBytesOfAnArrayLargerThanL2 for a size that must reach DRAM.
@@ -86,8 +96,11 @@ TEST(Cupti, TransposeCountersEqualNsightCompute) {
     EXPECT_GT(occ, 0.0);
     EXPECT_LE(occ, 100.0);
     for (const CounterDiff& d : compare_counters(r.totals.ncu(), r.hardware))
-      if (d.modelled && std::string(d.metric).find("atom") == std::string::npos)
+      if (d.modelled && std::string(d.metric).find("atom") == std::string::npos) {
+        const bool shared = std::string(d.metric).find("_shared_") != std::string::npos;
+        if (shared && d.kind == DiffKind::Arbitration) continue;  // bounded above
         EXPECT_EQ(d.kind, DiffKind::Equal) << d.metric << ": " << diff_summary(d);
+      }
   }
 }
 

@@ -41,7 +41,11 @@ std::unique_ptr<Backend> make_best_backend(std::string& notice) {
   }
   const Recording* rec = default_recording();
   notice = "running on the emulator (times are modelled, not measured" +
-           (rec ? ", except at the configurations " + rec->label() + " in " + rec->path
+           (rec ? ", except at the configurations " + rec->label() + " in " + rec->path +
+                      (rec->stale_families().empty()
+                           ? std::string()
+                           : "; not for " + rec->stale_families() +
+                                 ", whose source changed since it was recorded")
                 : std::string()) +
            "): " + why;
   return make_recorded_backend(make_emu_backend(), rec);

@@ -33,8 +33,11 @@ WS_HD inline unsigned instr_div_step(unsigned x, unsigned d, unsigned k) {
 WS_HD inline unsigned instr_shift_step(unsigned x, unsigned s, unsigned k) {
   return (x >> s) + (x & ((1u << s) - 1u)) * 3u + k;
 }
-// A multiply-add of the dependent chains (an LCG step): one IMAD each.
-WS_HD inline unsigned instr_mad(unsigned x) { return x * 1664525u + 1013904223u; }
+// A multiply-add of the chains: x * x + c, one IMAD each. Not x * a + b: that step is
+// affine, two of them are one (x * a^2 + (a*b + b)), and the compiler folded the unrolled
+// chain into a few steps (measured on the H100: 2^30 source steps in 26 us). A square
+// cannot be folded, so every step runs and waits for the one before.
+WS_HD inline unsigned instr_mad(unsigned x) { return x * x + 1013904223u; }
 
 // Integer division and modulo by a run-time divisor.
 struct InstrDivMod {
@@ -102,10 +105,9 @@ struct InstrFastSinf {
   }
 };
 
-// One chain: each multiply-add needs the result of the one before, so a warp should wait
-// the latency of an IMAD between its instructions. Measured on the H100 it does not: x*a+b
-// is affine, and the compiler folds consecutive steps of the unrolled loop (lesson 10 shows
-// this as the surprise it is; a float FMA chain would not fold).
+// One chain: each multiply-add needs the result of the one before, so a warp waits the
+// latency of an IMAD between its instructions. With many warps per scheduler another warp
+// fills the wait; with one, the wait is the time.
 struct InstrDependent {
   Global<const unsigned> in;
   Global<unsigned> out;
@@ -333,17 +335,17 @@ inline void add_instr(Registry& r) {
          L.launch(pl.launches[0],
                   InstrFastSinf{a.in<float>(0), a.out<float>(1), int(p.at("iters"))});
        }},
-      {"dependent", "One dependent chain", "Meant to be latency-bound (each multiply-add waits "
-       "for the one before); measured on the H100 it is not: the affine steps fold at compile "
-       "time.",
+      {"dependent", "One dependent chain", "Latency-bound when warps are few: each multiply-add "
+       "waits for the one before. With a full SM other warps hide the wait and it runs at the "
+       "integer units' rate.",
        "InstrDependent", "instr_dependent", Kind::Dependent,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0],
                   InstrDependent{a.in<unsigned>(0), a.out<unsigned>(1), int(p.at("iters"))});
        }},
       {"independent", "Four independent chains", "The same multiply-adds in four independent "
-       "chains, ready to issue back to back; on the H100 barely faster than dependent, whose "
-       "chain the compiler folds.",
+       "chains, ready to issue back to back: faster than dependent when one warp per "
+       "scheduler leaves nothing else to issue, the same when the SM is full.",
        "InstrIndependent", "instr_independent", Kind::Independent,
        [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
          L.launch(pl.launches[0],

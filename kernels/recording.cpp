@@ -5,9 +5,11 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -88,8 +90,73 @@ std::string Recording::label() const {
 const RecordedRun* Recording::find(const std::string& family, const std::string& variant,
                                    const Params& complete) const {
   for (const auto& r : runs)
-    if (r.family == family && r.variant == variant && r.params == complete) return &r;
+    if (r.family == family && r.variant == variant && r.params == complete)
+      return is_stale(r) ? nullptr : &r;
   return nullptr;
+}
+
+bool Recording::is_stale(const RecordedRun& r) const {
+  if (r.source_hash.empty()) return false;
+  const FamilyInfo* f = find_family(r.family);
+  if (!f) return false;
+  static std::mutex mu;
+  static std::map<std::string, std::string> now;  // source file -> its hash, read once
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = now.find(f->source_file);
+  if (it == now.end()) it = now.emplace(f->source_file, family_source_hash(f->source_file)).first;
+  return !it->second.empty() && it->second != r.source_hash;
+}
+
+std::string Recording::stale_families() const {
+  std::vector<std::string> fams;
+  for (const auto& r : runs)
+    if (std::find(fams.begin(), fams.end(), r.family) == fams.end() && is_stale(r))
+      fams.push_back(r.family);
+  std::string out;
+  for (const auto& f : fams) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+
+namespace {
+// Where the source (or the installed headers) may be: the same roots as the recordings.
+std::vector<std::filesystem::path> source_roots() {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> roots;
+  if (const char* s = std::getenv("WARPSCOPE_SOURCE_DIR"); s && *s) roots.emplace_back(s);
+#if defined(WS_SOURCE_DIR)
+  roots.emplace_back(WS_SOURCE_DIR);
+#endif
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    roots.push_back(exe.parent_path() / "..");
+    roots.push_back(exe.parent_path() / "../share/warpscope");
+    roots.push_back(exe.parent_path() / "../share/warpscope/include");
+  }
+  return roots;
+}
+}  // namespace
+
+std::string family_source_hash(const std::string& source_file) {
+  namespace fs = std::filesystem;
+  for (const fs::path& root : source_roots()) {
+    std::error_code ec;
+    const fs::path p = root / source_file;
+    if (!fs::is_regular_file(p, ec)) continue;
+    std::ifstream f(p, std::ios::binary);
+    std::ostringstream text;
+    text << f.rdbuf();
+    if (f.bad()) continue;
+    std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64, as kernels/sass.cpp keys SASS
+    for (unsigned char c : text.str()) {
+      h ^= c;
+      h *= 1099511628211ull;
+    }
+    char b[32];
+    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)h);
+    return b;
+  }
+  return "";
 }
 
 int Recording::regs(const std::string& family, const std::string& variant,
@@ -102,7 +169,7 @@ int Recording::regs(const std::string& family, const std::string& variant,
   };
   for (const auto& r : runs)
     if (r.family == family && r.variant == variant && r.regs_per_thread > 0 &&
-        without_n(r.params) == without_n(complete))
+        without_n(r.params) == without_n(complete) && !is_stale(r))
       return r.regs_per_thread;
   return 0;
 }
@@ -135,6 +202,7 @@ std::string recording_json(const Recording& r) {
               {"params", params_json(x.params)}, {"verified", x.verified},
               {"timing", timing_json(x.timing)}, {"copy_gbps", x.copy_gbps},
               {"regs_per_thread", x.regs_per_thread}};
+    if (!x.source_hash.empty()) e["source_hash"] = x.source_hash;
     e["totals"] = x.totals ? totals_json(*x.totals) : json(nullptr);
     e["counters"] = x.totals ? json(x.totals->ncu()) : json(nullptr);
     runs.push_back(e);
@@ -189,6 +257,7 @@ bool load_recording(const std::string& path, Recording& out, std::string& error)
       x.timing = timing_of(e.at("timing"), label);
       x.copy_gbps = e.value("copy_gbps", 0.0);
       x.regs_per_thread = e.value("regs_per_thread", 0);
+      x.source_hash = e.value("source_hash", std::string());
       if (e.contains("totals") && e["totals"].is_object()) x.totals = totals_of(e["totals"]);
       r.runs.push_back(std::move(x));
     }

@@ -21,6 +21,10 @@ struct RecordedRun {
   Timing timing;                 // measured = true, recorded = the recording's label
   double copy_gbps = 0;          // cudaMemcpy D2D of the same logical bytes, same session
   int regs_per_thread = 0;       // the fast build's, 0 when unknown
+  // FNV-1a of the family header it was recorded from (family_source_hash); a run whose
+  // header has changed since is stale: find() skips it, so the time is modelled again
+  // instead of showing a measurement of code that no longer exists. "" = not recorded.
+  std::string source_hash;
   // The model's totals over the whole grid (the GPU's traced build); unset when the
   // configuration was too large to trace. Written out under Nsight Compute's names too.
   std::optional<sim::Totals> totals;
@@ -42,9 +46,14 @@ struct Recording {
 
   // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)"
   std::string label() const;
-  // @post the run recorded with exactly these complete parameters, or nullptr.
+  // @post the run recorded with exactly these complete parameters whose source is not
+  //       stale (is_stale), or nullptr.
   const RecordedRun* find(const std::string& family, const std::string& variant,
                           const Params& complete) const;
+  // @post true iff r has a source_hash, the family's header is found, and its hash differs.
+  bool is_stale(const RecordedRun& r) const;
+  // The families with stale runs, for a notice ("instr, matmul"); "" when none.
+  std::string stale_families() const;
   // Registers per thread of the variant's fast build: from the exact configuration, else
   // from any recorded run of the variant whose parameters differ only in size (`n`);
   // 0 when none.
@@ -60,6 +69,11 @@ struct RecordTarget {
   Params params;
   std::string source;
 };
+
+// The hash a recording keeps of a family's header: FNV-1a 64 of the file `source_file`
+// (as the catalogue names it, "kernels/transpose.cuh") under the source or install tree, as
+// hex; "" when the file is not found.
+std::string family_source_hash(const std::string& source_file);
 
 // @post true and `out` filled iff `path` holds a recording of this format; else `error`
 //       says what is wrong in one line.

@@ -140,6 +140,7 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
     x.verified = r.verified;
     x.timing = r.timing;
     x.regs_per_thread = r.regs_per_thread;
+    x.source_hash = family_source_hash(j.v->source_file);
     if (ro.totals) x.totals = r.totals;
     for (Peer p : peers_for(x.family, plan.gflops())) {
       const RecordedPeer* rp = peer_once(p, peer_params(p, plan, j.p));

@@ -43,8 +43,9 @@ BackendFactory backend_factory(const std::string& which) {
     std::string why;
     auto b = make_backend(name, why, error);
     const Recording* rec = default_recording();
-    const std::string except =
-        rec ? ", except at the configurations " + rec->label() : std::string();
+    std::string except = rec ? ", except at the configurations " + rec->label() : std::string();
+    if (rec && !rec->stale_families().empty())
+      except += " (not for " + rec->stale_families() + ": its source changed since it was recorded)";
     if (b && b->kind() == BackendKind::Emu)
       notice = name == "emu" ? "emulated: times are modelled, not measured" + except +
                                    " (the emulator backend was chosen)"

@@ -1,11 +1,16 @@
 # What `cmake --install` puts where, and the Debian package CPack makes of it:
 #   bin/warpscope
+#   libexec/warpscope/warpscope-gpu-run        runs student kernels on the GPU (with NVRTC)
 #   share/warpscope/{lessons,kernels,assets}   found next to the binary (app/paths.h),
 #                                              so the prefix can be moved
 #   share/applications/warpscope.desktop, share/icons/hicolor/scalable/apps/warpscope.svg
 include(GNUInstallDirs)
 
 install(TARGETS warpscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# Student kernels on the GPU run in a process of their own (kernels/user_gpu_runner.h).
+if(TARGET warpscope-gpu-run)
+  install(TARGETS warpscope-gpu-run RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/warpscope)
+endif()
 set(WS_SHARE ${CMAKE_INSTALL_DATADIR}/warpscope)
 # Every family header: the source view shows the kernels' code.
 file(GLOB WS_FAMILY_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cuh)

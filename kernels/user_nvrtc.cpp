@@ -1,9 +1,7 @@
 // Student kernels on the GPU: NVRTC build (named dialect headers) and a driver-API launch
-// in a context of the student's own (see user_nvrtc.h).
+// in a process of its own, the GPU runner (see user_nvrtc.h, user_gpu_runner.h).
 #include "kernels/user_nvrtc.h"
 
-#include <cuda.h>
-#include <dlfcn.h>
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -33,62 +31,6 @@ std::string cccl_include() {
   for (const char* d : {"/usr/local/cuda/include/cccl", "/usr/local/cuda/include"})
     if (fs::exists(fs::path(d) / "cuda" / "std" / "cstdint")) return d;
   return "";
-}
-
-// The driver API, loaded with dlopen: warpscope must start on machines without an NVIDIA
-// driver, so libcuda is never a link-time dependency. Names go through cuda.h's macros
-// (cuMemAlloc -> cuMemAlloc_v2), so each pointer is the version the header declares.
-#define WS_STR2(x) #x
-#define WS_STR(x) WS_STR2(x)
-struct Driver {
-  bool ok = false;
-  std::string why;
-#define WS_FN(f) decltype(&::f) f = nullptr;
-  WS_FN(cuInit) WS_FN(cuDeviceGet) WS_FN(cuDeviceGetCount) WS_FN(cuDeviceGetAttribute)
-  WS_FN(cuCtxCreate) WS_FN(cuCtxDestroy) WS_FN(cuCtxSetCurrent) WS_FN(cuCtxSynchronize)
-  WS_FN(cuModuleLoadData) WS_FN(cuModuleUnload) WS_FN(cuModuleGetFunction)
-  WS_FN(cuMemAlloc) WS_FN(cuMemFree) WS_FN(cuMemcpyHtoD) WS_FN(cuMemcpyDtoH)
-  WS_FN(cuLaunchKernel) WS_FN(cuEventCreate) WS_FN(cuEventRecord) WS_FN(cuEventSynchronize)
-  WS_FN(cuEventElapsedTime) WS_FN(cuEventDestroy) WS_FN(cuGetErrorName) WS_FN(cuGetErrorString)
-#undef WS_FN
-};
-
-const Driver& drv() {
-  static const Driver d = [] {
-    Driver d;
-    void* h = ::dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      d.why = "no NVIDIA driver (libcuda.so.1 cannot be loaded)";
-      return d;
-    }
-    bool all = true;
-#define WS_LOAD(f)                                                        \
-  d.f = reinterpret_cast<decltype(&::f)>(::dlsym(h, WS_STR(f)));           \
-  if (!d.f) {                                                             \
-    all = false;                                                          \
-    d.why = std::string("the driver lacks ") + WS_STR(f);                 \
-  }
-    WS_LOAD(cuInit) WS_LOAD(cuDeviceGet) WS_LOAD(cuDeviceGetCount) WS_LOAD(cuDeviceGetAttribute)
-    WS_LOAD(cuCtxCreate) WS_LOAD(cuCtxDestroy) WS_LOAD(cuCtxSetCurrent) WS_LOAD(cuCtxSynchronize)
-    WS_LOAD(cuModuleLoadData) WS_LOAD(cuModuleUnload) WS_LOAD(cuModuleGetFunction)
-    WS_LOAD(cuMemAlloc) WS_LOAD(cuMemFree) WS_LOAD(cuMemcpyHtoD) WS_LOAD(cuMemcpyDtoH)
-    WS_LOAD(cuLaunchKernel) WS_LOAD(cuEventCreate) WS_LOAD(cuEventRecord) WS_LOAD(cuEventSynchronize)
-    WS_LOAD(cuEventElapsedTime) WS_LOAD(cuEventDestroy) WS_LOAD(cuGetErrorName) WS_LOAD(cuGetErrorString)
-#undef WS_LOAD
-    d.ok = all;
-    return d;
-  }();
-  return d;
-}
-
-std::string cu_error(CUresult r) {
-  const char* name = nullptr;
-  const char* text = nullptr;
-  if (drv().ok) {
-    drv().cuGetErrorName(r, &name);
-    drv().cuGetErrorString(r, &text);
-  }
-  return std::string(name ? name : "CUDA_ERROR") + " (" + (text ? text : "unknown") + ")";
 }
 
 }  // namespace
@@ -222,60 +164,34 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
 
 namespace {
 
-// The students' context: created on first use, destroyed after a fault (a fault leaves a
-// context unusable) and created again by the next run.
-struct StudentContext {
+// The device, asked once of a runner process (the app itself never loads the driver).
+struct Probe {
   std::mutex mu;
-  CUdevice dev = 0;
-  CUcontext ctx = nullptr;
-  std::string init_error;
-  bool inited = false;
+  bool done = false;
+  GpuReply reply;
 };
-StudentContext& sctx() {
-  static StudentContext c;
-  return c;
-}
-
-bool ensure_context(std::string& why) {
-  StudentContext& s = sctx();
-  if (!s.inited) {
-    s.inited = true;
-    if (!drv().ok) s.init_error = drv().why;
-    else if (CUresult r = drv().cuInit(0); r != CUDA_SUCCESS) s.init_error = "cuInit: " + cu_error(r);
-    else if (CUresult r2 = drv().cuDeviceGet(&s.dev, 0); r2 != CUDA_SUCCESS)
-      s.init_error = "cuDeviceGet: " + cu_error(r2);
-  }
-  if (!s.init_error.empty()) {
-    why = s.init_error;
-    return false;
-  }
-  if (!s.ctx) {
-    if (CUresult r = drv().cuCtxCreate(&s.ctx, nullptr, 0, s.dev); r != CUDA_SUCCESS) {
-      why = "cuCtxCreate: " + cu_error(r);
-      s.ctx = nullptr;
-      return false;
-    }
-  }
-  drv().cuCtxSetCurrent(s.ctx);
-  return true;
-}
-
-void drop_context() {
-  StudentContext& s = sctx();
-  if (s.ctx) drv().cuCtxDestroy(s.ctx);
-  s.ctx = nullptr;
+Probe& probe() {
+  static Probe p;
+  return p;
 }
 
 }  // namespace
 
-bool gpu_available(std::string& why) {
-  std::lock_guard<std::mutex> lock(sctx().mu);
-  if (!ensure_context(why)) return false;
-  int n = 0;
-  if (drv().cuDeviceGetCount(&n) != CUDA_SUCCESS || n == 0) {
-    why = "no CUDA device";
+bool gpu_available(std::string& why, std::string* arch, std::string* device) {
+  Probe& p = probe();
+  std::lock_guard<std::mutex> lock(p.mu);
+  if (!p.done) {
+    GpuRequest q;
+    q.probe = true;
+    p.reply = run_in_runner(q, RunnerLimits{});
+    p.done = true;
+  }
+  if (!p.reply.error.empty()) {
+    why = p.reply.error;
     return false;
   }
+  if (arch) *arch = p.reply.arch;
+  if (device) *device = p.reply.device;
   return true;
 }
 
@@ -292,114 +208,85 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     compiled = emu;
     return res;
   }
-  std::lock_guard<std::mutex> lock(sctx().mu);
-  std::string why;
-  if (!ensure_context(why)) {
+  std::string why, arch;
+  if (!gpu_available(why, &arch)) {
     compiled = emu;
     res.error = "the GPU is not usable for student kernels: " + why;
     return res;
   }
-  int major = 9, minor = 0;
-  drv().cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, sctx().dev);
-  drv().cuDeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, sctx().dev);
-  const std::string arch = "sm_" + std::to_string(major * 10 + minor);
   NvrtcBuild fast = compile_nvrtc(spec, false, arch);
   compiled = fast.compiled;
   if (!fast.compiled.ok) return res;
-  // The traced build compiles from the same source (its launch is the CUDA backend's
-  // staged trace capture; the counts above are the emulator's, equal by construction).
+  // The traced build compiles from the same source (the counts above are the emulator's,
+  // equal by construction; its launch on the device is not wired yet).
   NvrtcBuild traced = compile_nvrtc(spec, true, arch);
   if (!traced.compiled.ok) {
     compiled = traced.compiled;
     return res;
   }
 
-  auto fail = [&](const char* call, CUresult r) {
-    res.error = std::string("your kernel failed on the GPU: ") + call + ": " + cu_error(r) +
-                " (the context was reset)";
-    res.verified = false;
-    drop_context();
-    return res;
-  };
-  CUmodule mod = nullptr;
-  if (CUresult r = drv().cuModuleLoadData(&mod, fast.cubin.data()); r != CUDA_SUCCESS) return fail("cuModuleLoadData", r);
-  CUfunction fn = nullptr;
-  if (CUresult r = drv().cuModuleGetFunction(&fn, mod, "ws_user_entry"); r != CUDA_SUCCESS) return fail("cuModuleGetFunction", r);
-
+  GpuRequest q;
+  q.cubin = std::move(fast.cubin);
+  for (const LaunchCfg& c : res.plan.launches) {
+    GpuLaunch l;
+    l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
+    l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
+    l.shared_bytes = c.shared_bytes;
+    q.launches.push_back(l);
+  }
   HostArrays h = HostArrays::allocate(res.plan);
   fill_inputs(h, res.plan, opt.seed);
-  std::vector<CUdeviceptr> dptr(h.data.size(), 0);
-  auto free_all = [&] {
-    for (auto p : dptr)
-      if (p) drv().cuMemFree(p);
-    if (mod) drv().cuModuleUnload(mod);
-  };
   for (std::size_t i = 0; i < h.data.size(); ++i) {
-    if (res.plan.arrays[i].output) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
-    if (CUresult r = drv().cuMemAlloc(&dptr[i], std::max<std::size_t>(h.data[i].size(), 4)); r != CUDA_SUCCESS) {
-      free_all();
-      return fail("cuMemAlloc", r);
-    }
-    drv().cuMemcpyHtoD(dptr[i], h.data[i].data(), h.data[i].size());
+    auto& a = q.arrays.emplace_back(reinterpret_cast<const char*>(h.data[i].data()),
+                                    reinterpret_cast<const char*>(h.data[i].data()) + h.data[i].size());
+    if (res.plan.arrays[i].output) std::fill(a.begin(), a.end(), char(0xFF));
   }
-  // One argument slot per value, in the entry's order.
-  std::vector<unsigned long long> vals;
-  std::vector<void*> args;
-  vals.reserve(spec.fields.size() * 3);
   for (const Field& f : spec.fields) {
+    GpuArg a;
+    a.array = f.array;
     if (f.array) {
-      std::size_t i = 0;
-      while (i < res.plan.arrays.size() && res.plan.arrays[i].name != f.from()) ++i;
-      vals.push_back(dptr.at(i));
-      args.push_back(&vals.back());
-      vals.push_back(h.data[i].size());
-      args.push_back(&vals.back());
-      vals.push_back(i);
-      args.push_back(&vals.back());
+      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != f.from()) ++a.index;
     } else {
-      vals.push_back((unsigned long long)res.params.at(f.from()));
-      args.push_back(&vals.back());
+      a.value = res.params.at(f.from());
     }
+    q.args.push_back(a);
   }
-  // 32-bit id arguments: the slot's low bytes are the value on a little-endian GPU.
-  auto launch_all = [&]() -> CUresult {
-    for (const LaunchCfg& c : res.plan.launches) {
-      if (CUresult r = drv().cuLaunchKernel(fn, c.grid.x, c.grid.y, c.grid.z, c.block.x, c.block.y,
-                                      c.block.z, c.shared_bytes, nullptr, args.data(), nullptr);
-          r != CUDA_SUCCESS)
-        return r;
+  q.timing = opt.timing;
+  q.warmup = opt.warmup;
+  q.repeats = std::max(opt.repeats, 10);
+
+  RunnerLimits rl;
+  rl.time_s = limits.time_s;
+  const GpuReply rep = run_in_runner(q, rl);
+  res.verified = false;
+  if (!rep.error.empty()) {
+    // The runner's context died with its process: the next run starts a fresh one.
+    res.error = "your kernel failed on the GPU: " + rep.error +
+                " (it ran in a process of its own; the next run gets a fresh context)";
+    res.verify_message.clear();
+    return res;
+  }
+  if (rep.arrays.size() != h.data.size()) {
+    res.error = "the GPU runner returned " + std::to_string(rep.arrays.size()) + " arrays, not " +
+                std::to_string(h.data.size());
+    return res;
+  }
+  for (std::size_t i = 0; i < h.data.size(); ++i) {
+    if (rep.arrays[i].size() != h.data[i].size()) {
+      res.error = "the GPU runner returned array " + res.plan.arrays[i].name + " at the wrong size";
+      return res;
     }
-    return CUDA_SUCCESS;
-  };
-  if (CUresult r = launch_all(); r != CUDA_SUCCESS) {
-    free_all();
-    return fail("cuLaunchKernel", r);
+    std::memcpy(h.data[i].data(), rep.arrays[i].data(), h.data[i].size());
   }
-  if (CUresult r = drv().cuCtxSynchronize(); r != CUDA_SUCCESS) return fail("cuCtxSynchronize", r);
-  for (std::size_t i = 0; i < h.data.size(); ++i) drv().cuMemcpyDtoH(h.data[i].data(), dptr[i], h.data[i].size());
   res.verify_message = job.verify(h, res.params);
   res.verified = res.verify_message.empty();
 
-  // Timing: CUDA events around each launch of the plan, median of the repeats.
-  if (opt.timing) {
-    CUevent a = nullptr, z = nullptr;
-    drv().cuEventCreate(&a, CU_EVENT_DEFAULT);
-    drv().cuEventCreate(&z, CU_EVENT_DEFAULT);
-    for (int w = 0; w < opt.warmup; ++w) launch_all();
-    std::vector<double> ms;
-    for (int k = 0; k < std::max(opt.repeats, 10); ++k) {
-      drv().cuEventRecord(a, nullptr);
-      launch_all();
-      drv().cuEventRecord(z, nullptr);
-      drv().cuEventSynchronize(z);
-      float t = 0;
-      drv().cuEventElapsedTime(&t, a, z);
-      ms.push_back(t);
-    }
-    drv().cuEventDestroy(a);
-    drv().cuEventDestroy(z);
+  // Timing: CUDA events around each repeat of the plan's launches, the median.
+  if (opt.timing && !rep.samples_ms.empty()) {
+    std::vector<double> ms = rep.samples_ms;
     std::sort(ms.begin(), ms.end());
     Timing& t = res.timing;
+    t = Timing{};
     t.measured = true;
     t.samples_ms = ms;
     t.median_ms = ms[ms.size() / 2];
@@ -408,9 +295,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     const double s = t.median_ms * 1e-3;
     t.unit = res.plan.gflops() ? "GFLOP/s" : "GB/s";
     t.throughput = s > 0 ? (res.plan.gflops() ? res.plan.flops : res.plan.logical_bytes) / s / 1e9 : 0;
-    if (CUresult r = drv().cuCtxSynchronize(); r != CUDA_SUCCESS) return fail("timing", r);
   }
-  free_all();
   return res;
 }
 

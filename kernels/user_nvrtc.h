@@ -1,12 +1,15 @@
 #pragma once
 // Student kernels on the GPU: NVRTC builds the fast and the traced kernels from the same
 // file the emulator builds, with the dialect headers handed to NVRTC as named sources,
-// and the driver API loads and launches them in a CUDA context of their own. A kernel
-// that faults is reported with the CUDA error; the context is destroyed and the next run
-// gets a fresh one, so the app's own context (the CUDA backend's) is never touched.
+// and the GPU runner (warpscope-gpu-run, kernels/user_gpu_runner.h) loads and launches
+// them through the driver API in a process of its own: a fault (an illegal address
+// leaves every context of its process unusable) ends that process only, is reported with
+// the CUDA error, and the next run gets a fresh process and context. The app never loads
+// the driver for student kernels, so its own context (the CUDA backend's) is untouched.
 #include <string>
 #include <vector>
 
+#include "kernels/user_gpu_runner.h"
 #include "kernels/user_kernel.h"
 
 namespace ws::user {
@@ -30,14 +33,17 @@ struct NvrtcBuild {
 // @post compiled.ok implies cubin is non-empty; errors carry the student's file and lines.
 NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string& arch);
 
-// Whether the driver loads and a device can take a context for student kernels.
-bool gpu_available(std::string& why);
+// Whether a GPU runner starts and finds a device (asked once per process, then cached);
+// `arch` ("sm_90") and `device` (its name) when it does.
+// @post false with `why` set (no runner, no driver, no device) when it does not.
+bool gpu_available(std::string& why, std::string* arch = nullptr, std::string* device = nullptr);
 
 // Runs the student's kernel for a puzzle check on the GPU: counts, traces and problems
 // from the emulator's sandboxed run of the same source (the traces are equal by
 // construction); the output checked and the time measured from the NVRTC fast build on the
-// device (median of `opt.repeats` launches with CUDA events). A GPU fault comes back in
-// error with the CUDA error's name and sentence.
+// device by the GPU runner (median of `opt.repeats` launches with CUDA events), with
+// limits.time_s from its first launch. A GPU fault comes back in error with the CUDA
+// error's name and sentence; a kernel that does not finish is stopped with its process.
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {});
 

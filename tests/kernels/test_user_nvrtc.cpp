@@ -1,9 +1,14 @@
 // Student kernels through NVRTC: every puzzle's solution builds fast and traced from the
 // same file the emulator builds (no GPU needed to compile), errors land on the student's
 // lines; on a GPU (label gpu), a solution runs and verifies and a faulting kernel is
-// reported with the CUDA error while the next run works again.
+// reported with the CUDA error while the next run works again. The GPU runner (a process
+// per run) is tested without a GPU through its test modes: its protocol, a reported fault,
+// a hang stopped at the time limit, a crash, a missing runner, and the run after each.
 #include <gtest/gtest.h>
 
+#include <csignal>
+
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -50,9 +55,139 @@ TEST(UserNvrtc, ACompileErrorIsOnTheStudentsLine) {
   EXPECT_NE(b.compiled.errors[0].message.find("nope"), std::string::npos);
 }
 
+GpuRequest sample_request() {
+  GpuRequest q;
+  q.cubin = {'\x7f', 'E', 'L', 'F', '\0', '\x01'};
+  GpuLaunch l;
+  l.grid[0] = 3, l.block[0] = 128, l.shared_bytes = 512;
+  q.launches = {l, l};
+  q.arrays = {{'a', 'b', 'c', '\0'}, std::vector<char>(1000, '\xFF'), {}};
+  q.args = {{true, 0, 0}, {true, 1, 0}, {false, 0, -42}};
+  q.timing = true;
+  q.warmup = 2;
+  q.repeats = 7;
+  return q;
+}
+
+TEST(UserGpuRunner, RequestAndReplyRoundTripAndRefuseEveryTruncation) {
+  const GpuRequest q = sample_request();
+  const std::string blob = encode(q);
+  GpuRequest back;
+  std::string why;
+  ASSERT_TRUE(decode(blob, back, why)) << why;
+  EXPECT_EQ(back.cubin, q.cubin);
+  ASSERT_EQ(back.launches.size(), 2u);
+  EXPECT_EQ(back.launches[1].grid[0], 3u);
+  EXPECT_EQ(back.launches[1].block[0], 128u);
+  EXPECT_EQ(back.launches[1].shared_bytes, 512u);
+  EXPECT_EQ(back.arrays, q.arrays);
+  ASSERT_EQ(back.args.size(), 3u);
+  EXPECT_TRUE(back.args[1].array);
+  EXPECT_EQ(back.args[1].index, 1u);
+  EXPECT_FALSE(back.args[2].array);
+  EXPECT_EQ(back.args[2].value, -42);
+  EXPECT_TRUE(back.timing);
+  EXPECT_EQ(back.warmup, 2);
+  EXPECT_EQ(back.repeats, 7);
+  for (std::size_t n = 0; n < blob.size(); ++n)
+    EXPECT_FALSE(decode(blob.substr(0, n), back, why)) << "truncated at " << n;
+  EXPECT_FALSE(decode(blob + "x", back, why));
+  // An argument that names an array the request does not carry.
+  GpuRequest bad = q;
+  bad.args[0].index = 9;
+  EXPECT_FALSE(decode(encode(bad), back, why));
+  EXPECT_NE(why.find("array 9"), std::string::npos) << why;
+
+  GpuReply r;
+  r.error = "x";
+  r.device = "NVIDIA H100 80GB HBM3";
+  r.arch = "sm_90";
+  r.arrays = q.arrays;
+  r.samples_ms = {0.5, 0.25};
+  GpuReply rb;
+  ASSERT_TRUE(decode(encode(r), rb, why)) << why;
+  EXPECT_EQ(rb.error, "x");
+  EXPECT_EQ(rb.device, r.device);
+  EXPECT_EQ(rb.arch, "sm_90");
+  EXPECT_EQ(rb.arrays, r.arrays);
+  EXPECT_EQ(rb.samples_ms, r.samples_ms);
+  const std::string rblob = encode(r);
+  for (std::size_t n = 0; n < rblob.size(); ++n) EXPECT_FALSE(decode(rblob.substr(0, n), rb, why));
+}
+
+TEST(UserGpuRunner, IsFoundInTheBuildTree) {
+  const std::string p = gpu_runner_path();
+  ASSERT_FALSE(p.empty());
+  EXPECT_NE(p.find("warpscope-gpu-run"), std::string::npos) << p;
+}
+
+// Echo: the arrays travel to the runner and back unchanged.
+void expect_echo_works() {
+  GpuRequest q = sample_request();
+  q.simulate = "echo";
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_EQ(r.arrays, q.arrays);
+}
+
+TEST(UserGpuRunner, AFaultIsReportedWithTheCudaErrorAndTheNextRunWorks) {
+  expect_echo_works();
+  GpuRequest q = sample_request();
+  q.simulate = "fault";
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  EXPECT_NE(r.error.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << r.error;
+  EXPECT_TRUE(r.arrays.empty());
+  expect_echo_works();
+}
+
+TEST(UserGpuRunner, AHangIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
+  GpuRequest q = sample_request();
+  q.simulate = "hang";
+  RunnerLimits l;
+  l.time_s = 0.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  const GpuReply r = run_in_runner(q, l);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
+  EXPECT_LT(s, 30.0);  // stopped, not waited out
+  expect_echo_works();
+}
+
+TEST(UserGpuRunner, ACrashOfTheRunnerIsReportedAndTheNextRunWorks) {
+  GpuRequest q = sample_request();
+  q.simulate = "abort";
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  EXPECT_NE(r.error.find("the GPU runner crashed (signal " + std::to_string(SIGABRT)), std::string::npos)
+      << r.error;
+  EXPECT_NE(r.error.find("simulated abort"), std::string::npos) << r.error;  // its last stderr line
+  expect_echo_works();
+}
+
+TEST(UserGpuRunner, AnUnknownModeAndAMissingRunnerAreOneLine) {
+  GpuRequest q = sample_request();
+  q.simulate = "nonsense";
+  EXPECT_EQ(run_in_runner(q, RunnerLimits{}).error, "unknown test mode 'nonsense'");
+  ::setenv("WARPSCOPE_GPU_RUNNER", "/nonexistent/warpscope-gpu-run", 1);
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  ::unsetenv("WARPSCOPE_GPU_RUNNER");
+  EXPECT_NE(r.error.find("was not found"), std::string::npos) << r.error;
+  EXPECT_EQ(r.error.find('\n'), std::string::npos);
+  expect_echo_works();
+}
+
 bool have_gpu() {
   std::string why;
   return gpu_available(why);
+}
+
+TEST(UserNvrtcGpu, WithoutADeviceTheRunnerSaysWhy) {
+  std::string why, arch;
+  if (gpu_available(why, &arch)) {
+    EXPECT_EQ(arch.rfind("sm_", 0), 0u) << arch;
+    GTEST_SKIP() << "a CUDA device is here";
+  }
+  EXPECT_FALSE(why.empty());
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;
 }
 
 TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
@@ -86,12 +221,31 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
          "#if defined(__CUDACC_RTC__)\n    if (i == 5) out.ptr[1ll << 40] = 1.f;\n#endif\n  }\n};\n";
   r = run_cuda(spec, *job, p.params, o, c);
   EXPECT_NE(r.error.find("CUDA_ERROR_ILLEGAL_ADDRESS"), std::string::npos) << r.error;
-  EXPECT_NE(r.error.find("the context was reset"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("the next run gets a fresh context"), std::string::npos) << r.error;
+  EXPECT_FALSE(r.verified);
 
   spec.source_path = puzzle::solution_path(pf);
   r = run_cuda(spec, *job, p.params, o, c);
   EXPECT_TRUE(r.error.empty()) << r.error;
-  EXPECT_TRUE(r.verified);
+  EXPECT_TRUE(r.verified) << r.verify_message;
+
+  // Never ends on the device (the emulator's run of it is clean): stopped at the limit.
+  spec.source_path = (d / "hang.cuh").string();
+  std::ofstream(spec.source_path)
+      << "struct Copy {\n  Global<const float> in;\n  Global<float> out;\n"
+         "  WS_DEVICE void operator()(Thread& t) const {\n"
+         "    long long i = (long long)t.blockIdx.x * t.blockDim.x + t.threadIdx.x;\n"
+         "    out(i) = in(i);\n"
+         "#if defined(__CUDACC_RTC__)\n    if (i == 5) { volatile int s = 1; while (s) {} }\n#endif\n  }\n};\n";
+  Limits lim;
+  lim.time_s = 2;
+  r = run_cuda(spec, *job, p.params, o, c, lim);
+  EXPECT_NE(r.error.find("did not finish on the GPU in 2 s"), std::string::npos) << r.error;
+
+  spec.source_path = puzzle::solution_path(pf);
+  r = run_cuda(spec, *job, p.params, o, c);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.verified) << r.verify_message;
 }
 
 }  // namespace

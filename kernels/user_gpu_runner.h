@@ -1,0 +1,75 @@
+#pragma once
+// A student kernel on the GPU runs in a process of its own, the GPU runner
+// (warpscope-gpu-run, kernels/user_gpu_runner_main.cpp): a fault such as an illegal
+// address leaves a CUDA context, and every later context of the same process, unusable
+// ("sticky" errors), so the app never loads the driver for student kernels. The parent
+// writes a request (the cubin, the launches, the arrays, the arguments) to the runner's
+// stdin and reads its reply (the arrays after the run, the launch times, or the CUDA
+// error) from its stdout; it kills the runner when the kernel outlives the time limit.
+// Plain C++: no CUDA header, testable without a GPU (the request's `simulate` field).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ws::user {
+
+struct GpuLaunch {
+  std::uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  std::uint32_t shared_bytes = 0;
+};
+
+// One argument of ws_user_entry, in order: an array (pointer, bytes, id) or a scalar.
+struct GpuArg {
+  bool array = false;
+  std::uint32_t index = 0;  // array: index into GpuRequest::arrays
+  long long value = 0;      // scalar
+};
+
+struct GpuRequest {
+  bool probe = false;         // only report the device (name, arch); no kernel
+  // Test modes of the runner, no GPU needed: "fault" (replies a CUDA fault), "hang"
+  // (never ends once launched), "abort" (dies of SIGABRT once launched), "echo" (replies
+  // the arrays unchanged). "" = run the kernel.
+  std::string simulate;
+  std::vector<char> cubin;    // entry point ws_user_entry
+  std::vector<GpuLaunch> launches;
+  std::vector<std::vector<char>> arrays;  // the plan's arrays, outputs already poisoned
+  std::vector<GpuArg> args;
+  bool timing = false;
+  std::int32_t warmup = 0, repeats = 10;
+};
+
+struct GpuReply {
+  std::string error;          // "" = ran; else "call: CUDA_ERROR_NAME (sentence)"
+  std::string device, arch;   // "NVIDIA H100 80GB HBM3", "sm_90"
+  std::vector<std::vector<char>> arrays;  // after the run (empty on error)
+  std::vector<double> samples_ms;         // one per timed repeat of all launches
+};
+
+std::string encode(const GpuRequest& r);
+std::string encode(const GpuReply& r);
+// @post false with `why` set on a truncated or malformed blob; never reads past `s`.
+bool decode(const std::string& s, GpuRequest& r, std::string& why);
+bool decode(const std::string& s, GpuReply& r, std::string& why);
+
+// The runner's executable: $WARPSCOPE_GPU_RUNNER, else warpscope-gpu-run beside this
+// program or in <exe>/../libexec/warpscope, else the build tree's ("" if none exists).
+std::string gpu_runner_path();
+
+struct RunnerLimits {
+  double time_s = 10;     // from the first launch to the reply
+  double start_s = 60;    // loading the driver, the context, the copies (before a launch)
+};
+
+// Runs `req` in a fresh runner process. Never throws; the reply's error says why it failed:
+// the runner's CUDA error, "did not finish in N s" (the runner killed), its crash (signal),
+// a missing runner or an unreadable reply.
+// @post the runner has ended when it returns (killed if needed); nothing of the device is
+//       ever opened in the calling process.
+GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits);
+
+// The runner's main: reads a request on fd 0, writes the reply on fd 1, writes one byte
+// to fd 3 (when open) just before the first launch. Returns the exit status.
+int gpu_runner_main();
+
+}  // namespace ws::user

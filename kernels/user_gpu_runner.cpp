@@ -153,6 +153,10 @@ std::string encode(const GpuRequest& r) {
   o.put<std::uint8_t>(r.timing);
   o.put(r.warmup);
   o.put(r.repeats);
+  o.blob(r.traced_cubin);
+  o.str(r.trace_symbol);
+  o.put(r.keep_block);
+  o.put(r.event_capacity);
   return o.s;
 }
 
@@ -166,6 +170,15 @@ std::string encode(const GpuReply& r) {
   for (const auto& a : r.arrays) o.blob(a);
   o.put<std::uint32_t>(std::uint32_t(r.samples_ms.size()));
   for (double v : r.samples_ms) o.put(v);
+  o.put<std::uint32_t>(std::uint32_t(r.traced.size()));
+  for (const auto& t : r.traced) {
+    o.blob(t.sites);
+    o.blob(t.fault);
+    o.blob(t.shared_arrays);
+    o.blob(t.events);
+    o.put(t.event_count);
+    o.put(t.sites_full);
+  }
   return o.s;
 }
 
@@ -191,7 +204,8 @@ bool decode(const std::string& s, GpuRequest& r, std::string& why) {
       return false;
     }
   }
-  ok = ok && in.get(timing) && in.get(r.warmup) && in.get(r.repeats) && in.done();
+  ok = ok && in.get(timing) && in.get(r.warmup) && in.get(r.repeats) && in.bytes(r.traced_cubin) &&
+       in.bytes(r.trace_symbol) && in.get(r.keep_block) && in.get(r.event_capacity) && in.done();
   if (!ok) {
     why = "the request is truncated or malformed (" + std::to_string(s.size()) + " bytes)";
     return false;
@@ -210,6 +224,12 @@ bool decode(const std::string& s, GpuReply& r, std::string& why) {
   for (std::uint32_t i = 0; ok && i < n; ++i) ok = in.bytes(r.arrays.emplace_back());
   ok = ok && in.count(n);
   for (std::uint32_t i = 0; ok && i < n; ++i) ok = in.get(r.samples_ms.emplace_back());
+  ok = ok && in.count(n);
+  for (std::uint32_t i = 0; ok && i < n; ++i) {
+    GpuTracedLaunch& t = r.traced.emplace_back();
+    ok = in.bytes(t.sites) && in.bytes(t.fault) && in.bytes(t.shared_arrays) && in.bytes(t.events) &&
+         in.get(t.event_count) && in.get(t.sites_full);
+  }
   ok = ok && in.done();
   if (!ok) {
     why = "the GPU runner's reply is truncated or malformed (" + std::to_string(s.size()) + " bytes)";

@@ -37,6 +37,21 @@ struct GpuRequest {
   std::vector<GpuArg> args;
   bool timing = false;
   std::int32_t warmup = 0, repeats = 10;
+  // The traced build (empty: none), run once after the fast one on fresh inputs: every
+  // block counted on the device per source site, block `keep_block`'s events copied back.
+  std::vector<char> traced_cubin;
+  std::string trace_symbol;   // the lowered name of its ws_trace control block
+  std::uint32_t keep_block = 0;
+  std::uint64_t event_capacity = 1u << 18;
+};
+
+// What the traced build left on the device after one launch, as raw bytes of the
+// dialect's structures (kernels/simt_cuda.h): kSiteShards x kSiteSlots SiteSlot, one
+// DeviceFault, kMaxSharedArrays SharedArrayRec, min(event_count, capacity) WarpEvent.
+struct GpuTracedLaunch {
+  std::vector<char> sites, fault, shared_arrays, events;
+  std::uint64_t event_count = 0;
+  std::uint32_t sites_full = 0;
 };
 
 struct GpuReply {
@@ -44,6 +59,7 @@ struct GpuReply {
   std::string device, arch;   // "NVIDIA H100 80GB HBM3", "sm_90"
   std::vector<std::vector<char>> arrays;  // after the run (empty on error)
   std::vector<double> samples_ms;         // one per timed repeat of all launches
+  std::vector<GpuTracedLaunch> traced;    // one per launch of the traced build
 };
 
 std::string encode(const GpuRequest& r);

@@ -10,8 +10,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
+#include "kernels/simt_cuda.h"  // the traced build's control block and records (host view)
 #include "kernels/user_gpu_runner.h"
 
 namespace ws::user {
@@ -26,7 +28,8 @@ namespace {
   X(cuInit) X(cuDeviceGet) X(cuDeviceGetCount) X(cuDeviceGetAttribute) X(cuDeviceGetName)             \
   X(cuCtxCreate) X(cuCtxSynchronize) X(cuModuleLoadData) X(cuModuleGetFunction) X(cuMemAlloc)         \
   X(cuMemcpyHtoD) X(cuMemcpyDtoH) X(cuLaunchKernel) X(cuEventCreate) X(cuEventRecord)                 \
-  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString)
+  X(cuEventSynchronize) X(cuEventElapsedTime) X(cuGetErrorName) X(cuGetErrorString)                 \
+  X(cuModuleGetGlobal) X(cuMemsetD8) X(cuFuncSetAttribute)
 
 struct Driver {
   std::string why;
@@ -134,6 +137,18 @@ void run(const GpuRequest& q, GpuReply& rep) {
   WS_CHECK(cuModuleLoadData, &mod, q.cubin.data())
   CUfunction fn = nullptr;
   WS_CHECK(cuModuleGetFunction, &fn, mod, "ws_user_entry")
+  // Above 48 KB a kernel must opt in to its dynamic shared memory.
+  auto opt_in_shared = [&](CUfunction f) -> CUresult {
+    std::uint32_t most = 0;
+    for (const GpuLaunch& l : q.launches) most = std::max(most, l.shared_bytes);
+    return most > 48u * 1024u
+               ? d.cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, int(most))
+               : CUDA_SUCCESS;
+  };
+  if (CUresult r = opt_in_shared(fn); r != CUDA_SUCCESS) {
+    rep.error = d.error("cuFuncSetAttribute", r);
+    return;
+  }
   std::vector<CUdeviceptr> dptr(q.arrays.size(), 0);
   for (std::size_t i = 0; i < q.arrays.size(); ++i) {
     WS_CHECK(cuMemAlloc, &dptr[i], std::max<std::size_t>(q.arrays[i].size(), 4))
@@ -193,6 +208,90 @@ void run(const GpuRequest& q, GpuReply& rep) {
       float t = 0;
       WS_CHECK(cuEventElapsedTime, &t, a, z)
       rep.samples_ms.push_back(t);
+    }
+  }
+
+  // The traced build: once over fresh inputs, the whole grid counted on the device per
+  // source site (the model's analysis, sim/access.h), one block's events kept.
+  if (!q.traced_cubin.empty()) {
+    CUmodule tm = nullptr;
+    WS_CHECK(cuModuleLoadData, &tm, q.traced_cubin.data())
+    CUfunction tf = nullptr;
+    WS_CHECK(cuModuleGetFunction, &tf, tm, "ws_user_entry")
+    if (CUresult r = opt_in_shared(tf); r != CUDA_SUCCESS) {
+    rep.error = d.error("cuFuncSetAttribute", r);
+    return;
+  }
+    CUdeviceptr ctl_at = 0;
+    std::size_t ctl_bytes = 0;
+    WS_CHECK(cuModuleGetGlobal, &ctl_at, &ctl_bytes, tm, q.trace_symbol.c_str())
+    if (ctl_bytes != sizeof(cuda::TraceCtl)) {
+      rep.error = "the traced build's control block has " + std::to_string(ctl_bytes) + " bytes, not " +
+                  std::to_string(sizeof(cuda::TraceCtl));
+      rep.arrays.clear();
+      return;
+    }
+    const std::size_t cap = std::max<std::uint64_t>(q.event_capacity, 1);
+    const std::size_t sites_bytes = sizeof(cuda::SiteSlot) * cuda::kSiteShards * cuda::kSiteSlots;
+    const std::size_t recs_bytes = sizeof(cuda::SharedArrayRec) * cuda::kMaxSharedArrays;
+    CUdeviceptr ev = 0, cnt = 0, recs = 0, flt = 0, sites = 0, full = 0;
+    WS_CHECK(cuMemAlloc, &ev, cap * sizeof(WarpEvent))
+    WS_CHECK(cuMemAlloc, &cnt, sizeof(unsigned long long))
+    WS_CHECK(cuMemAlloc, &recs, recs_bytes)
+    WS_CHECK(cuMemAlloc, &flt, sizeof(cuda::DeviceFault))
+    WS_CHECK(cuMemAlloc, &sites, sites_bytes)
+    WS_CHECK(cuMemAlloc, &full, sizeof(unsigned))
+    for (std::size_t i = 0; i < q.arrays.size(); ++i)
+      WS_CHECK(cuMemcpyHtoD, dptr[i], q.arrays[i].data(), q.arrays[i].size())
+    const sim::AccessModel m{};
+    for (const GpuLaunch& l : q.launches) {
+      WS_CHECK(cuMemsetD8, cnt, 0, sizeof(unsigned long long))
+      WS_CHECK(cuMemsetD8, recs, 0, recs_bytes)
+      WS_CHECK(cuMemsetD8, flt, 0, sizeof(cuda::DeviceFault))
+      WS_CHECK(cuMemsetD8, sites, 0, sites_bytes)
+      WS_CHECK(cuMemsetD8, full, 0, sizeof(unsigned))
+      cuda::TraceCtl ctl{};
+      ctl.events = reinterpret_cast<WarpEvent*>(ev);
+      ctl.count = reinterpret_cast<unsigned long long*>(cnt);
+      ctl.capacity = cap;
+      ctl.block_lo = 0;
+      ctl.block_hi = l.grid[0] * l.grid[1] * l.grid[2];
+      ctl.arrays = reinterpret_cast<cuda::SharedArrayRec*>(recs);
+      ctl.fault = reinterpret_cast<cuda::DeviceFault*>(flt);
+      ctl.sites = reinterpret_cast<cuda::SiteSlot*>(sites);
+      ctl.sites_full = reinterpret_cast<unsigned*>(full);
+      ctl.batch = nullptr;  // each event counted by its warp's leader lane
+      ctl.sector_bytes = m.sector_bytes;
+      ctl.line_bytes = m.line_bytes;
+      ctl.shared_banks = m.shared_banks;
+      ctl.bank_bytes = m.bank_bytes;
+      ctl.keep_all = 0;
+      ctl.keep_n = 1;
+      ctl.keep[0] = q.keep_block;
+      WS_CHECK(cuMemcpyHtoD, ctl_at, &ctl, sizeof ctl)
+      launching();
+      if (CUresult r = d.cuLaunchKernel(tf, l.grid[0], l.grid[1], l.grid[2], l.block[0], l.block[1],
+                                        l.block[2], l.shared_bytes, nullptr, args.data(), nullptr);
+          r != CUDA_SUCCESS) {
+        rep.error = d.error("cuLaunchKernel (traced)", r);
+        rep.arrays.clear();
+        return;
+      }
+      WS_CHECK(cuCtxSynchronize)
+      GpuTracedLaunch& t = rep.traced.emplace_back();
+      WS_CHECK(cuMemcpyDtoH, &t.event_count, cnt, sizeof t.event_count)
+      WS_CHECK(cuMemcpyDtoH, &t.sites_full, full, sizeof t.sites_full)
+      t.fault.resize(sizeof(cuda::DeviceFault));
+      WS_CHECK(cuMemcpyDtoH, t.fault.data(), flt, t.fault.size())
+      t.shared_arrays.resize(recs_bytes);
+      WS_CHECK(cuMemcpyDtoH, t.shared_arrays.data(), recs, recs_bytes)
+      t.sites.resize(sites_bytes);
+      WS_CHECK(cuMemcpyDtoH, t.sites.data(), sites, sites_bytes)
+      t.events.resize(std::min<std::uint64_t>(t.event_count, cap) * sizeof(WarpEvent));
+      if (!t.events.empty()) WS_CHECK(cuMemcpyDtoH, t.events.data(), ev, t.events.size())
+      cuda::DeviceFault f{};
+      std::memcpy(&f, t.fault.data(), sizeof f);
+      if (f.kind != 0) break;  // later launches would read garbage
     }
   }
 #undef WS_CHECK

@@ -2,6 +2,9 @@
 // in a process of its own, the GPU runner (see user_nvrtc.h, user_gpu_runner.h).
 #include "kernels/user_nvrtc.h"
 
+#include "kernels/simt_cuda.h"  // the traced build's records (host view)
+#include "sim/model.h"
+
 #include <nvrtc.h>
 
 #include <algorithm>
@@ -38,7 +41,9 @@ std::string cccl_include() {
 std::string nvrtc_source(const KernelSpec& spec, bool traced) {
   std::string s = traced ? "#define WS_MODE_TRACED\n" : "#define WS_MODE_FAST\n";
   s += "#include \"kernels/simt.h\"\nWS_BEGIN_MODE\n#include \"ws_student.cuh\"\nWS_END_MODE\n";
-  s += "extern \"C\" __global__ void ws_user_entry(";
+  // WS_ENTRY_BOUNDS: the traced build's counting needs registers; bounded like the
+  // catalogue's ws_entry, so a 1024-thread block still launches.
+  s += "extern \"C\" __global__ void WS_ENTRY_BOUNDS ws_user_entry(";
   std::string body;
   for (std::size_t k = 0; k < spec.fields.size(); ++k) {
     const Field& f = spec.fields[k];
@@ -118,6 +123,9 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
   const std::string arch_opt = "--gpu-architecture=" + arch, inc_opt = "-I" + cccl;
   std::vector<const char*> opts = {arch_opt.c_str(), "-std=c++20", "--device-as-default-execution-space",
                                    "-lineinfo", inc_opt.c_str(), "-I/usr/local/cuda/include"};
+  // The traced build's control block is found by name in the module: its lowered name.
+  const char* trace_expr = "&ws::ws_trace";
+  if (traced) nvrtcAddNameExpression(prog, trace_expr);
   const nvrtcResult r = nvrtcCompileProgram(prog, int(opts.size()), opts.data());
   std::size_t n = 0;
   nvrtcGetProgramLogSize(prog, &n);
@@ -131,6 +139,13 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
     if (cn) nvrtcGetCUBIN(prog, b.cubin.data());
     c.ok = cn > 0;
     if (!c.ok) c.error = "NVRTC produced no cubin";
+    const char* lowered = nullptr;
+    if (traced && nvrtcGetLoweredName(prog, trace_expr, &lowered) == NVRTC_SUCCESS && lowered)
+      b.trace_symbol = lowered;
+    if (c.ok && traced && b.trace_symbol.empty()) {
+      c.ok = false;
+      c.error = "NVRTC did not name the traced build's control block (ws::ws_trace)";
+    }
   } else {
     // "ws_student.cuh(12): error: ..." -> the student's file and line; anything else
     // (the dialect, the generated entry) at the struct's line with the message.
@@ -175,6 +190,87 @@ Probe& probe() {
   return p;
 }
 
+// The traced build's records (raw bytes from the runner) into the run: per-site
+// counters -> launches and totals, a device fault -> a problem. "" when they were read.
+std::string device_counts(const GpuReply& rep, RunResult& res) {
+  if (rep.traced.empty()) return "the GPU runner returned no traced launch";
+  std::vector<LaunchTotals> launches;
+  sim::Totals totals;
+  std::vector<sim::Problem> problems;
+  for (std::size_t i = 0; i < rep.traced.size() && i < res.plan.launches.size(); ++i) {
+    const GpuTracedLaunch& t = rep.traced[i];
+    const LaunchCfg& cfg = res.plan.launches[i];
+    const std::size_t n_slots = std::size_t(cuda::kSiteShards) * cuda::kSiteSlots;
+    if (t.sites.size() != n_slots * sizeof(cuda::SiteSlot) || t.fault.size() != sizeof(cuda::DeviceFault))
+      return "the GPU runner's traced records have the wrong size";
+    cuda::DeviceFault f{};
+    std::memcpy(&f, t.fault.data(), sizeof f);
+    if (f.kind != 0) {
+      sim::Problem p;
+      p.line = std::uint16_t(f.line);
+      p.block = f.block;
+      p.thread = f.thread;
+      switch (cuda::FaultKind(f.kind)) {
+        case cuda::FaultKind::Deadlock:
+          p.kind = sim::ProblemKind::Deadlock;
+          p.message = "the lanes of a warp of block " + std::to_string(f.block) +
+                      " wait for each other (on the GPU)";
+          break;
+        case cuda::FaultKind::SharedOverflow:
+          p.kind = sim::ProblemKind::SharedOverflow;
+          p.message = "shared arrays need " + std::to_string(f.index) + " bytes but " + cfg.kernel +
+                      " was launched with " + std::to_string(f.extent) + " (on the GPU)";
+          break;
+        default: {
+          p.kind = sim::ProblemKind::OutOfBounds;
+          std::string name = "#" + std::to_string(f.array);
+          if (!f.shared && f.array < res.plan.arrays.size()) name = "`" + res.plan.arrays[f.array].name + "`";
+          p.message = std::string("out-of-bounds access of ") + (f.shared ? "shared array " : "") + name +
+                      " at index " + std::to_string(f.index) + " (it has " + std::to_string(f.extent) +
+                      " elements; block " + std::to_string(f.block) + ", thread " + std::to_string(f.thread) +
+                      ", on the GPU)";
+        }
+      }
+      problems.push_back(p);
+      break;
+    }
+    if (t.sites_full)
+      return cuda::describe(cfg) + " has more than " + std::to_string(cuda::kSiteSlots) +
+             " distinct source sites; the device's counter table holds no more";
+    std::vector<cuda::SiteSlot> slots(n_slots);
+    std::memcpy(slots.data(), t.sites.data(), t.sites.size());
+    sim::SiteList got;
+    for (const cuda::SiteSlot& s : slots) {
+      if (s.tag == 0) continue;
+      const std::uint32_t key = s.tag - 1;
+      sim::SiteTotals st;
+      st.line = std::uint16_t(key >> 16);
+      st.array = std::uint8_t(key >> 8);
+      st.kind = EventKind(key & 0xFFu);
+      static_cast<sim::Counters&>(st.totals) = s.counts;
+      got.push_back(st);
+    }
+    sim::SiteSink sink;
+    sink.merge(got);
+    LaunchTotals lt{cfg, {}, sink.sites()};
+    for (const sim::SiteTotals& s : lt.sites) lt.totals.merge(s.totals);
+    totals.merge(lt.totals);
+    launches.push_back(std::move(lt));
+  }
+  if (!problems.empty()) {
+    res.problems = problems;
+    res.verified = false;
+    res.verify_message = "not verified: the GPU's traced build reported a problem";
+    return "";
+  }
+  if (launches.size() != res.plan.launches.size())
+    return "the GPU runner traced " + std::to_string(launches.size()) + " of " +
+           std::to_string(res.plan.launches.size()) + " launches";
+  res.launches = std::move(launches);
+  res.totals = totals;
+  return "";
+}
+
 }  // namespace
 
 bool gpu_available(std::string& why, std::string* arch, std::string* device) {
@@ -217,8 +313,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   NvrtcBuild fast = compile_nvrtc(spec, false, arch);
   compiled = fast.compiled;
   if (!fast.compiled.ok) return res;
-  // The traced build compiles from the same source (the counts above are the emulator's,
-  // equal by construction; its launch on the device is not wired yet).
+  // The traced build: the device's counts of the same source.
   NvrtcBuild traced = compile_nvrtc(spec, true, arch);
   if (!traced.compiled.ok) {
     compiled = traced.compiled;
@@ -251,6 +346,9 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     }
     q.args.push_back(a);
   }
+  q.traced_cubin = std::move(traced.cubin);
+  q.trace_symbol = traced.trace_symbol;
+  q.keep_block = opt.keep_blocks.empty() ? 0 : opt.keep_blocks.front();
   q.timing = opt.timing;
   q.warmup = opt.warmup;
   q.repeats = std::max(opt.repeats, 10);
@@ -280,6 +378,11 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   }
   res.verify_message = job.verify(h, res.params);
   res.verified = res.verify_message.empty();
+  if (std::string why2 = device_counts(rep, res); !why2.empty()) {
+    res.error = why2;
+    res.verified = false;
+    return res;
+  }
 
   // Timing: CUDA events around each repeat of the plan's launches, the median.
   if (opt.timing && !rep.samples_ms.empty()) {

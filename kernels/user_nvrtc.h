@@ -28,9 +28,11 @@ struct NvrtcBuild {
   Compiled compiled;           // ok, errors on the student's lines, log, seconds
   std::vector<char> cubin;     // the built kernel
   std::string arch;            // "sm_90"
+  std::string trace_symbol;    // traced: the lowered name of ws::ws_trace (its control block)
 };
 // Compiles for `arch` ("sm_90"). Never throws.
-// @post compiled.ok implies cubin is non-empty; errors carry the student's file and lines.
+// @post compiled.ok implies cubin is non-empty (and, traced, trace_symbol too); errors carry
+//       the student's file and lines.
 NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string& arch);
 
 // Whether a GPU runner starts and finds a device (asked once per process, then cached);
@@ -38,11 +40,13 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
 // @post false with `why` set (no runner, no driver, no device) when it does not.
 bool gpu_available(std::string& why, std::string* arch = nullptr, std::string* device = nullptr);
 
-// Runs the student's kernel for a puzzle check on the GPU: counts, traces and problems
-// from the emulator's sandboxed run of the same source (the traces are equal by
-// construction); the output checked and the time measured from the NVRTC fast build on the
-// device by the GPU runner (median of `opt.repeats` launches with CUDA events), with
-// limits.time_s from its first launch. A GPU fault comes back in error with the CUDA
+// Runs the student's kernel for a puzzle check on the GPU. The emulator's sandboxed run of
+// the same source comes first (its problems, its kept traces for the views); then the GPU
+// runner runs the NVRTC fast build (output checked, time measured: median of `opt.repeats`
+// launches with CUDA events) and the traced build over the whole grid, whose per-site
+// counters on the device are the run's totals (launches[i].sites filled) and whose faults
+// (out of bounds, deadlock) are problems. The runner has limits.time_s from its first
+// launch. A GPU fault comes back in error with the CUDA
 // error's name and sentence; a kernel that does not finish is stopped with its process.
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {});

@@ -33,6 +33,8 @@ TEST(UserNvrtc, EverySolutionBuildsFastAndTraced) {
       EXPECT_TRUE(b.compiled.ok) << f << (traced ? " traced: " : " fast: ") << b.compiled.message()
                                  << b.compiled.log;
       EXPECT_FALSE(b.cubin.empty());
+      // The runner finds the traced build's control block by this name.
+      if (traced) EXPECT_NE(b.trace_symbol.find("ws_trace"), std::string::npos) << b.trace_symbol;
     }
   }
 }
@@ -246,6 +248,39 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   r = run_cuda(spec, *job, p.params, o, c);
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_TRUE(r.verified) << r.verify_message;
+}
+
+// The device's counts (the traced NVRTC build, counted per site on the GPU) equal the
+// emulator's for every puzzle's solution, field by field and launch by launch.
+TEST(UserNvrtcGpu, TheTracedBuildsCountsEqualTheEmulatorsForEverySolution) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles")) {
+    puzzle::Puzzle p;
+    std::vector<puzzle::Error> e;
+    ASSERT_TRUE(puzzle::parse_file(f, p, e));
+    const VariantInfo* job = find_variant(p.family, p.variant);
+    ASSERT_NE(job, nullptr) << f;
+    KernelSpec spec = p.spec;
+    spec.source_path = puzzle::solution_path(f);
+    RunOptions o;
+    const Compiled emu = compile_emu(spec);
+    ASSERT_TRUE(emu.ok) << f << emu.message();
+    const RunResult want = run_emu(emu, spec, *job, p.params, o, Limits{});
+    ASSERT_TRUE(want.error.empty()) << f << want.error;
+    Compiled c;
+    const RunResult got = run_cuda(spec, *job, p.params, o, c);
+    ASSERT_TRUE(got.error.empty()) << f << ": " << got.error;
+    EXPECT_TRUE(got.verified) << f << got.verify_message;
+    ASSERT_EQ(got.launches.size(), want.launches.size()) << f;
+    EXPECT_FALSE(got.launches.empty() || got.launches[0].sites.empty()) << f << ": no device sites";
+    for (std::size_t i = 0; i < got.launches.size(); ++i) {
+      const auto* a = reinterpret_cast<const std::uint64_t*>(static_cast<const sim::Counters*>(&got.launches[i].totals));
+      const auto* b = reinterpret_cast<const std::uint64_t*>(static_cast<const sim::Counters*>(&want.launches[i].totals));
+      for (int k = 0; k < sim::kCounterFields; ++k)
+        EXPECT_EQ(a[k], b[k]) << f << " launch " << i << " counter field " << k;
+    }
+  }
 }
 
 }  // namespace

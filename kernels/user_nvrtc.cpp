@@ -190,9 +190,9 @@ Probe& probe() {
   return p;
 }
 
-// The traced build's records (raw bytes from the runner) into the run: per-site
-// counters -> launches and totals, a device fault -> a problem. "" when they were read.
-std::string device_counts(const GpuReply& rep, RunResult& res) {
+}  // namespace
+
+std::string apply_device_counts(const GpuReply& rep, RunResult& res) {
   if (rep.traced.empty()) return "the GPU runner returned no traced launch";
   std::vector<LaunchTotals> launches;
   sim::Totals totals;
@@ -270,8 +270,6 @@ std::string device_counts(const GpuReply& rep, RunResult& res) {
   res.totals = totals;
   return "";
 }
-
-}  // namespace
 
 bool gpu_available(std::string& why, std::string* arch, std::string* device) {
   Probe& p = probe();
@@ -378,7 +376,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   }
   res.verify_message = job.verify(h, res.params);
   res.verified = res.verify_message.empty();
-  if (std::string why2 = device_counts(rep, res); !why2.empty()) {
+  if (std::string why2 = apply_device_counts(rep, res); !why2.empty()) {
     res.error = why2;
     res.verified = false;
     return res;

@@ -40,6 +40,12 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
 // @post false with `why` set (no runner, no driver, no device) when it does not.
 bool gpu_available(std::string& why, std::string* arch = nullptr, std::string* device = nullptr);
 
+// The traced build's records of a runner's reply into `res` (whose plan is set): per-site
+// counters -> launches[i].sites, launches[i].totals and totals; a device fault (out of
+// bounds, shared overflow, deadlock) -> a problem, verified false.
+// @post "" when every launch's records were read; else why not (res's counts untouched).
+std::string apply_device_counts(const GpuReply& rep, RunResult& res);
+
 // Runs the student's kernel for a puzzle check on the GPU. The emulator's sandboxed run of
 // the same source comes first (its problems, its kept traces for the views); then the GPU
 // runner runs the NVRTC fast build (output checked, time measured: median of `opt.repeats`

@@ -10,11 +10,14 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include "app/puzzle/puzzle.h"
+#include "kernels/simt_cuda.h"
 #include "kernels/user_nvrtc.h"
+#include "sim/model.h"
 
 namespace ws::user {
 namespace {
@@ -175,6 +178,82 @@ TEST(UserGpuRunner, AnUnknownModeAndAMissingRunnerAreOneLine) {
   EXPECT_NE(r.error.find("was not found"), std::string::npos) << r.error;
   EXPECT_EQ(r.error.find('\n'), std::string::npos);
   expect_echo_works();
+}
+
+// The parent's side of the traced build's records, without a GPU: site slots filled on
+// the host the way the device fills them (sim::count_event over the emulator's events of
+// every block, one slot per site) convert into the emulator's totals; a fault becomes a
+// problem naming the array.
+TEST(UserGpuRunner, DeviceSiteCountersBecomeTheRunsTotalsAndAFaultAProblem) {
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> e;
+  ASSERT_TRUE(puzzle::parse_file(pf, p, e));
+  const VariantInfo* job = find_variant(p.family, p.variant);
+  ASSERT_NE(job, nullptr);
+  KernelSpec spec = p.spec;
+  spec.source_path = puzzle::solution_path(pf);
+  const Compiled emu = compile_emu(spec);
+  ASSERT_TRUE(emu.ok) << emu.message();
+  RunOptions o;
+  o.keep_all_blocks = true;
+  const RunResult want = run_emu(emu, spec, *job, p.params, o, Limits{});
+  ASSERT_TRUE(want.error.empty()) << want.error;
+  ASSERT_EQ(want.kept.size(), want.plan.launches.size());
+
+  GpuReply rep;
+  const sim::AccessModel m = sim::DeviceModel{}.access();
+  for (const KeptLaunch& k : want.kept) {
+    std::vector<cuda::SiteSlot> slots(std::size_t(cuda::kSiteShards) * cuda::kSiteSlots, cuda::SiteSlot{});
+    std::size_t used = 0;
+    for (const WarpEvent& ev : k.events) {
+      sim::Counters c;
+      sim::count_event(ev, m, c);
+      const std::uint32_t tag = sim::site_key(ev.line, ev.array, ev.kind) + 1u;
+      std::size_t i = 0;
+      while (i < used && slots[i].tag != tag) ++i;
+      if (i == used) slots[used++].tag = tag;
+      sim::add_counters(slots[i].counts, c);
+    }
+    GpuTracedLaunch t;
+    t.sites.resize(slots.size() * sizeof(cuda::SiteSlot));
+    std::memcpy(t.sites.data(), slots.data(), t.sites.size());
+    t.fault.assign(sizeof(cuda::DeviceFault), 0);
+    rep.traced.push_back(t);
+  }
+  RunResult got;
+  got.plan = want.plan;
+  ASSERT_EQ(apply_device_counts(rep, got), "");
+  ASSERT_EQ(got.launches.size(), want.launches.size());
+  EXPECT_FALSE(got.launches[0].sites.empty());
+  const auto* a = reinterpret_cast<const std::uint64_t*>(static_cast<const sim::Counters*>(&got.totals));
+  const auto* b = reinterpret_cast<const std::uint64_t*>(static_cast<const sim::Counters*>(&want.totals));
+  for (int k = 0; k < sim::kCounterFields; ++k) EXPECT_EQ(a[k], b[k]) << "counter field " << k;
+  EXPECT_GT(got.totals.global_ld_requests, 0u);
+
+  cuda::DeviceFault f{};
+  f.kind = std::uint32_t(cuda::FaultKind::OutOfBounds);
+  f.line = 6;
+  f.array = 0;
+  f.index = 1 << 20;
+  f.extent = 1000;
+  std::memcpy(rep.traced[0].fault.data(), &f, sizeof f);
+  RunResult bad;
+  bad.plan = want.plan;
+  bad.verified = true;
+  ASSERT_EQ(apply_device_counts(rep, bad), "");
+  ASSERT_EQ(bad.problems.size(), 1u);
+  EXPECT_EQ(bad.problems[0].line, 6);
+  EXPECT_EQ(bad.problems[0].kind, sim::ProblemKind::OutOfBounds);
+  EXPECT_NE(bad.problems[0].message.find("`" + want.plan.arrays[0].name + "` at index 1048576"), std::string::npos)
+      << bad.problems[0].message;
+  EXPECT_FALSE(bad.verified);
+
+  GpuReply none;
+  RunResult r2;
+  r2.plan = want.plan;
+  EXPECT_NE(apply_device_counts(none, r2), "");
 }
 
 bool have_gpu() {

@@ -136,7 +136,11 @@ inline void add_access(Registry& r) {
             .peers = {Peer::MemcpyD2D},
             .size_params = {"n", "block"},
             .timing = {{"n", 1 << 26}},
-            .small = {{"n", 4096}, {"block", 128}}});
+            .small = {{"n", 4096}, {"block", 128}},
+            .bar_sizes = {{{"n", 1 << 24}}},
+            .recorded_sweeps = {{"stride", {{"n", 1 << 24}, {"elem", 4}}, "stride", {1, 2, 4, 8, 16, 32, 64}},
+                                {"stride", {{"n", 1 << 24}, {"elem", 16}}, "stride", {1, 2, 4, 8, 16, 32, 64}},
+                                {"offset", {{"n", 1 << 24}}, "offset", {0, 1, 8, 16, 32}}}});
   r.add({.info = {.name = "offset",
                   .title = "Offset copy",
                   .why = "The baseline copy with its addresses shifted: offset 0 is perfectly "

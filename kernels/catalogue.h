@@ -55,6 +55,14 @@ struct SweepAxes {
   std::string x, series;
 };
 
+// A sweep `warpscope record` measures: `variant` at `base`, parameter `x` over `values`.
+struct RecordedSweep {
+  std::string variant;
+  Params base;
+  std::string x;
+  std::vector<long long> values;
+};
+
 // The change `warpscope latency` times for a family, as a student would make it in the
 // window: its variant (empty: the family is not a latency case), run at the family's
 // `timing` sizes on a GPU. On the emulator the selected block also runs at `timing` when
@@ -85,6 +93,11 @@ struct FamilyInfo {
   Params small;   // sizes at which the emulator runs every variant in a moment (tests)
   bool demo = false;  // the family the headless demo shows
   LatencySpec latency;
+  // What `warpscope record` times for machines without a GPU, besides every variant at
+  // its defaults and the lessons' steps: every variant at each of these sizes (the bars),
+  // and these sweeps.
+  std::vector<Params> bar_sizes;
+  std::vector<RecordedSweep> recorded_sweeps;
 };
 
 // The peers of family f whose unit is a run's (GFLOP/s when gflops), in declared order.

@@ -129,7 +129,10 @@ inline void add_histogram(Registry& r) {
             .peers = {Peer::MemcpyD2D},
             .size_params = {"n", "block"},
             .timing = {{"n", 1 << 26}},
-            .small = {{"n", 4096}, {"bins", 64}}});
+            .small = {{"n", 4096}, {"bins", 64}},
+            .bar_sizes = {{{"n", 1 << 24}}},
+            .recorded_sweeps = {{"global_atomic", {{"n", 1 << 24}}, "skew", {0, 50, 100}},
+                                {"shared_atomic", {{"n", 1 << 24}}, "skew", {0, 50, 100}}}});
   r.add({.info = {.name = "global_atomic",
                   .title = "Global atomics",
                   .why = "The baseline: one atomicAdd in L2 per value; lanes and warps on the "

@@ -365,7 +365,8 @@ inline void add_instr(Registry& r) {
             .peers = {},
             .size_params = {"n", "block"},
             .timing = {{"n", 1 << 22}, {"iters", 256}},
-            .small = {{"n", 1024}, {"iters", 8}}});
+            .small = {{"n", 1024}, {"iters", 8}},
+            .bar_sizes = {{{"n", 1 << 22}, {"iters", 256}}}});
   for (const Def& d : defs) {
     const Kind k = d.kind;
     const char* kernel = d.kernel;

@@ -464,7 +464,9 @@ inline void add_matmul(Registry& r) {
             .size_params = {"n"},
             .timing = {{"n", 4096}},
             .small = {{"n", 128}},
-            .latency = {.variant = "warptiled"}});
+            .latency = {.variant = "warptiled"},
+            .bar_sizes = {{{"n", 4096}}},
+            .recorded_sweeps = {{"tiled", {{"n", 4096}}, "tile", {8, 16, 32}}}});
   r.add({.info = {.name = "naive",
                   .title = "Naive",
                   .why = "The baseline: every multiply-add issues two global loads.",

@@ -445,28 +445,14 @@ void sweep(std::vector<RecordTarget>& out, const std::string& family, const std:
 
 std::vector<RecordTarget> standard_record_targets() {
   std::vector<RecordTarget> t;
-  const long long n8k = 8192, r26 = 1ll << 26, m4k = 4096, a24 = 1ll << 24;
   // Variant bars at the defaults (what `bench --all` and the chart view show first) and
-  // at the honest sizes.
+  // at the sizes each family declares (beyond L2 where that matters), then its sweeps.
   for (const auto& v : catalogue()) add(t, v.family, v.name, {}, "bars (defaults)");
-  add_all(t, "access", {{"n", a24}}, "bars");
-  add_all(t, "transpose", {{"n", n8k}}, "bars");
-  add_all(t, "transpose", {{"n", n8k}, {"pad", 1}}, "bars");
-  add_all(t, "reduce", {{"n", r26}}, "bars");
-  add_all(t, "matmul", {{"n", m4k}}, "bars");
-  add_all(t, "histogram", {{"n", a24}}, "bars");
-  add_all(t, "instr", {{"n", 1ll << 22}, {"iters", 256}}, "bars");
-  // Sweeps.
-  for (long long e : {4ll, 16ll})
-    sweep(t, "access", "stride", {{"n", a24}, {"elem", e}}, "stride", {1, 2, 4, 8, 16, 32, 64});
-  sweep(t, "access", "offset", {{"n", a24}}, "offset", {0, 1, 8, 16, 32});
-  sweep(t, "transpose", "naive", {{"n", n8k}}, "block_rows", {8, 16, 32});
-  sweep(t, "transpose", "tiled", {{"n", n8k}, {"pad", 1}}, "block_rows", {1, 2, 4, 8, 16, 32});
-  sweep(t, "transpose", "tiled_copy", {{"n", n8k}}, "block_rows", {1, 2, 4, 8, 16, 32});
-  sweep(t, "reduce", "vector_load", {{"n", r26}}, "block", {64, 128, 256, 512, 1024});
-  sweep(t, "matmul", "tiled", {{"n", m4k}}, "tile", {8, 16, 32});
-  for (const char* v : {"global_atomic", "shared_atomic"})
-    sweep(t, "histogram", v, {{"n", a24}}, "skew", {0, 50, 100});
+  for (const FamilyInfo& f : families()) {
+    for (const Params& p : f.bar_sizes) add_all(t, f.name, p, "bars");
+    for (const RecordedSweep& s : f.recorded_sweeps)
+      sweep(t, f.name, s.variant, s.base, s.x, s.values);
+  }
   // Only what this catalogue has and the H100 limits allow.
   std::vector<RecordTarget> ok;
   for (auto& x : t) {

@@ -635,7 +635,9 @@ inline void add_reduce(Registry& r) {
             .size_params = {"n"},
             .timing = {{"n", 1 << 28}},
             .small = {{"n", 8192}},
-            .latency = {.variant = "vector_load"}});
+            .latency = {.variant = "vector_load"},
+            .bar_sizes = {{{"n", 1 << 26}}},
+            .recorded_sweeps = {{"vector_load", {{"n", 1 << 26}}, "block", {64, 128, 256, 512, 1024}}}});
   const Step steps[] = {
       {"interleaved_modulo", "1. Interleaved addressing, modulo",
        "The baseline tree: threads whose id is a multiple of 2s work, so every warp diverges "

@@ -248,7 +248,11 @@ inline void add_transpose(Registry& r) {
             .small = {{"n", 64}},
             .demo = true,
             .latency = {.variant = "tiled", .block_at_timing = true,
-                        .sweep_xs = {8, 16, 32}, .sweep_ss = {0, 1, 2}}});
+                        .sweep_xs = {8, 16, 32}, .sweep_ss = {0, 1, 2}},
+            .bar_sizes = {{{"n", 8192}}, {{"n", 8192}, {"pad", 1}}},
+            .recorded_sweeps = {{"naive", {{"n", 8192}}, "block_rows", {8, 16, 32}},
+                                {"tiled", {{"n", 8192}, {"pad", 1}}, "block_rows", {1, 2, 4, 8, 16, 32}},
+                                {"tiled_copy", {{"n", 8192}}, "block_rows", {1, 2, 4, 8, 16, 32}}}});
   r.add({.info = {.name = "copy",
                   .title = "Copy (no transpose)",
                   .why = "Not a transpose: the same launch copying rows to rows, both accesses "

@@ -77,8 +77,9 @@ build() {
   cmake -S "$root" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWS_ENABLE_GUI=OFF \
     -DCMAKE_CUDA_ARCHITECTURES=native -DWS_BUILD_BENCH=OFF || return 1
   # Only what the device needs: the CLI, the GPU tests, the fixture recorder.
+  # test_user_nvrtc: student kernels through NVRTC and the GPU runner (warpscope-gpu-run).
   ninja -C "$B" -j"$JOBS" warpscope tests/test_cuda_backend tests/test_cuda_dialect \
-    tests/record_traces tests/test_gpu_fixtures tests/test_cupti
+    tests/record_traces tests/test_gpu_fixtures tests/test_cupti tests/test_user_nvrtc warpscope-gpu-run
 }
 
 tests() {

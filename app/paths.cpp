@@ -6,7 +6,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <fstream>
+#include <iterator>
 
 #if defined(WS_HAVE_FONTCONFIG)
 #include <fontconfig/fontconfig.h>
@@ -111,6 +115,143 @@ std::string default_font() {
 #endif
   std::error_code ec;
   return fs::exists(kDejaVuSans, ec) ? kDejaVuSans : "";
+}
+
+namespace {
+
+// Big-endian reads that say whether [at, at + n) is inside the buffer.
+struct Bytes {
+  const std::string& b;
+  bool has(std::uint64_t at, std::uint64_t n) const { return at <= b.size() && n <= b.size() - at; }
+  std::uint32_t u16(std::uint64_t at) const {
+    return std::uint32_t(std::uint8_t(b[at])) << 8 | std::uint8_t(b[at + 1]);
+  }
+  std::uint32_t u32(std::uint64_t at) const { return u16(at) << 16 | u16(at + 2); }
+};
+
+std::string tag_name(std::uint32_t t) {
+  std::string s;
+  for (int i = 3; i >= 0; --i) s += char((t >> (8 * i)) & 0xFF);
+  return s;
+}
+
+constexpr std::uint32_t tag(const char* s) {
+  return std::uint32_t(std::uint8_t(s[0])) << 24 | std::uint32_t(std::uint8_t(s[1])) << 16 |
+         std::uint32_t(std::uint8_t(s[2])) << 8 | std::uint8_t(s[3]);
+}
+
+// The checks of font_problem on the file's bytes; `name` starts every sentence.
+std::string sfnt_problem(const std::string& data, const std::string& name) {
+  const Bytes f{data};
+  std::uint64_t font = 0;  // offset of the sfnt (the first font of a collection)
+  auto sfnt = [](std::uint32_t v) {
+    return v == 0x00010000u || v == tag("true") || v == tag("OTTO") || v == tag("ttcf");
+  };
+  if (!f.has(0, 12))
+    return name + (f.has(0, 4) && sfnt(f.u32(0)) ? " is truncated or damaged: " : " is not a TrueType or OpenType font: ") +
+           std::to_string(data.size()) + " bytes, shorter than a font header";
+  std::uint32_t version = f.u32(0);
+  if (version == tag("ttcf")) {
+    if (f.u32(8) == 0) return name + " is a font collection with no fonts";
+    font = f.u32(12);
+    if (!f.has(font, 12))
+      return name + " is truncated or damaged: its first font starts past the end of the file";
+    version = f.u32(font);
+  }
+  if (!sfnt(version) || version == tag("ttcf"))
+    return name + " is not a TrueType or OpenType font (no sfnt header)";
+  const std::uint32_t tables = f.u16(font + 4);
+  if (!f.has(font + 12, 16ull * tables))
+    return name + " is truncated or damaged: its table directory (" + std::to_string(tables) +
+           " tables) runs past the end of the file (" + std::to_string(data.size()) + " bytes)";
+  struct Table {
+    std::uint64_t at = 0, len = 0;
+    bool found = false;
+  };
+  auto find = [&](std::uint32_t t) {
+    Table r;
+    for (std::uint32_t i = 0; i < tables; ++i) {
+      const std::uint64_t e = font + 12 + 16ull * i;
+      if (f.u32(e) == t) return Table{f.u32(e + 8), f.u32(e + 12), true};
+    }
+    return r;
+  };
+  for (std::uint32_t i = 0; i < tables; ++i) {
+    const std::uint64_t e = font + 12 + 16ull * i;
+    if (!f.has(f.u32(e + 8), f.u32(e + 12)))
+      return name + " is truncated or damaged: table '" + tag_name(f.u32(e)) + "' ends at byte " +
+             std::to_string(std::uint64_t(f.u32(e + 8)) + f.u32(e + 12)) + " of a " +
+             std::to_string(data.size()) + "-byte file";
+  }
+  const bool cff = find(tag("CFF ")).found;
+  // What stb_truetype reads without a bounds check, with the least size it reads of each.
+  const std::pair<const char*, std::uint64_t> need[] = {
+      {"cmap", 4}, {"head", 54}, {"hhea", 36}, {"hmtx", 0}, {"maxp", 6},
+      {cff ? "CFF " : "loca", 0}, {cff ? "CFF " : "glyf", 0}};
+  for (const auto& [t, least] : need) {
+    const Table x = find(tag(t));
+    if (!x.found) return name + " has no '" + t + "' table: not a font the window can use";
+    if (x.len < least)
+      return name + " is damaged: its '" + t + "' table is " + std::to_string(x.len) +
+             " bytes, shorter than its header";
+  }
+  const Table cmap = find(tag("cmap")), head = find(tag("head")), hhea = find(tag("hhea")),
+              hmtx = find(tag("hmtx")), maxp = find(tag("maxp"));
+  const std::uint64_t glyphs = f.u16(maxp.at + 4);
+  // The Unicode subtable the loader picks (Windows Unicode BMP/full, or a Unicode platform).
+  const std::uint32_t subtables = f.u16(cmap.at + 2);
+  if (!f.has(cmap.at + 4, 8ull * subtables) || 4 + 8ull * subtables > cmap.len)
+    return name + " is damaged: its 'cmap' directory runs past the table";
+  bool unicode = false;
+  for (std::uint32_t i = 0; i < subtables; ++i) {
+    const std::uint64_t e = cmap.at + 4 + 8ull * i;
+    const std::uint32_t platform = f.u16(e), encoding = f.u16(e + 2);
+    if (!(platform == 0 || (platform == 3 && (encoding == 1 || encoding == 10)))) continue;
+    const std::uint64_t sub = cmap.at + f.u32(e + 4);
+    if (f.u32(e + 4) + 8ull > cmap.len)
+      return name + " is damaged: a 'cmap' subtable starts past the table";
+    const std::uint32_t format = f.u16(sub);
+    const std::uint64_t len = format >= 8 ? f.u32(sub + 4) : f.u16(sub + 2);
+    if (f.u32(e + 4) + len > cmap.len)
+      return name + " is damaged: its 'cmap' subtable (format " + std::to_string(format) +
+             ") runs past the table";
+    unicode = true;
+  }
+  if (!unicode) return name + " has no Unicode character map: not a font the window can use";
+  if (hmtx.len < 4ull * f.u16(hhea.at + 34))
+    return name + " is damaged: its 'hmtx' table is shorter than 'hhea' says";
+  if (!cff) {
+    const Table loca = find(tag("loca")), glyf = find(tag("glyf"));
+    const bool wide = f.u16(head.at + 50) != 0;
+    if (loca.len < (glyphs + 1) * (wide ? 4 : 2))
+      return name + " is damaged: its 'loca' table is shorter than its " +
+             std::to_string(glyphs) + " glyphs need";
+    for (std::uint64_t g = 0; g <= glyphs; ++g) {
+      const std::uint64_t at = wide ? f.u32(loca.at + 4 * g) : 2ull * f.u16(loca.at + 2 * g);
+      if (at > glyf.len)
+        return name + " is damaged: glyph " + std::to_string(g) + " lies past its 'glyf' table";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string font_problem(const std::string& path) {
+  const std::string name = "font " + path;
+  std::error_code ec;
+  const auto st = fs::status(path, ec);
+  if (!fs::exists(st)) return name + " does not exist";
+  if (fs::is_directory(st)) return name + " is a directory, not a font file";
+  if (!fs::is_regular_file(st)) return name + " is not a regular file";
+  constexpr std::uintmax_t kMax = 64u << 20;
+  if (const auto size = fs::file_size(path, ec); !ec && size > kMax)
+    return name + " is " + std::to_string(size >> 20) + " MB, larger than a font (64 MB at most)";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return name + " could not be read: " + std::strerror(errno);
+  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return name + " could not be read: " + std::strerror(errno);
+  return sfnt_problem(data, name);
 }
 
 }  // namespace ws::paths

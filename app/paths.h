@@ -29,4 +29,13 @@ std::string lessons_dir();
 // @post "" only when no candidate file exists.
 std::string default_font();
 
+// Why the file at `path` cannot be given to the window's font loader (ImGui's
+// stb_truetype, which trusts its input: a text file aborts it, a truncated font crashes
+// it), as one sentence naming the path; "" when it is a usable TrueType/OpenType font:
+// an sfnt (or the first font of a collection) whose table directory, tables, cmap
+// subtable, hmtx and loca offsets all lie within the file, with the tables the loader needs.
+// @post "" implies the file exists, is at most 64 MB and every offset the loader follows
+//       from the directory, head, hhea, maxp, cmap and loca lies inside the file.
+std::string font_problem(const std::string& path);
+
 }  // namespace ws::paths

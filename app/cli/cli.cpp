@@ -930,6 +930,8 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   }
   o.screenshot = a.screenshot;
   o.view = a.view;
+  if (!a.font.empty())
+    if (std::string why = paths::font_problem(a.font); !why.empty()) usage("--font: " + why);
   o.font = a.font;
   if (!a.size.empty()) {
     std::string why;

@@ -1,6 +1,8 @@
 // GLFW + OpenGL 3 + ImGui backends. The only file that talks to GLFW and GL.
 #include "app/gui/platform/glfw_gl3.h"
 
+#include "app/paths.h"
+
 #define GLFW_INCLUDE_NONE
 #include <GLFW/glfw3.h>
 #include <imgui.h>
@@ -122,9 +124,10 @@ bool Window::apply_font() {
   font_error_.clear();
   ImFont* f = nullptr;
   if (!font_path_.empty()) {
-    std::ifstream probe(font_path_, std::ios::binary);
-    if (!probe) {
-      font_error_ = "font " + font_path_ + " not found: using ImGui's built-in font";
+    // stb_truetype trusts its input (a text file aborts on an assertion, a truncated
+    // font reads past its buffer): only a font whose offsets all check out reaches it.
+    if (std::string why = paths::font_problem(font_path_); !why.empty()) {
+      font_error_ = why + ": using ImGui's built-in font";
     } else {
       ImFontConfig cfg;
       cfg.OversampleH = 2;
@@ -155,10 +158,11 @@ bool Window::set_font(const std::string& path, float size, std::string& err) {
   font_size_ = std::clamp(size, 8.0f, 96.0f);
   font_dirty_ = true;
   // Probe now so the caller can show the problem; the atlas itself is rebuilt between frames.
-  if (!path.empty() && !std::ifstream(path, std::ios::binary)) {
-    err = "font " + path + " not found: using ImGui's built-in font";
-    return false;
-  }
+  if (!path.empty())
+    if (std::string why = paths::font_problem(path); !why.empty()) {
+      err = why + ": using ImGui's built-in font";
+      return false;
+    }
   return true;
 }
 

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -19,6 +20,7 @@
 #include "app/cli/demo.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
+#include "app/paths.h"
 #include "kernels/backend.h"
 
 namespace ws::cli {
@@ -763,6 +765,42 @@ TEST(CliExitCodes, EverySubcommandAsTheReadmeStates) {
       EXPECT_EQ(lines(r.err), 1u) << cmd << "\nstderr: " << r.err;
   }
   EXPECT_EQ(slurp(exists), "mine");
+  fs::remove_all(d);
+}
+
+// Finding 3: `gui --font /etc/passwd` aborted on an ImGui assertion, a truncated font
+// crashed, a missing one was ignored with exit 0. Each is exit 2 with one line now,
+// before any window opens.
+TEST(CliGui, AFontThatIsNotAUsableFontIsExit2WithOneLine) {
+  const fs::path d = scratch("fonts");
+  const std::string text = (d / "passwd").string(), cut = (d / "cut.ttf").string();
+  std::ofstream(text) << "root:x:0:0:root:/root:/bin/bash\n";
+  {
+    std::ifstream in(paths::default_font(), std::ios::binary);
+    std::string font((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(font.size(), 4096u);
+    std::ofstream(cut, std::ios::binary) << font.substr(0, font.size() / 2);
+  }
+  bool opened = false;
+  Hooks h;
+  h.gui_run = [&](const gui::GuiOptions&) {
+    opened = true;
+    return 0;
+  };
+  for (const auto& [font, says] : std::vector<std::pair<std::string, std::string>>{
+           {text, "is not a TrueType or OpenType font"},
+           {cut, "is truncated or damaged"},
+           {(d / "missing.ttf").string(), "does not exist"},
+           {d.string(), "is a directory"}}) {
+    const Out r = cli({"gui", "--font", font}, h);
+    EXPECT_EQ(r.code, kExitUsage) << font << ": " << r.err;
+    EXPECT_EQ(lines(r.err), 1u) << r.err;
+    EXPECT_NE(r.err.find("font " + font + " " + says), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(opened) << "no window for a bad font";
+  const Out ok = cli({"gui", "--font", paths::default_font()}, h);
+  EXPECT_EQ(ok.code, 0) << ok.err;
+  EXPECT_TRUE(opened);
   fs::remove_all(d);
 }
 

@@ -7,12 +7,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <thread>
 
 #include "app/gui/export.h"
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
+#include "app/paths.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"
 
@@ -310,6 +312,37 @@ TEST(GuiInput, MissingFontIsANoticeNotAFailure) {
   bool shown = false;
   for (const auto& n : fd.notices_shown) shown |= n.find("/nonexistent/font.ttf") != std::string::npos;
   EXPECT_TRUE(shown);
+}
+
+// Finding 3 of issue 10: a text file as the font aborted on an ImGui assertion and a
+// truncated font crashed; both are a notice now, and the window draws in ImGui's font.
+TEST(GuiInput, ATextOrTruncatedFontIsANoticeAndTheBuiltInFont) {
+  NEED_DISPLAY();
+  const std::string dir = temp_dir("fonts");
+  const std::string text = dir + "/passwd", cut = dir + "/cut.ttf";
+  std::ofstream(text) << "root:x:0:0:root:/root:/bin/bash\n";
+  {
+    std::ifstream in(paths::default_font(), std::ios::binary);
+    std::string font((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_GT(font.size(), 4096u);
+    std::ofstream(cut, std::ios::binary) << font.substr(0, font.size() / 2);
+  }
+  for (const auto& [font, says] : std::vector<std::pair<std::string, std::string>>{
+           {text, "is not a TrueType or OpenType font"}, {cut, "is truncated or damaged"}}) {
+    SCOPED_TRACE(font);
+    GuiOptions o;
+    o.font = font;
+    auto s = open_session("transpose", "naive", {{"n", 64}}, View::Window, o);
+    ASSERT_TRUE(s);
+    FrameDraw fd = s->frame();
+    fd = s->frame();
+    bool shown = false;
+    for (const auto& n : fd.notices_shown)
+      shown |= n.find("font " + font + " " + says) != std::string::npos &&
+               n.find("built-in font") != std::string::npos;
+    EXPECT_TRUE(shown);
+  }
+  fs::remove_all(dir);
 }
 
 TEST(GuiExport, WindowPngAndChartsNeverOverwrite) {

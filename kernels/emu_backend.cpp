@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "kernels/backend.h"
+#include "kernels/lazy_arrays.h"
 #include "kernels/registry.h"
 
 namespace ws {
@@ -188,15 +189,24 @@ class EmuBackend : public Backend {
       opt.control->report(0, eo.progress_total, eo.progress_stage);
     }
     throw_if_cancelled();
-    HostArrays h = HostArrays::allocate(res.plan);
-    fill_inputs(h, res.plan, opt.seed);
+    // A run of the kept blocks only is not verified, so its arrays are made where those
+    // blocks touch them: a one-block trace of a huge grid costs what the block reads.
+    HostArrays h;
+    std::unique_ptr<LazyArrays> lazy;
+    if (whole) {
+      h = HostArrays::allocate(res.plan);
+      fill_inputs(h, res.plan, opt.seed);
+    } else {
+      lazy = std::make_unique<LazyArrays>(res.plan, opt.seed);
+      eo.lazy = lazy.get();
+    }
     emu::Args args;
     std::vector<ArrayDesc> arrays;
     for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
       const ArraySpec& s = res.plan.arrays[i];
       // Poisoned outputs: a kernel that skips an element leaves NaN / -1 behind.
-      if (s.output) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
-      args.ptr.push_back(h.data[i].data());
+      if (s.output && !lazy) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
+      args.ptr.push_back(lazy ? static_cast<void*>(lazy->data(i)) : h.data[i].data());
       args.count.push_back(s.count);
       ArrayDesc d;
       d.id = std::uint8_t(i);

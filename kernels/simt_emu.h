@@ -66,6 +66,7 @@ class Ref {
                     " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
                     " elements)");
     lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
+    if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
   }
   T* base_;
   std::uint64_t count_;

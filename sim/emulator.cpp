@@ -469,6 +469,7 @@ EmuResult Emu::run() {
   lane_ptrs.assign(std::size_t(nwarps) * 32, nullptr);
   for (unsigned t = 0; t < nthreads; ++t) {
     lanes.push_back(std::make_unique<LaneImpl>(*this, pool, host));
+    lanes.back()->lazy = opt.lazy;
     lane_ptrs[t] = lanes.back().get();
     LaneImpl& l = *lanes.back();
     l.linear_tid = t;

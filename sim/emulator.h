@@ -12,6 +12,7 @@
 //    catalogue uses);
 //  - __syncthreads releases when every live (not exited) thread of the block waits at
 //    a barrier; if all live threads wait but some can never arrive, that is a deadlock.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -43,6 +44,15 @@ struct Problem {
   std::string message;            // one readable sentence naming the sites
 };
 
+// Global memory made on first touch: a run of a few blocks of a huge grid fills only
+// the pages those blocks read or write (kernels/lazy_arrays.h). The dialect calls
+// touch() before it loads or stores `bytes` at `addr` of a global array.
+class LazyMemory {
+ public:
+  virtual ~LazyMemory() = default;
+  virtual void touch(const void* addr, std::size_t bytes) = 0;
+};
+
 struct EmuOptions {
   bool detect_races = true;
   // Steps a thread may take: its events plus the rounds of its marked work loops (work()).
@@ -50,6 +60,8 @@ struct EmuOptions {
   std::size_t max_problems = 16;  // the launch stops at the first abort-worthy problem
   // Blocks to run; empty = the whole grid. Lets the GUI emulate one block of a huge grid.
   std::vector<std::uint32_t> only_blocks;
+  // Made-on-touch global arrays (may be null: the arrays are filled already).
+  LazyMemory* lazy = nullptr;
   // Cancellation and progress (may be null): polled at least every 1024 steps, so a
   // cancel stops the launch within about a millisecond; progress is reported in blocks:
   // progress_base + blocks finished in this launch, of progress_total, as progress_stage.
@@ -92,6 +104,7 @@ class Lane {
   virtual ~Lane() = default;
   Dim3 thread_idx, block_idx, block_dim, grid_dim;
   unsigned linear_tid = 0;   // x + y*bx + z*bx*by
+  LazyMemory* lazy = nullptr;  // EmuOptions::lazy of the launch
   unsigned lane_id() const { return linear_tid % 32; }
   unsigned warp_id() const { return linear_tid / 32; }
 

@@ -5,7 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
+#include <iterator>
+#include <stdexcept>
+#include <utility>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -25,9 +30,26 @@ json params_json(const Params& p) {
   for (const auto& [k, v] : p) j[k] = v;
   return j;
 }
+// An integer field: a JSON integer within T's range. nlohmann's get<T>() converts a float
+// or an out-of-range number with a cast, which is undefined behaviour for 1e300.
+template <class T>
+T whole(const json& v, const std::string& what) {
+  if (v.is_number_unsigned()) {
+    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return T(u);
+  } else if (v.is_number_integer()) {
+    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return T(i);
+  }
+  throw std::runtime_error(what + " is not a whole number in range");
+}
+template <class T>
+T whole_or(const json& obj, const char* key, T otherwise) {
+  return obj.is_object() && obj.contains(key) ? whole<T>(obj.at(key), key) : otherwise;
+}
+
 Params params_of(const json& j) {
+  if (!j.is_object()) throw std::runtime_error("params is not an object");
   Params p;
-  for (const auto& [k, v] : j.items()) p[k] = v.get<long long>();
+  for (const auto& [k, v] : j.items()) p[k] = whole<long long>(v, "parameter " + k);
   return p;
 }
 
@@ -66,7 +88,7 @@ json totals_json(const sim::Totals& t) {
 }
 sim::Totals totals_of(const json& j) {
   sim::Totals t;
-#define X(f) t.f = j.at(#f).get<std::uint64_t>();
+#define X(f) t.f = whole<std::uint64_t>(j.at(#f), #f);
   WS_TOTALS_FIELDS(X)
 #undef X
   return t;
@@ -217,14 +239,27 @@ std::string recording_json(const Recording& r) {
 }
 
 bool load_recording(const std::string& path, Recording& out, std::string& error) {
-  std::ifstream f(path);
+  std::ifstream f(path, std::ios::binary);
   if (!f) {
     error = path + ": cannot be read";
     return false;
   }
+  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  if (f.bad()) {
+    error = path + ": cannot be read";
+    return false;
+  }
+  if (!parse_recording(text, path, out, error)) return false;
+  out.path = path;
+  return true;
+}
+
+bool parse_recording(const std::string& text, const std::string& path, Recording& out,
+                     std::string& error) {
   try {
-    json j = json::parse(f);
-    if (j.value("format", 0) != kFormat) {
+    json j = json::parse(text);
+    if (!j.is_object() || !j.contains("format") || !j["format"].is_number_integer() ||
+        j["format"].get<long long>() != kFormat) {
       error = path + ": not a warpscope recording of format " + std::to_string(kFormat);
       return false;
     }
@@ -235,14 +270,16 @@ bool load_recording(const std::string& path, Recording& out, std::string& error)
     r.device.driver = d.value("driver", std::string());
     r.device.runtime = d.value("runtime", std::string());
     const std::string cc = d.value("compute_capability", std::string("0.0"));
-    r.device.cc_major = std::atoi(cc.c_str());
-    r.device.cc_minor = cc.find('.') == std::string::npos ? 0 : std::atoi(cc.c_str() + cc.find('.') + 1);
-    r.device.sm_count = d.value("sm_count", 0);
+    // "9.0": major and minor (std::from_chars: atoi's overflow is undefined).
+    const auto dot = std::min(cc.find('.'), cc.size());
+    std::from_chars(cc.data(), cc.data() + dot, r.device.cc_major);
+    if (dot < cc.size()) std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), r.device.cc_minor);
+    r.device.sm_count = whole_or(d, "sm_count", 0);
     r.device.sm_clock_mhz = d.value("sm_clock_mhz", 0.0);
     r.device.mem_clock_mhz = d.value("mem_clock_mhz", 0.0);
     r.device.bus_width_bits = d.value("bus_width_bits", 0.0);
     r.device.peak_gbps = d.value("peak_gbps", 0.0);
-    r.device.l2_bytes = d.value("l2_bytes", std::uint64_t(0));
+    r.device.l2_bytes = whole_or(d, "l2_bytes", std::uint64_t(0));
     r.device.limits.name = r.device.name;
     if (r.device.sm_count > 0) r.device.limits.sm_count = r.device.sm_count;
     r.date = j.at("date").get<std::string>();
@@ -256,7 +293,7 @@ bool load_recording(const std::string& path, Recording& out, std::string& error)
       x.verified = e.value("verified", false);
       x.timing = timing_of(e.at("timing"), label);
       x.copy_gbps = e.value("copy_gbps", 0.0);
-      x.regs_per_thread = e.value("regs_per_thread", 0);
+      x.regs_per_thread = whole_or(e, "regs_per_thread", 0);
       x.source_hash = e.value("source_hash", std::string());
       if (e.contains("totals") && e["totals"].is_object()) x.totals = totals_of(e["totals"]);
       r.runs.push_back(std::move(x));

@@ -78,6 +78,12 @@ std::string family_source_hash(const std::string& source_file);
 // @post true and `out` filled iff `path` holds a recording of this format; else `error`
 //       says what is wrong in one line.
 bool load_recording(const std::string& path, Recording& out, std::string& error);
+// The same from the file's text; `name` starts the error (tests/fuzz/fuzz_recording.cpp).
+// @post true iff `text` is a recording of this format: every number where an integer is
+//       wanted is one within its type's range, every field has its type; else `error`
+//       is one line and `out` is untouched.
+bool parse_recording(const std::string& text, const std::string& name, Recording& out,
+                     std::string& error);
 // The recording as JSON text (what load_recording reads).
 std::string recording_json(const Recording& r);
 

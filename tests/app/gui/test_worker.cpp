@@ -80,19 +80,23 @@ TEST(Worker, ANewerJobOfTheSameKindStopsTheOldOne) {
   quick.params = {{"n", 2048}, {"work", 8}};
   const auto t0 = clock_type::now();
   w.submit(quick);
-  // The old job's last result, then the new one's final result (its earlier stages are
-  // posted too; they are not what this test is about).
+  // The old job's last result, then the new one's final result (earlier stages of both
+  // are posted too: the old job's one-block stage may finish before the new job comes,
+  // since that stage makes only the arrays its block touches).
   std::vector<JobResult> got;
-  while (got.size() < 2 && ms_since(t0) < 10000) {
+  while ((got.empty() || !got.back().final || got.back().gen != 2) && ms_since(t0) < 10000) {
     w.wait_result(0.1);
     for (auto& r : w.take())
       if (r.gen == 1 || r.final) got.push_back(std::move(r));
   }
-  ASSERT_EQ(got.size(), 2u);
+  ASSERT_GE(got.size(), 2u);
+  got.erase(got.begin(), got.end() - 2);
   EXPECT_EQ(got[0].gen, 1u);
   EXPECT_TRUE(got[0].cancelled);
   ASSERT_TRUE(got[0].run);
-  EXPECT_TRUE(got[0].run->cancelled);
+  // `run` is the last stage that landed: the stopped one, or one before it (then not
+  // every stage is there).
+  EXPECT_TRUE(got[0].run->cancelled || got[0].stages.size() < 3) << got[0].stages.size();
   EXPECT_EQ(got[1].gen, 2u);
   EXPECT_FALSE(got[1].cancelled);
   ASSERT_TRUE(got[1].run);

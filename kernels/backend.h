@@ -101,6 +101,7 @@ struct DeviceInfo {
   double mem_clock_mhz = 0, bus_width_bits = 0;
   double peak_gbps = 0;         // theoretical: 2 * clock * bus / 8
   double sm_clock_mhz = 0;      // maximum SM clock (0 on emu)
+  double peak_gflops = 0;       // FP32: 2 x FP32 lanes per SM x SMs x SM clock
   std::uint64_t l2_bytes = 0;
   DeviceLimits limits;
 };

@@ -15,7 +15,13 @@
 
 WS_BEGIN_MODE
 
-// The two sides' work: integer hashes, exact on the CPU; WS_WORK marks each loop (simt.h).
+// The two sides' work: integer hashes, exact on the CPU; WS_WORK marks each loop for the
+// emulator's step count (simt.h). Their instructions per round, as the nvcc PTX shows
+// them, are stated to the trace with t.work: the even side about 1 (the compiler folds
+// four rounds of the multiply-add into one, the loop test takes the rest), the odd side 3
+// (shift, xor, multiply): the model issues both sides of a divergent branch at their masks.
+constexpr unsigned kEvenInstrPerRound = 1, kOddInstrPerRound = 3;
+
 WS_HD inline unsigned diverge_even_work(unsigned v, int work) {  WS_WORK(work);
   for (int r = 0; r < work; ++r) {
     v = v * 1664525u + 1013904223u;
@@ -40,8 +46,10 @@ struct DivergeOddEven {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
     unsigned v = in(i);
     if (t.branch(t.threadIdx.x % 2 == 0)) {
+      t.work(kEvenInstrPerRound * unsigned(work));
       v = diverge_even_work(v, work);
     } else {
+      t.work(kOddInstrPerRound * unsigned(work));
       v = diverge_odd_work(v, work);
     }
     out(i) = v;
@@ -60,8 +68,10 @@ struct DivergeLessThan {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
     unsigned v = in(i);
     if (t.branch(t.threadIdx.x < k)) {
+      t.work(kEvenInstrPerRound * unsigned(work));
       v = diverge_even_work(v, work);
     } else {
+      t.work(kOddInstrPerRound * unsigned(work));
       v = diverge_odd_work(v, work);
     }
     out(i) = v;
@@ -79,8 +89,10 @@ struct DivergeWarpAligned {
     unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
     unsigned v = in(i);
     if (t.branch((t.threadIdx.x / 32) % 2 == 0)) {
+      t.work(kEvenInstrPerRound * unsigned(work));
       v = diverge_even_work(v, work);
     } else {
+      t.work(kOddInstrPerRound * unsigned(work));
       v = diverge_odd_work(v, work);
     }
     out(i) = v;

@@ -102,6 +102,7 @@ class EmuBackend : public Backend {
     d.limits = DeviceLimits{};
     d.sm_count = d.limits.sm_count;
     d.peak_gbps = sim::DeviceModel{}.dram_gbps;
+    d.peak_gflops = sim::DeviceModel{}.fp32_gflops;
     return d;
   }
 

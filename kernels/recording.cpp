@@ -83,6 +83,7 @@ json totals_json(const sim::Totals& t) {
   json j;
 #define X(f) j[#f] = t.f;
   WS_TOTALS_FIELDS(X)
+  X(warp_instructions) X(lane_instructions)
 #undef X
   return j;
 }
@@ -91,6 +92,9 @@ sim::Totals totals_of(const json& j) {
 #define X(f) t.f = whole<std::uint64_t>(j.at(#f), #f);
   WS_TOTALS_FIELDS(X)
 #undef X
+  // Recordings made before Work events (t.work) counted one instruction per event.
+  t.warp_instructions = whole_or(j, "warp_instructions", t.events);
+  t.lane_instructions = whole_or(j, "lane_instructions", t.active_lane_sum);
   return t;
 }
 
@@ -215,6 +219,7 @@ std::string recording_json(const Recording& r) {
                  {"mem_clock_mhz", d.mem_clock_mhz},
                  {"bus_width_bits", d.bus_width_bits},
                  {"peak_gbps", d.peak_gbps},
+                 {"peak_gflops", d.peak_gflops},
                  {"l2_bytes", d.l2_bytes}};
   j["date"] = r.date;
   j["tool"] = r.tool;
@@ -279,6 +284,7 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
     r.device.mem_clock_mhz = d.value("mem_clock_mhz", 0.0);
     r.device.bus_width_bits = d.value("bus_width_bits", 0.0);
     r.device.peak_gbps = d.value("peak_gbps", 0.0);
+    r.device.peak_gflops = d.value("peak_gflops", 0.0);
     r.device.l2_bytes = whole_or(d, "l2_bytes", std::uint64_t(0));
     r.device.limits.name = r.device.name;
     if (r.device.sm_count > 0) r.device.limits.sm_count = r.device.sm_count;

@@ -15,6 +15,9 @@
 //   t.shared<T>(n, "name"), t.shared2d<T>(rows, cols, "name") -> s(i) / s(r, c)
 //   t.syncthreads(), t.syncwarp(mask), t.shfl_{sync,up_sync,down_sync,xor_sync}(...)
 //   t.ballot_sync(mask, pred), t.activemask(), t.branch(cond) (a marked branch)
+//   t.work(n)          the n instructions this path runs here (its arithmetic, which
+//                      leaves no access to trace): a Work event at the issuing lanes'
+//                      mask, so both sides of a divergent branch count at their masks
 //   a.atomic_add(i, v) on Global and Shared handles
 // Each access is tagged with its source line (__builtin_LINE() as a default argument,
 // which nvcc supports in device code) and the array it names.

@@ -695,6 +695,7 @@ class Thread {
     __syncwarp(mask);
   }
   __device__ __forceinline__ bool branch(bool cond, int = __builtin_LINE()) { return cond; }
+  __device__ __forceinline__ void work(unsigned, int = __builtin_LINE()) {}
   __device__ __forceinline__ unsigned ballot_sync(unsigned mask, bool pred,
                                                   int = __builtin_LINE()) {
     return __ballot_sync(mask, pred);
@@ -744,6 +745,13 @@ class Thread {
       ws_emit(turn.group, EventKind::Branch, kNoArray, 0, l, b, 0u);
     }
     return cond;
+  }
+  __device__ __forceinline__ void work(unsigned instructions, int line = __builtin_LINE()) {
+    if (ws_block_traced()) {
+      const std::uint16_t l = std::uint16_t(line);
+      const Turn turn = ws_turn(ws_key(l, kNoArray, EventKind::Work), 0u, l);
+      ws_emit(turn.group, EventKind::Work, kNoArray, 0, l, 0u, instructions);
+    }
   }
   __device__ __forceinline__ unsigned ballot_sync(unsigned mask, bool pred,
                                                   int line = __builtin_LINE()) {

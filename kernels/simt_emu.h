@@ -148,6 +148,10 @@ class Thread {
   bool branch(bool cond, int line = __builtin_LINE()) {
     return lane_.branch(cond, std::uint16_t(line));
   }
+  // The instructions this path runs here (t.work(n)): one Work event at the lanes' mask.
+  void work(unsigned instructions, int line = __builtin_LINE()) {
+    lane_.access(EventKind::Work, kNoArray, instructions, 0, std::uint16_t(line));
+  }
   unsigned ballot_sync(unsigned mask, bool pred, int line = __builtin_LINE()) {
     return lane_.ballot(mask, pred, std::uint16_t(line));
   }

@@ -15,12 +15,12 @@
 #
 #   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
 #
-# Stages: toolchain build tests fixtures sass record lessons bench ncu ncu_noise sanitizer,
-# and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware (CUPTI's
-# counters against the model for every variant, two parameter sets, plus the concurrency
-# probes). Each stage writes its
-# log under $OUT/logs/ and one line to $OUT/summary.txt; a failing stage does not stop
-# the next one. The exit code is 1 when any stage failed.
+# Stages: toolchain build tests fixtures calibrate sass record lessons bench ncu ncu_noise
+# sanitizer, and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware
+# (CUPTI's counters against the model for every variant, two parameter sets, plus the
+# concurrency probes); calibrate: the model's time against the measured one
+# (docs/CALIBRATION.md). Each stage writes its log under $OUT/logs/ and one line to
+# $OUT/summary.txt; a failing stage does not stop the next one. The exit code is 1 when any stage failed.
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -252,6 +252,40 @@ lessons() {
   return $rc
 }
 
+# The model's time against the measured one, variant by variant: bench (the fast build,
+# measured) and metrics (the traced build's whole-grid counts, and the time the model
+# makes of them) at the same sizes; scripts/calibrate.py pairs them into calibration.md.
+calibrate() {
+  local w="$B/warpscope" o="$LOGS/calibrate" rc=0
+  mkdir -p "$o"
+  # family|sets|sweeps: sizes past the 50 MB L2 where the traced whole grid stays quick
+  local runs=(
+    "transpose|--set n=8192|"
+    "transpose|--set n=8192 --variant tiled|--sweep pad=0,1,2 --sweep tile=16,32"
+    "reduce|--set n=33554432|"
+    "matmul|--set n=1024|"
+    "access|--set n=16777216 --variant stride|--sweep stride=1,2,4,8,16,32"
+    "access|--set n=67108864 --variant offset|--sweep offset=0,1,32"
+    "divergence|--set n=4194304 --set work=1024 --variant odd_even|"
+    "divergence|--set n=4194304 --set work=1024 --variant less_than|"
+    "divergence|--set n=4194304 --set work=1024 --variant warp_aligned|"
+    "divergence|--set n=4194304 --set work=64 --variant odd_even|"
+    "divergence|--set n=4194304 --set work=64 --variant warp_aligned|"
+  )
+  local i=0 spec fam sets sweeps
+  for spec in "${runs[@]}"; do
+    IFS='|' read -r fam sets sweeps <<<"$spec"
+    i=$((i + 1))
+    # shellcheck disable=SC2086
+    "$w" bench --kernel "$fam" $sets $sweeps --repeats 10 --backend cuda --json "$o/bench_$i.json" \
+      >/dev/null || rc=1
+  done
+  python3 "$root/scripts/calibrate.py" --warpscope "$w" --backend cuda "$o"/bench_*.json \
+    > "$o/calibration.md" || rc=1
+  cp "$o/calibration.md" "$OUT/calibration.md"
+  return $rc
+}
+
 # The same counters several times, and at a second size: is a difference noise?
 ncu_noise() {
   python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu_noise" \
@@ -293,6 +327,7 @@ want toolchain && run_stage toolchain toolchain
 want build && run_stage build build
 want tests && run_stage tests tests
 want fixtures && run_stage fixtures fixtures
+want calibrate && run_stage calibrate calibrate
 want sass && run_stage sass sass
 want sass_record && run_stage sass_record sass_record
 want hardware && run_stage hardware hardware

@@ -33,11 +33,15 @@ struct Counters {
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_ideal = 0;
   std::uint64_t shared_atom_requests = 0;
-  std::uint64_t events = 0, active_lane_sum = 0;  // over all events: SIMD efficiency
+  std::uint64_t events = 0, active_lane_sum = 0;  // over all events
+  // Issued warp instructions: 1 per traced event, n per Work event (the largest n of its
+  // lanes); lane_instructions: the same counted per active lane. Their ratio is the SIMD
+  // efficiency, so the work inside a divergent branch counts at its own active mask.
+  std::uint64_t warp_instructions = 0, lane_instructions = 0;
   std::uint64_t branches = 0, divergent_branches = 0;
   std::uint64_t barriers = 0;
 };
-constexpr int kCounterFields = 22;
+constexpr int kCounterFields = 24;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -249,15 +253,39 @@ WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
   return c;
 }
 
+// The warp instructions one event stands for: a Work event (t.work(n)) the largest n of
+// its active lanes (the warp issues until its longest lane is done), any other event 1.
+// @post 0 when e.mask == 0; == 1 for a non-Work event with lanes.
+WS_HD inline std::uint64_t event_warp_instructions(const WarpEvent& e) {
+  if (e.mask == 0) return 0;
+  if (e.kind != EventKind::Work) return 1;
+  std::uint32_t most = 0;
+  for (int l = 0; l < 32; ++l)
+    if (e.mask >> l & 1u) most = access_detail::max_of(most, e.offset[l]);
+  return most;
+}
+// The same per active lane: the lanes' counts of a Work event summed, else popcount(mask).
+// @post == popcount(mask) for a non-Work event; <= 32 * event_warp_instructions(e).
+WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
+  if (e.kind != EventKind::Work) return access_detail::popc(e.mask);
+  std::uint64_t sum = 0;
+  for (int l = 0; l < 32; ++l)
+    if (e.mask >> l & 1u) sum += e.offset[l];
+  return sum;
+}
+
 // What one warp event adds to the counters: the one definition of Totals::add, used by
 // the host model and by the traced CUDA build.
-// @post events grows by 1 and active_lane_sum by popcount(mask); a global access adds
-//       its global_core counts to its kind's fields, a shared load/store its shared_core
+// @post events grows by 1, active_lane_sum by popcount(mask), warp_instructions and
+//       lane_instructions by event_warp_instructions and event_lane_instructions; a global
+//       access adds its global_core counts to its kind's fields, a shared load/store its shared_core
 //       wavefronts and ideal passes, a Branch counts divergent when its taken lanes are
 //       neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
   ++t.events;
   t.active_lane_sum += access_detail::popc(e.mask);
+  t.warp_instructions += event_warp_instructions(e);
+  t.lane_instructions += event_lane_instructions(e);
   const std::uint64_t issued = e.mask != 0;
   if (is_global(e.kind)) {
     access_detail::Span sec[32];

@@ -58,7 +58,8 @@ void Totals::add(const WarpEvent& e, const DeviceModel& m) { count_event(e, m.ac
 void Totals::merge(const Totals& o) { add_counters(*this, o); }
 
 double Totals::simd_efficiency() const {
-  return events == 0 ? 1.0 : double(active_lane_sum) / (32.0 * double(events));
+  return warp_instructions == 0 ? 1.0
+                                : double(lane_instructions) / (32.0 * double(warp_instructions));
 }
 
 std::map<std::string, double> Totals::ncu() const {
@@ -100,10 +101,13 @@ std::vector<std::pair<std::string, double>> Totals::plain() const {
 }
 
 double MaskHistory::simd_efficiency() const {
-  if (masks.empty()) return 1.0;
-  std::uint64_t lanes = 0;
-  for (std::uint32_t mk : masks) lanes += unsigned(std::popcount(mk));
-  return double(lanes) / (32.0 * double(masks.size()));
+  std::uint64_t lanes = 0, issued = 0;
+  for (std::size_t i = 0; i < masks.size(); ++i) {
+    const std::uint64_t c = i < counts.size() ? counts[i] : 1;
+    lanes += c * unsigned(std::popcount(masks[i]));
+    issued += c;
+  }
+  return issued == 0 ? 1.0 : double(lanes) / (32.0 * double(issued));
 }
 
 MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
@@ -117,6 +121,7 @@ MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t blo
     h.lines.push_back(e.line);
     h.kinds.push_back(e.kind);
     h.ballots.push_back(e.kind == EventKind::Branch ? e.ballot : 0u);
+    h.counts.push_back(std::uint32_t(std::min<std::uint64_t>(event_warp_instructions(e), ~0u)));
   }
   return h;
 }
@@ -154,16 +159,35 @@ std::vector<std::pair<std::uint16_t, Totals>> by_line(const SiteList& sites) {
   return out;
 }
 
-double modelled_time_us(const Totals& t, double flops, const DeviceModel& m) {
-  // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond.
-  const double memory_us =
-      m.dram_gbps > 0 ? double(t.global_bytes_moved) / (m.dram_gbps * 1e3) : 0.0;
-  const double compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
+double TimeParts::total_us() const {
+  return std::max({dram_us, compute_us, shared_us, issue_us}) + launch_us;
+}
+
+const char* TimeParts::bound() const {
+  const double most = std::max({dram_us, compute_us, shared_us, issue_us});
+  if (most == dram_us) return "dram";
+  if (most == shared_us) return "shared";
+  if (most == issue_us) return "issue";
+  return "compute";
+}
+
+TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m) {
+  TimeParts p;
+  // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond; GHz is 1e3 clocks per us.
+  p.dram_us = m.dram_gbps > 0 ? double(t.global_bytes_moved) / (m.dram_gbps * 1e3) : 0.0;
+  p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
+  const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   const double wavefronts = double(t.shared_ld_wavefronts + t.shared_st_wavefronts);
-  const double shared_us = m.sm_count > 0 && m.sm_clock_ghz > 0
-                               ? wavefronts / (double(m.sm_count) * m.sm_clock_ghz * 1e3)
-                               : 0.0;
-  return std::max({memory_us, compute_us, shared_us}) + std::max(0.0, m.launch_overhead_us);
+  p.shared_us = sm_clocks_per_us > 0 ? wavefronts / sm_clocks_per_us : 0.0;
+  p.issue_us = sm_clocks_per_us > 0 && m.schedulers_per_sm > 0
+                   ? double(t.warp_instructions) / (sm_clocks_per_us * m.schedulers_per_sm)
+                   : 0.0;
+  p.launch_us = std::max(0.0, m.launch_overhead_us);
+  return p;
+}
+
+double modelled_time_us(const Totals& t, double flops, const DeviceModel& m) {
+  return modelled_time_parts(t, flops, m).total_us();
 }
 
 }  // namespace ws::sim

@@ -52,6 +52,9 @@ struct DeviceModel {
   double dram_gbps = h100::kDramGbps;
   double fp32_gflops = h100::kFp32Gflops;
   double launch_overhead_us = 3.0;
+  // Each SM has 4 schedulers, each issuing one warp instruction per clock: the ceiling on
+  // instructions, which divergence lowers by issuing both sides of a branch.
+  unsigned schedulers_per_sm = 4;
   // The shared-memory pipe: each SM's banks serve one wavefront per clock, so a 32-way
   // conflict costs 32 clocks where a conflict-free access costs one.
   unsigned sm_count = h100::kSmCount;
@@ -97,7 +100,8 @@ struct Totals : Counters {
   void merge(const Totals& o);
   std::uint64_t shared_ld_conflicts() const { return shared_ld_wavefronts - shared_ld_ideal; }
   std::uint64_t shared_st_conflicts() const { return shared_st_wavefronts - shared_st_ideal; }
-  double simd_efficiency() const;  // active_lane_sum / (32 * events), 1 when no events
+  // lane_instructions / (32 * warp_instructions), 1 when nothing issued
+  double simd_efficiency() const;
 
   // Nsight Compute names: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...
   std::map<std::string, double> ncu() const;
@@ -157,16 +161,32 @@ struct MaskHistory {
   std::vector<std::uint16_t> lines;
   std::vector<EventKind> kinds;
   std::vector<std::uint32_t> ballots; // Branch events: true lanes; else 0
-  double simd_efficiency() const;     // mean active lanes / 32
+  std::vector<std::uint32_t> counts;  // warp instructions each event stands for (Work: n)
+  double simd_efficiency() const;     // active lanes / 32, weighted by counts
 };
 // @post result.masks.size() == number of events of (block, warp) in `events`, in order.
 MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
                          std::uint16_t warp);
 
+// The parts of a modelled time, in microseconds.
+struct TimeParts {
+  double dram_us = 0;     // global bytes moved at DRAM bandwidth
+  double compute_us = 0;  // FLOPs at peak FP32
+  double shared_us = 0;   // shared wavefronts at one per SM clock
+  double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
+  double launch_us = 0;   // launch overhead
+  double total_us() const;
+  // "dram", "compute", "shared", "issue": the largest part (the bound)
+  const char* bound() const;
+};
+// @post every part >= 0; launch_us == max(0, m.launch_overhead_us).
+TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {});
+
 // Modelled time for an emulated run, a roofline: the largest of bytes moved at DRAM
-// bandwidth, shared wavefronts at one per SM clock, and FLOPs at peak; plus launch
-// overhead. Labelled "modelled" wherever shown.
-// @post >= launch_overhead_us; grows with global bytes moved, shared wavefronts, flops.
+// bandwidth, shared wavefronts at one per SM clock, FLOPs at peak and warp instructions
+// at the schedulers' issue rate; plus launch overhead. Labelled "modelled" wherever shown.
+// @post >= launch_overhead_us; grows with global bytes moved, shared wavefronts, flops
+//       and warp instructions (so with divergent work).
 double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {});
 
 }  // namespace ws::sim

@@ -35,8 +35,10 @@ enum class EventKind : std::uint8_t {
   WarpSync = 8,  // __syncwarp
   Shuffle = 9,   // __shfl*_sync
   Vote = 10,     // __ballot_sync / __activemask
+  Work = 11,     // t.work(n): the instructions a path runs between traced events, as the
+                 // kernel states them; offset[lane] = n for each issuing lane
 };
-constexpr int kEventKindCount = 11;
+constexpr int kEventKindCount = 12;
 
 #if !defined(__CUDACC_RTC__)
 std::string_view to_string(EventKind k);
@@ -81,6 +83,7 @@ struct WarpEvent {
   // Memory events, per lane (0 for lanes not in mask): global: byte offset into the
   // array (arrays are 256-byte aligned, so sectors follow from it); shared: byte offset
   // into the block's shared memory, array base included, so banks follow from it.
+  // Work events: the instruction count each issuing lane stated.
   std::uint32_t offset[32] = {};
   Site site() const { return Site{line, array}; }
 #if !defined(__CUDACC_RTC__)

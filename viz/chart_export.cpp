@@ -86,6 +86,13 @@ class SvgCanvas : public Canvas {
             colour_attr("fill", fill) + colour_attr("stroke", stroke) +
             (stroke ? " stroke-width=\"" + num(width) + "\"" : std::string()) + "/>\n";
   }
+  void polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t fill,
+               std::uint32_t stroke, double width) override {
+    body += "<polygon" + colour_attr("fill", fill) + colour_attr("stroke", stroke) +
+            (stroke ? " stroke-width=\"" + num(width) + "\"" : std::string()) + " points=\"";
+    for (auto& [x, y] : pts) body += num(x) + "," + num(y) + " ";
+    body += "\"/>\n";
+  }
   void text(double x, double y, std::string_view s, double size, std::uint32_t col, Anchor a,
             bool bold, bool vertical) override {
     const char* anchor = a == Anchor::Left ? "start" : a == Anchor::Center ? "middle" : "end";
@@ -144,6 +151,23 @@ class CairoCanvas : public Canvas {
               double width) override {
     cairo_new_sub_path(cr_);
     cairo_arc(cr_, cx, cy, r, 0, 2 * M_PI);
+    if (fill) {
+      set(fill);
+      stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);
+    }
+    if (stroke) {
+      set(stroke);
+      cairo_set_line_width(cr_, width);
+      cairo_stroke(cr_);
+    }
+    cairo_new_path(cr_);
+  }
+  void polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t fill,
+               std::uint32_t stroke, double width) override {
+    if (pts.empty()) return;
+    cairo_move_to(cr_, pts[0].first, pts[0].second);
+    for (std::size_t i = 1; i < pts.size(); ++i) cairo_line_to(cr_, pts[i].first, pts[i].second);
+    cairo_close_path(cr_);
     if (fill) {
       set(fill);
       stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);

@@ -35,6 +35,14 @@ class Canvas {
                     std::uint32_t stroke, double width) = 0;
   virtual void circle(double cx, double cy, double r, std::uint32_t fill, std::uint32_t stroke,
                       double width) = 0;
+  // A closed polygon (series markers: diamonds, triangles). The default draws its outline.
+  virtual void polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t fill,
+                       std::uint32_t stroke, double width) {
+    if (pts.empty()) return;
+    auto closed = pts;
+    closed.push_back(pts.front());
+    polyline(closed, stroke ? stroke : fill, stroke ? width : 1.0);
+  }
   // `y` is the vertical centre of the text; `vertical` turns it 90 degrees anticlockwise
   // (the y-axis label), then `x`/`y` is its centre.
   virtual void text(double x, double y, std::string_view s, double size, std::uint32_t col,
@@ -58,6 +66,7 @@ struct PaintOptions {
   bool title = true;
   bool meta_footer = true;  // one small line of ChartSpec::meta under the chart (exports)
   bool background = true;
+  double min_plot_height = 0;  // 0: five text lines (5 * font)
   ChartTheme theme;
 };
 
@@ -74,14 +83,28 @@ struct ChartGeometry {
   double plot_x0 = 0, plot_y0 = 0, plot_x1 = 0, plot_y1 = 0;  // y grows downwards
   double x_lo = 0, x_hi = 1, y_lo = 0, y_hi = 1;
   bool categorical = false, log_y = false;
+  bool log2_x = false;  // every x a power of two spanning 4x or more: one step per doubling
+  std::vector<std::string> off_scale;  // reference lines above the data, annotated instead
+  bool footer = false, legend = false, title = false;  // what fitted in the box
   std::vector<double> x_ticks, y_ticks;
   std::vector<ChartMark> marks;
   int bars = 0, points = 0, wrong = 0, refs = 0, legend_entries = 0;
   bool empty = true;  // no series with a drawable value: a "no data" note was painted
   double map_y(double v) const;
+  double map_x(double v) const;
 };
 
-// Lays out and paints `c` into the box (x, y, w, h) of `cv`.
+// The marker of series i (lines and points): 0 circle, 1 square, 2 diamond, 3 triangle,
+// 4 inverted triangle, then again; the legend shows the same shape.
+int marker_shape(std::size_t series);
+void paint_marker(Canvas& cv, int shape, double cx, double cy, double r, std::uint32_t fill,
+                  std::uint32_t stroke, double width);
+
+// Lays out and paints `c` into the box (x, y, w, h) of `cv`. Text is placed by measured
+// extents (cv.text_width): category labels wrap or turn vertical rather than being cut,
+// the footer wraps, a label that would overlap another is left out (its value is in the
+// legend or the CSV), and the plot keeps at least min_plot_height by dropping footer,
+// legend and title in that order.
 // @post every non-wrong finite value of every series is a mark with wrong == false inside
 //       the plot box; every wrong point is a mark with wrong == true and no bar height.
 ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, double w, double h,

@@ -49,6 +49,16 @@ void ImDrawCanvas::circle(double cx, double cy, double r, std::uint32_t f, std::
   if (stroke) dl_->AddCircle(v2(float(cx), float(cy)), float(r), to_imgui(stroke), 16, float(width));
 }
 
+void ImDrawCanvas::polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t f,
+                           std::uint32_t stroke, double width) {
+  if (pts.size() < 3) return;
+  std::vector<ImVec2> p;
+  p.reserve(pts.size());
+  for (auto& [x, y] : pts) p.push_back(v2(float(x), float(y)));
+  if (f) dl_->AddConvexPolyFilled(p.data(), int(p.size()), to_imgui(f));
+  if (stroke) dl_->AddPolyline(p.data(), int(p.size()), to_imgui(stroke), ImDrawFlags_Closed, float(width));
+}
+
 void ImDrawCanvas::text(double x, double y, std::string_view s, double size, std::uint32_t col,
                         Anchor a, bool bold, bool vertical) {
   ImFont* font = ImGui::GetFont();

@@ -64,6 +64,8 @@ class ImDrawCanvas : public Canvas {
             double width) override;
   void circle(double cx, double cy, double r, std::uint32_t fill, std::uint32_t stroke,
               double width) override;
+  void polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t fill,
+               std::uint32_t stroke, double width) override;
   void text(double x, double y, std::string_view s, double size, std::uint32_t col, Anchor a,
             bool bold, bool vertical) override;
   double text_width(std::string_view s, double size) override;

@@ -137,6 +137,9 @@ int cmd_info(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   if (d.peak_gbps > 0)
     rows.push_back({"peak bandwidth",
                     fmt(d.peak_gbps) + " GB/s (theoretical: 2 x memory clock x bus width / 8)"});
+  if (d.peak_gflops > 0)
+    rows.push_back({"FP32 peak", fmt(d.peak_gflops) +
+                                     " GFLOP/s (2 x FP32 lanes per SM x SMs x SM clock)"});
   rows.push_back({"block limits", std::to_string(d.limits.max_threads_per_block) +
                                       " threads, " +
                                       std::to_string(d.limits.max_shared_per_block / 1024) +
@@ -198,6 +201,7 @@ int cmd_list(bool json, std::ostream& out) {
     for (const auto* v : family_variants(f)) {
       out << "  " << v->name << " - " << v->title << "\n";
       if (!v->why.empty()) out << "      " << v->why << "\n";
+      out << "      source: " << v->source_file << " (struct " << v->entry << ")\n";
       for (const auto& p : v->params) {
         std::string range;
         if (p.choices.empty()) {
@@ -365,6 +369,22 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   if (int code = run_failed(v, r, err); code >= 0) return code;
   const Plan& plan = r.plan.launches.empty() ? c.plan : r.plan;
   const Params& params = r.params.empty() ? c.completed : r.params;
+  // What the model makes of these counts (the emulator's time), summed over launches, so
+  // a traced GPU run can be held against its own measured time.
+  sim::TimeParts parts;
+  for (const auto& l : r.launches) {
+    const sim::TimeParts p = sim::modelled_time_parts(
+        l.totals, plan.flops / double(std::max<std::size_t>(1, r.launches.size())));
+    parts.dram_us += p.dram_us;
+    parts.compute_us += p.compute_us;
+    parts.shared_us += p.shared_us;
+    parts.issue_us += p.issue_us;
+    parts.launch_us += p.launch_us;
+  }
+  double modelled_us = 0;
+  for (const auto& l : r.launches)
+    modelled_us += sim::modelled_time_us(
+        l.totals, plan.flops / double(std::max<std::size_t>(1, r.launches.size())));
 
   if (a.json) {
     Json j;
@@ -406,6 +426,19 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       j["hardware"] = hardware_json(r);
       if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
     }
+    if (!a.fast_only) {
+      Json mj;
+      mj["time_us"] = number(modelled_us);
+      mj["bound"] = parts.bound();
+      mj["dram_us"] = number(parts.dram_us);
+      mj["shared_us"] = number(parts.shared_us);
+      mj["issue_us"] = number(parts.issue_us);
+      mj["compute_us"] = number(parts.compute_us);
+      mj["launch_us"] = number(parts.launch_us);
+      mj["warp_instructions"] = number(double(r.totals.warp_instructions));
+      mj["simd_efficiency"] = number(r.totals.simd_efficiency());
+      j["modelled"] = mj;
+    }
     j["verified"] = r.verified;
     j["device"] = device_json(b->device());
     out << pretty(j, 4);
@@ -443,6 +476,10 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       out << "\ntotals over " << plan.launches.size() << " launch"
           << (plan.launches.size() == 1 ? "" : "es") << "\n"
           << format_table({"measure", "value"}, rows, {false, true});
+      out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
+          << parts.bound() << " (dram " << fmt(parts.dram_us, 4) << ", shared "
+          << fmt(parts.shared_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", compute "
+          << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4) << " us)\n";
     } else {
       out << "\n--fast-only: the untraced build ran once; no model totals\n";
     }
@@ -722,6 +759,7 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
       je["mask"] = hex32(e.mask);
       je["active"] = e.active_lanes();
       if (e.kind == EventKind::Branch || e.kind == EventKind::Vote) je["ballot"] = hex32(e.ballot);
+      if (e.kind == EventKind::Work) je["instructions"] = sim::event_warp_instructions(e);
       if (is_memory(e.kind)) {
         je["bytes"] = e.bytes;
         Json offs = Json::array();

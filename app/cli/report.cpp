@@ -3,6 +3,7 @@
 #include "io/atomic_file.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
@@ -10,6 +11,8 @@
 #include <set>
 #include <sstream>
 #include <unistd.h>
+
+#include "kernels/run_meta.h"
 
 namespace ws::cli {
 
@@ -187,6 +190,9 @@ std::string BenchReport::unit() const {
   return "GB/s";
 }
 
+// Sizes of one peer that differ by under 1% (a reduction's partial sums) are one size.
+bool same_size(double a, double b) { return std::fabs(a - b) <= 0.01 * std::max(a, b); }
+
 std::vector<Peer> peers_for(const std::string& family, bool gflops) {
   const FamilyInfo* f = find_family(family);
   return f ? ws::peers_for(*f, gflops) : std::vector<Peer>{};
@@ -253,7 +259,12 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       if (!opt.peers && p != Peer::MemcpyD2D) continue;
       // The emulator has no peers to time: ask only when the user asked for the list.
       if (!opt.peers && backend.kind() == BackendKind::Emu) continue;
-      if (timed.count({int(p), size})) continue;
+      // One peer per size: the reductions' plans differ by their partial sums (under 1%
+      // of the bytes), which is the same copy, timed once.
+      bool have = false;
+      for (const auto& [k, v] : timed)
+        if (k.first == int(p) && same_size(k.second, size)) have = true;
+      if (have) continue;
       timed[{int(p), size}] = true;
       if (opt.progress)
         *opt.progress << "[peer] " << to_string(p) << " " << params_text(row.cfg.completed)
@@ -285,16 +296,17 @@ void derive(BenchReport& r) {
     row.copy_gbps = row.frac_copy = row.frac_peak = row.speedup = kNaN;
     if (!gf) {
       for (const auto& p : r.peers)
-        if (p.peer == Peer::MemcpyD2D && p.size == row.cfg.plan.logical_bytes &&
+        if (p.peer == Peer::MemcpyD2D && same_size(p.size, row.cfg.plan.logical_bytes) &&
             p.result.error.empty() && p.result.timing.throughput > 0)
           row.copy_gbps = p.result.timing.throughput;
     }
     if (good && t.throughput > 0) {
       if (!gf && row.copy_gbps > 0) row.frac_copy = t.throughput / row.copy_gbps;
       if (!gf && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
+      if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)
-          if (p.peer == Peer::CublasSgemm && p.size == row.cfg.plan.flops &&
+          if (p.peer == Peer::CublasSgemm && same_size(p.size, row.cfg.plan.flops) &&
               p.result.error.empty() && p.result.timing.throughput > 0)
             row.frac_copy = t.throughput / p.result.timing.throughput;
       }
@@ -338,6 +350,7 @@ Json device_json(const DeviceInfo& d) {
   j["mem_clock_mhz"] = number(d.mem_clock_mhz);
   j["bus_width_bits"] = number(d.bus_width_bits);
   j["peak_gbps"] = number(d.peak_gbps);
+  j["peak_gflops"] = number(d.peak_gflops);
   return j;
 }
 
@@ -410,6 +423,8 @@ std::string bench_text(const BenchReport& r) {
         : r.modelled() ? std::string("times modelled from the trace, not measured")
                        : "median of " + std::to_string(r.repeats) + " runs");
   if (r.device.peak_gbps > 0) o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s";
+  if (r.device.peak_gflops > 0)
+    o << ", FP32 peak " << fmt(r.device.peak_gflops) << " GFLOP/s";
   o << "\n\n";
   const std::string tcol = r.modelled() && recorded.empty() ? "time ms (modelled)" : "median ms";
   std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
@@ -657,21 +672,13 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
   }
   if (unit == "GB/s" && r.device.peak_gbps > 0)
     c.refs.push_back({"theoretical peak", r.device.peak_gbps, 0});
+  if (unit == "GFLOP/s" && r.device.peak_gflops > 0)
+    c.refs.push_back({"FP32 peak", r.device.peak_gflops, 0});
   if (copies.size() == 1) c.refs.push_back({"cudaMemcpy D2D (same run)", *copies.begin(), 0});
   for (const auto& p : r.peers)
     if (p.peer == Peer::CublasSgemm && p.result.error.empty() && p.result.timing.throughput > 0)
       c.refs.push_back({"cuBLAS SGEMM (same run)", p.result.timing.throughput, 0});
 
-  c.meta["kernel"] = r.family;
-  c.meta["device"] = r.device.name;
-  if (!r.device.driver.empty()) c.meta["driver"] = r.device.driver;
-  if (!r.device.runtime.empty()) c.meta["runtime"] = r.device.runtime;
-  if (r.device.mem_clock_mhz > 0) c.meta["memory clock MHz"] = fmt(r.device.mem_clock_mhz);
-  if (r.device.bus_width_bits > 0) c.meta["bus width bits"] = fmt(r.device.bus_width_bits);
-  c.meta["backend"] = std::string(to_string(r.kind));
-  c.meta["timing"] = modelled ? "modelled by the emulator, not measured"
-                              : "measured, median of " + std::to_string(r.repeats) + " runs";
-  c.meta["date"] = r.date;
   std::string params = params_text(r.sets);
   for (const auto& sw : r.sweeps) {
     std::string vals;
@@ -679,7 +686,7 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
     params += (params.empty() ? "" : " ") + sw.key + "=" + vals;
   }
   if (r.rows.size() == 1) params = params_text(r.rows[0].cfg.completed);
-  c.meta["params"] = params.empty() ? "defaults" : params;
+  c.meta = export_meta(r.device, r.kind, modelled, r.repeats, r.family, params, r.date);
   return c;
 }
 

@@ -2,7 +2,8 @@
 #include "app/gui/app_state.h"
 
 #include "app/paths.h"
-
+#include "kernels/run_meta.h"
+#include "sim/event_at.h"
 #include "viz/view_common.h"
 
 #include <algorithm>
@@ -128,6 +129,11 @@ void AppState::select(const std::string& family, const std::string& variant) {
   const bool same_family = family == sel_.family;
   sel_.family = family;
   sel_.variant = variant;
+  // A sweep of another variant is not this one's: its lines would be relabelled.
+  if (sweep_for != family + "/" + variant) {
+    sweep.clear();
+    sweep_for.clear();
+  }
   // Keep the values the new variant also has, so switching naive -> tiled keeps n.
   Params kept;
   for (const ParamSpec& ps : v->params)
@@ -573,21 +579,13 @@ double AppState::peak() const {
   return 0;
 }
 
+// The same keys and words as the command line's exports (kernels/run_meta.h).
 std::map<std::string, std::string> AppState::export_meta() const {
-  std::map<std::string, std::string> m;
   const DeviceInfo d = worker_.device();
-  m["device"] = emulated() ? "SIMT emulator (modelled " + sim::DeviceModel{}.name + ")" : d.name;
-  if (!d.driver.empty()) m["driver"] = d.driver;
-  if (!d.runtime.empty()) m["runtime"] = d.runtime;
-  m["kernel"] = sel_.family + "/" + sel_.variant;
-  m["params"] = ws::to_string(completed_);
-  m["times"] = emulated() ? "modelled by the emulator, not measured" : "measured with CUDA events";
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  m["date"] = buf;
-  m["tool"] = "warpscope";
-  return m;
+  const int repeats = main.valid() ? std::max<int>(1, int(main.run->timing.samples_ms.size())) : 10;
+  return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, emulated(), repeats,
+                         sel_.family + "/" + sel_.variant, ws::to_string(completed_),
+                         utc_now_iso8601());
 }
 
 viz::ChartSpec AppState::history_chart() const {
@@ -595,7 +593,7 @@ viz::ChartSpec AppState::history_chart() const {
   c.title = "Throughput per run";
   c.x_label = "run";
   const std::string unit = history.empty() ? "GB/s" : history.back().unit;
-  c.y_label = unit;
+  c.y_label = unit + (emulated() ? " (modelled)" : "");
   std::map<std::string, std::size_t> index;
   for (const HistoryPoint& h : history) {
     if (h.unit != unit) continue;
@@ -640,14 +638,16 @@ viz::ChartSpec AppState::bars_chart() const {
   }
   c.y_label = unit.empty() ? "GB/s" : unit;
   c.series.push_back(s);
+  const std::string unit_label = c.y_label;
   if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
   for (const PeerResult& p : peers) {
-    if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != c.y_label) continue;
+    if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != unit_label) continue;
     std::string name = std::string(ws::to_string(p.peer));
     if (!p.timing.measured) name += " (modelled)";
     c.refs.push_back({name, p.timing.throughput, 0});
   }
   c.meta = export_meta();
+  if (emulated()) c.y_label += " (modelled)";
   return c;
 }
 
@@ -682,9 +682,29 @@ viz::ChartSpec AppState::sweep_chart() const {
     if (unit.empty()) unit = p.unit;
   }
   c.y_label = !sweep_metric.empty() ? sweep_metric : unit.empty() ? "GB/s" : unit;
+  if (sweep_metric.empty() && emulated()) c.y_label += " (modelled)";
   if (const double pk = peak(); pk > 0 && sweep_metric.empty())
     c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
   c.meta = export_meta();
+  // The swept parameters as swept (x=8,16,32), not the controls' current values.
+  std::set<long long> xs, ss;
+  for (const SweepPoint& p : sweep) {
+    xs.insert(p.x);
+    ss.insert(p.s);
+  }
+  auto list = [](const std::set<long long>& v) {
+    std::string t;
+    for (long long x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
+    return t;
+  };
+  Params rest = completed_;
+  rest.erase(sweep_x);
+  if (!sweep_series.empty()) rest.erase(sweep_series);
+  std::string params = ws::to_string(rest);
+  if (!xs.empty()) params += (params.empty() ? "" : " ") + sweep_x + "=" + list(xs);
+  if (!sweep_series.empty() && !ss.empty()) params += " " + sweep_series + "=" + list(ss);
+  c.meta["params"] = params;
+  c.meta["kernel"] = sweep_for.empty() ? c.meta["kernel"] : sweep_for;
   return c;
 }
 
@@ -720,6 +740,15 @@ std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
   lesson_pending_gen_ = j.gen;
   worker_.submit(std::move(j));
   return lesson_pending_gen_;
+}
+
+bool AppState::seek_to(const std::string& at) {
+  if (!main.valid()) return false;
+  const auto pos = sim::find_at(at, main.events(), stepper.order);
+  if (!pos) return false;
+  stepper.playing = false;
+  stepper.seek(*pos);
+  return true;
 }
 
 void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params) {

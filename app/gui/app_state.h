@@ -178,6 +178,9 @@ class AppState : public LessonHost {
   std::array<char, 512> export_dir_edit{};  // the export folder's text field
   std::string last_export;          // what the last export wrote, or why it failed
   bool last_export_failed = false;
+  double last_export_at = -1;       // ImGui time of the last export: the toast shows 4 s
+  bool keys_hidden = false;         // presenter: the keys line folded away (k)
+  std::size_t param_cursor = 0;     // presenter: the parameter [ and ] step
   bool window_png_request = false;  // the session writes the next frame to a PNG
   std::vector<Notice> notices;
   void add_notice(const std::string& text, bool error);
@@ -205,6 +208,7 @@ class AppState : public LessonHost {
   void notice(const std::string& text) override { add_notice(text, false); }
   std::uint64_t run_on_worker(std::function<void(Backend&)> task) override;
   bool task_finished(std::uint64_t id) const override { return id != 0 && id <= lesson_done_gen_; }
+  bool seek_to(const std::string& at) override;
 
  private:
   void install(JobResult& r);

@@ -37,6 +37,9 @@ class LessonHost {
   // was replaced by a newer one that has).
   virtual std::uint64_t run_on_worker(std::function<void(Backend&)> task) = 0;
   virtual bool task_finished(std::uint64_t id) const = 0;
+  // Moves the stepper (and with it the source line and the maps) to the first event of
+  // the shown warp that `at` names (sim::find_at); false when none has it.
+  virtual bool seek_to(const std::string& at) = 0;
 };
 
 // What the panel drew in one frame, for tests (the GUI tests check the frame by it).

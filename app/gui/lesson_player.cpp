@@ -102,6 +102,14 @@ struct DrawCtx {
   int depth = 0;
 };
 
+// Every predict of the step answered: only then do goals show their current value, which
+// would otherwise give a prediction's answer away.
+bool predicts_answered(Player& p) {
+  for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
+    if (!p.result(i)) return false;
+  return true;
+}
+
 void code_block(const Block& b) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, kBox);
   const float lines = float(std::count(b.text.begin(), b.text.end(), '\n') + 1);
@@ -164,7 +172,9 @@ void goal_box(std::size_t i, DrawCtx& c) {
   const bool done = c.player.goal_done(i);
   const std::string target = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
   ImGui::TextColored(kDim, "target: %s", target.c_str());
-  const std::string line = (done ? "[x] " : "[ ] ") + s.label;
+  const std::string line = done || predicts_answered(c.player)
+                               ? (done ? "[x] " : "[ ] ") + s.label
+                               : "[ ] not yet (its value shows once the predictions are answered)";
   flow_plain(line, done ? kGood : kText);
   if (i < c.out.goals.size()) c.out.goals[i] = line;
 }
@@ -265,6 +275,8 @@ class PlayerPanel : public LessonPanel {
     error_.clear();
     player_.emplace(std::move(*r.lesson), default_data_dir());
     applied_ = SIZE_MAX;
+    shown_step_ = SIZE_MAX;
+    sought_step_ = SIZE_MAX;
     seen_gen_ = 0;
     ratios_.reset();
     inputs_.clear();
@@ -308,7 +320,10 @@ class PlayerPanel : public LessonPanel {
     ImGui::Separator();
 
     DrawCtx c{p, host, inputs_, reanswer_, pres, out};
+    const bool new_step = shown_step_ != p.step_index();
+    shown_step_ = p.step_index();
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
+    if (new_step) ImGui::SetScrollY(0);  // each step opens at its top, heading first
     // In the classroom script a screen holds the step: the lesson's introduction, which the
     // presenter tells in their own words, folds away.
     if (p.step_index() == 0 && !p.lesson().intro.empty() &&
@@ -455,6 +470,12 @@ class PlayerPanel : public LessonPanel {
       ratios_ = std::move(pr);
     }
     p.set_facts(std::move(f));
+    // The step is about one event: open the views on it, once per step (the student may
+    // step elsewhere afterwards).
+    if (!lab->at.empty() && sought_step_ != p.step_index() && v == lab->variant) {
+      sought_step_ = p.step_index();
+      if (!host.seek_to(lab->at)) host.notice("this step's event (" + lab->at + ") is not in the run");
+    }
   }
 
   // The worker's reference runs, merged into the facts of the run they were asked for
@@ -570,6 +591,8 @@ class PlayerPanel : public LessonPanel {
   std::string error_, dir_;
   std::vector<ListEntry> entries_;
   std::size_t applied_ = SIZE_MAX;
+  std::size_t shown_step_ = SIZE_MAX;  // the step drawn last frame: a new one scrolls to its top
+  std::size_t sought_step_ = SIZE_MAX;  // the step whose `at:` event the views were moved to
   std::uint64_t seen_gen_ = 0;
   std::map<std::size_t, double> inputs_;
   std::set<std::size_t> reanswer_;

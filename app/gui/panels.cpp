@@ -176,7 +176,10 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   }
   in.unfold_all = s.sass_unfold_all;
   in.memory_only = !s.sass_all_instructions;
-  if (!l.source.path.empty()) ImGui::TextDisabled("%s", l.source.path.c_str());
+  // The family header as the catalogue names it (kernels/transpose.cuh): the same on every
+  // machine, where the path it was read from is not.
+  if (!l.source.path.empty())
+    ImGui::TextDisabled("%s", (l.info ? l.info->source_file : l.source.path).c_str());
   if (l.sass) {
     ImGui::PushID(&l);
     ImGui::Checkbox("SASS", &s.sass_unfold_all);
@@ -272,8 +275,9 @@ void export_buttons(AppState& s, const char* id, const viz::ChartSpec& spec, con
     if (ImGui::SmallButton(label)) {
       std::string err;
       const std::string path = export_chart(spec, fmt, s.export_dir, base, err);
-      s.last_export = path.empty() ? err : "saved " + path;
+      s.last_export = path.empty() ? err : "saved to " + path;
       s.last_export_failed = path.empty();
+      s.last_export_at = ImGui::GetTime();
     }
   }
   ImGui::PopID();
@@ -807,48 +811,99 @@ void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
     }
 }
 
-// Lines the shortcut list needs at this width (as shortcut_list flows it).
-int shortcut_lines(const std::vector<std::pair<std::string, std::string>>& keys, float width) {
-  const float gap = ImGui::GetFontSize(), sp = ImGui::GetStyle().ItemSpacing.x;
-  int lines = 1;
-  float x = 0;
-  for (const auto& [k, what] : keys) {
-    const float w = ImGui::CalcTextSize(k.c_str()).x + sp + ImGui::CalcTextSize(what.c_str()).x;
-    if (x > 0 && x + gap + w > width) {
-      ++lines;
-      x = 0;
-    }
-    x += (x > 0 ? gap : 0) + w;
-  }
-  return lines;
-}
-
-// The keys strip: the event line, then the list, and the panel's title and padding.
-float keys_height(const std::vector<std::pair<std::string, std::string>>& keys, float width) {
+// The presenter's strip: one line with the kernel, its parameters (the one [ and ] step
+// in brackets), the throughput and the current event; under it one line of keys, which
+// `k` folds away. Its height: those lines, the panel's title and padding.
+float keys_height(const AppState& s) {
   const ImGuiStyle& st = ImGui::GetStyle();
-  const int lines = 1 + shortcut_lines(keys, width - 2 * st.WindowPadding.x);
+  const int lines = s.keys_hidden ? 1 : 2;
   return ImGui::GetFrameHeight() + 2 * st.WindowPadding.y + ImGui::GetTextLineHeightWithSpacing() * float(lines) +
          st.ItemSpacing.y;
 }
 
-// The presenter's bottom strip: the current event in words and the keys.
+// The parameters of the shown variant in order, and which one the keys step.
+std::vector<std::string> param_names(const AppState& s) {
+  std::vector<std::string> out;
+  if (const VariantInfo* v = s.variant_info())
+    for (const ParamSpec& p : v->params) out.push_back(p.name);
+  return out;
+}
+
+std::string status_text(const AppState& s) {
+  std::string t = s.selection().family + "/" + s.selection().variant + "  ";
+  const auto names = param_names(s);
+  const Params& p = s.completed_params();
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    auto it = p.find(names[i]);
+    if (it == p.end()) continue;
+    const std::string kv = names[i] + "=" + std::to_string(it->second);
+    t += (i == s.param_cursor % names.size() ? "[" + kv + "]" : kv) + " ";
+  }
+  if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0) {
+    char b[64];
+    std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
+    t += b;
+    t += s.main.run->timing.measured ? " (measured)" : " (modelled)";
+    if (!s.main.run->verified) t += " WRONG";
+  }
+  return t;
+}
+
+// The keys on one line: as many as fit, then "k hide keys".
+void keys_line(FrameDraw& fd, const std::vector<std::pair<std::string, std::string>>& keys) {
+  fd.shortcuts_shown = true;
+  const float gap = ImGui::GetFontSize(), sp = ImGui::GetStyle().ItemSpacing.x;
+  const float right = ImGui::GetWindowContentRegionMax().x - ImGui::GetCursorPosX();
+  const std::string hide_key(1, 'k');  // the key, not a name: a char, as Keys::letter takes it
+  const float tail = ImGui::CalcTextSize(hide_key.c_str()).x + sp + ImGui::CalcTextSize("hide keys").x + gap;
+  float x = 0;
+  bool first = true;
+  fd.keys_line_fits = true;
+  for (const auto& [k, what] : keys) {
+    const float w = ImGui::CalcTextSize(k.c_str()).x + sp + ImGui::CalcTextSize(what.c_str()).x;
+    if (x + (first ? 0 : gap) + w + tail > right) {
+      fd.keys_line_fits = false;
+      break;
+    }
+    if (!first) ImGui::SameLine(0, gap);
+    x += (first ? 0 : gap) + w;
+    first = false;
+    fd.shortcut_keys.push_back(k);
+    ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", k.c_str());
+    ImGui::SameLine();
+    ImGui::TextUnformatted(what.c_str());
+  }
+  if (!first) ImGui::SameLine(0, gap);
+  ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", hide_key.c_str());
+  ImGui::SameLine();
+  ImGui::TextUnformatted("hide keys");
+}
+
 void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
                 const std::vector<std::pair<std::string, std::string>>& keys) {
   if (begin_panel(fd, "Keys", r, ImGuiWindowFlags_NoScrollbar)) {
+    std::string line = status_text(s);
     if (s.main.valid() && !s.main.order.empty()) {
       fd.stepper.label = "event " + std::to_string(s.stepper.pos + 1) + " of " + std::to_string(s.stepper.size()) +
                          ": " + viz::describe_event(s.main.events()[s.stepper.current()]);
-      ImGui::TextUnformatted(fd.stepper.label.c_str());
-    } else {
-      no_result(s, s.main);
+      line += "  |  " + fd.stepper.label;
     }
-    shortcut_list(fd, keys);
+    // The kernel and its numbers first; the event's words give way when the line is full.
+    const float avail = ImGui::GetContentRegionAvail().x;
+    fd.status_strip = status_text(s);
+    fd.status_width = ImGui::CalcTextSize(fd.status_strip.c_str()).x;
+    fd.strip_width = avail;
+    const std::size_t full = line.size();
+    while (line.size() > fd.status_strip.size() && ImGui::CalcTextSize((line + "...").c_str()).x > avail) line.pop_back();
+    if (line.size() < full) line += "...";
+    ImGui::TextUnformatted(line.c_str());
+    if (!s.keys_hidden) keys_line(fd, keys);
   }
   ImGui::End();
 }
 
 void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
-  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(shortcuts(), r.w())};
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(s)};
   const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
     fd.source = source_panel(s, s.main, s.stepper.pos);
@@ -863,7 +918,7 @@ void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
 // the keys along the bottom.
 void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   fd.classroom = true;
-  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(lesson_shortcuts(), r.w())};
+  const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(s)};
   const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Lesson", Rect{body.x0, body.y0, split, body.y1})) lesson_panel(s, fd);
   ImGui::End();
@@ -1045,23 +1100,25 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
 
 }  // namespace
 
+// Short words: the presenter shows the keys on one line (as many as fit, most used first).
 const std::vector<std::pair<std::string, std::string>>& shortcuts() {
   static const std::vector<std::pair<std::string, std::string>> k = {
-      {"<- ->", "step"},        {"space", "play/pause"},   {"n / p", "next/prev conflict"},
-      {"b", "next barrier"},    {"Home/End", "first/last"}, {"Up/Down", "warp"},
-      {"v", "next variant"},    {"c", "compare"},          {"+ / -", "font size"},
-      {"F5", "presenter"},      {"F11", "full screen"},    {"F12", "save window PNG"},
+      {"<- ->", "step"},      {"space", "play"},     {"n / p", "conflict"},   {"b", "barrier"},
+      {"[ ]", "param -/+"},   {", .", "pick param"}, {"v", "variant"},        {"c", "compare"},
+      {"Up/Down", "warp"},    {"Home/End", "ends"},  {"+ / -", "font"},       {"F12", "save PNG"},
+      {"F5", "presenter"},    {"F11", "full screen"},
   };
   return k;
 }
 
 const std::vector<std::pair<std::string, std::string>>& lesson_shortcuts() {
   static const std::vector<std::pair<std::string, std::string>> k = {
-      {"PgDn / n", "next lesson step"}, {"PgUp / b", "lesson step back"}, {"<- ->", "step"},
-      {"space", "play/pause"},         {"Shift+n / p", "next/prev conflict"}, {"Shift+b", "next barrier"},
-      {"Home/End", "first/last"},      {"Up/Down", "warp"},         {"v", "next variant"},
-      {"c", "compare"},                {"+ / -", "font size"},      {"F5", "leave presenter"},
-      {"F11", "full screen"},          {"F12", "save window PNG"},
+      {"PgDn / n", "next step"}, {"PgUp / b", "back"},       {"<- ->", "event"},
+      {"space", "play"},         {"Shift+n / p", "conflict"}, {"Shift+b", "barrier"},
+      {"[ ]", "param -/+"},      {", .", "pick param"},      {"v", "variant"},
+      {"c", "compare"},          {"Up/Down", "warp"},        {"Home/End", "ends"},
+      {"+ / -", "font"},         {"F12", "save PNG"},        {"F5", "leave"},
+      {"F11", "full screen"},
   };
   return k;
 }
@@ -1158,7 +1215,54 @@ void handle_keys(AppState& s) {
   }
   if (pressed(Keys::F11, false)) s.fullscreen_request = true;
   if (pressed(Keys::F12, false)) s.window_png_request = true;
+  // What a lecturer flips: , and . pick a parameter, [ and ] step it (the next allowed
+  // value; sizes double and halve; others move by one), k folds the keys line away.
+  if (s.presenter_on) {
+    const auto names = param_names(s);
+    if (!names.empty()) {
+      if (pressed(Keys::Period, false)) s.param_cursor = (s.param_cursor + 1) % names.size();
+      if (pressed(Keys::Comma, false)) s.param_cursor = (s.param_cursor + names.size() - 1) % names.size();
+      const int dir = pressed(Keys::RightBracket) ? 1 : pressed(Keys::LeftBracket) ? -1 : 0;
+      const VariantInfo* v = s.variant_info();
+      if (dir != 0 && v) {
+        const ParamSpec& ps = v->params[s.param_cursor % v->params.size()];
+        const long long cur = s.completed_params().count(ps.name) ? s.completed_params().at(ps.name) : ps.def;
+        long long next = cur;
+        if (!ps.choices.empty()) {
+          auto it = std::find(ps.choices.begin(), ps.choices.end(), cur);
+          const long long i = it == ps.choices.end() ? 0 : (it - ps.choices.begin()) + dir;
+          next = ps.choices[std::size_t(std::clamp<long long>(i, 0, (long long)ps.choices.size() - 1))];
+        } else if (cur >= 16 && (cur & (cur - 1)) == 0) {
+          next = dir > 0 ? cur * 2 : cur / 2;
+        } else {
+          next = cur + dir;
+        }
+        next = ps.choices.empty() ? std::clamp(next, ps.min, ps.max) : next;
+        if (next != cur) s.set_param(ps.name, next);
+      }
+    }
+    if (pressed(Keys::letter('k'), false)) s.keys_hidden = !s.keys_hidden;
+  }
 }
+
+namespace {
+// What F12 (or an export button) just wrote, over everything for four seconds.
+void export_toast(AppState& s, FrameDraw& fd, const ImVec2& ds) {
+  if (s.last_export.empty() || s.last_export_at < 0 || ImGui::GetTime() - s.last_export_at >= 4.0) return;
+  fd.toast = s.last_export;
+  ImGui::SetNextWindowPos(ImVec2(ds.x - ImGui::GetFontSize(), ImGui::GetFontSize() * 2.5f), ImGuiCond_Always,
+                          ImVec2(1, 0));
+  ImGui::SetNextWindowBgAlpha(0.92f);
+  ImGui::Begin("##toast", nullptr,
+               ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing |
+                   ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
+  ImGui::PushTextWrapPos(ds.x * 0.6f);
+  ImGui::TextColored(s.last_export_failed ? ImVec4(1, 0.5f, 0.4f, 1) : ImVec4(0.5f, 0.95f, 0.5f, 1), "%s",
+                     s.last_export.c_str());
+  ImGui::PopTextWrapPos();
+  ImGui::End();
+}
+}  // namespace
 
 FrameDraw draw_ui(AppState& s) {
   FrameDraw fd;
@@ -1176,14 +1280,17 @@ FrameDraw draw_ui(AppState& s) {
   const Rect body{0, bar_h, ds.x, ds.y};
   if (classroom(s)) {
     classroom_layout(s, fd, body);
+    export_toast(s, fd, ds);
     return fd;
   }
   if (s.presenter_on) {
     presenter_layout(s, fd, body);
+    export_toast(s, fd, ds);
     return fd;
   }
 
   draw_window(s, fd, body);
+  export_toast(s, fd, ds);
   return fd;
 }
 

@@ -37,6 +37,12 @@ struct FrameDraw {
   std::vector<std::string> notices_shown;
   std::map<std::string, viz::Rect> panels;  // panel title -> its window rectangle
   int panels_drawn = 0;
+  // Presenter: the strip with kernel, parameters (the one the keys step in brackets) and
+  // throughput; whether the one-line keys list fitted its width; the "saved to" toast.
+  std::string status_strip;
+  float status_width = 0, strip_width = 0;  // the strip's text extent and the window width
+  bool keys_line_fits = true;
+  std::string toast;
 };
 
 // The exact banner text for runs on the emulator.

@@ -86,8 +86,9 @@ FrameDraw Session::frame(bool capture) {
     if (encode_png(pixels_, png, err))
       path = write_new_file(st.export_dir, "window-" + st.selection().family + "-" + st.selection().variant, "png",
                             png, err);
-    st.last_export = path.empty() ? err : "saved " + path;
+    st.last_export = path.empty() ? err : "saved to " + path;
     st.last_export_failed = path.empty();
+    st.last_export_at = ImGui::GetTime();
   }
   window_->present();
   if (st.quit_request) window_->request_close();
@@ -136,12 +137,12 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
   View view;
   if (!view_from_string(opt.view, view)) {
     message = "unknown view '" + opt.view + "' (views: " + view_names() + ")";
-    return 1;
+    return 2;  // bad input, like every other command's
   }
   const viz::ViewInfo& vi = viz::view_info(view);
   if (vi.has(viz::kNeedsLesson) && opt.lesson.empty()) {
     message = "the " + std::string(vi.name) + " view needs a lesson: add --lesson FILE";
-    return 1;
+    return 2;
   }
   if (vi.has(viz::kNeedsPuzzle) && opt.puzzle.empty()) {
     message = "the " + std::string(vi.name) + " view needs a puzzle: add --puzzle FILE";

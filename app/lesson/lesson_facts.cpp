@@ -491,3 +491,4 @@ GoalStatus goal_reached(const Goal& g, const Facts& f) {
 }
 
 }  // namespace ws::lesson
+

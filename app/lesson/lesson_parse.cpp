@@ -16,6 +16,7 @@
 
 #include "app/lesson/lesson_internal.h"
 #include "app/lesson/lesson_model.h"
+#include "sim/event_at.h"
 #include "viz/views.h"
 
 namespace ws::lesson {
@@ -588,7 +589,8 @@ std::string lab_view_list() {
 
 std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, Ctx& c) {
   std::size_t before = c.errors.size();
-  KVs kv = parse_kv(lines, fence + 1, "lab block", {"family", "variant", "params", "timing", "view", "blocks"}, c);
+  KVs kv = parse_kv(lines, fence + 1, "lab block",
+                    {"family", "variant", "params", "timing", "view", "blocks", "at"}, c);
   Lab lab;
   lab.line = fence;
   for (const auto& [k, v] : kv) lab.key_lines[k] = v.line;
@@ -606,6 +608,10 @@ std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, C
     if (!viz::view_from_string(lab.view, v) || !viz::view_info(v).has(viz::kInLab))
       c.error(kv["view"].line,
               "lab block: unknown view '" + lab.view + "' (expected " + lab_view_list() + ")");
+  }
+  if (kv.count("at")) {
+    lab.at = kv["at"].value;
+    if (std::string why = sim::check_at(lab.at); !why.empty()) c.error(kv["at"].line, "lab block: " + why);
   }
   if (kv.count("blocks")) {
     lab.keep_blocks.clear();

@@ -76,6 +76,10 @@ bool query_device(int dev, DeviceInfo& info, std::string& why) {
   // Double data rate: two transfers per clock over bus/8 bytes.
   info.peak_gbps = 2.0 * (mem_khz * 1e3) * (bus / 8.0) / 1e9;
   info.l2_bytes = std::uint64_t(prop.l2CacheSize);
+  // FP32 lanes per SM: 64 on Volta and the A100 (7.x, 8.0), 128 from 8.6 on (Hopper
+  // included); each does one FMA (2 FLOPs) a clock, at the boost clock the driver reports.
+  const int lanes = (prop.major == 7 || (prop.major == 8 && prop.minor == 0)) ? 64 : 128;
+  info.peak_gflops = 2.0 * lanes * prop.multiProcessorCount * (sm_khz * 1e3) / 1e9;
   DeviceLimits& l = info.limits;
   l.name = prop.name;
   l.max_threads_per_block = prop.maxThreadsPerBlock;

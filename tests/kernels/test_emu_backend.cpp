@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "kernels/backend.h"
+#include "kernels/run_meta.h"
 
 namespace ws {
 namespace {
@@ -210,6 +211,34 @@ TEST(ModelFacts, DivergenceConditions) {
   EXPECT_EQ(odd.totals.divergent_branches, 4096u / 32);  // every warp
   EXPECT_EQ(aligned.totals.divergent_branches, 0u);
   EXPECT_EQ(lt.totals.divergent_branches, 4096u / 256);  // warp 0 of each block
+}
+
+// The work inside the marked branches is in the trace (t.work), so the SIMD efficiency
+// and the modelled time see divergence: odd/even runs both hashes at half width, the
+// warp-aligned split runs one at full width, less_than splits one warp per block.
+TEST(ModelFacts, DivergentWorkShowsInEfficiencyAndModelledTime) {
+  RunOptions opt;
+  opt.timing = true;
+  const Params p = {{"n", 1 << 16}, {"block", 256}, {"work", 1024}};
+  const RunResult odd = run("divergence", "odd_even", p, opt);
+  const RunResult aligned = run("divergence", "warp_aligned", p, opt);
+  Params pk = p;
+  pk["k"] = 16;
+  const RunResult lt = run("divergence", "less_than", pk, opt);
+  ASSERT_TRUE(odd.ok() && aligned.ok() && lt.ok());
+  EXPECT_LT(odd.totals.simd_efficiency(), 0.55);
+  EXPECT_GT(aligned.totals.simd_efficiency(), 0.99);
+  EXPECT_GT(lt.totals.simd_efficiency(), aligned.totals.simd_efficiency() - 0.2);
+  EXPECT_LT(lt.totals.simd_efficiency(), aligned.totals.simd_efficiency());
+  EXPECT_GT(odd.timing.median_ms, 1.5 * aligned.timing.median_ms);
+  EXPECT_GT(odd.timing.median_ms, lt.timing.median_ms);
+  EXPECT_GT(lt.timing.median_ms, aligned.timing.median_ms);
+  // With no work inside the branches, there is nothing to tell them apart.
+  Params none = p;
+  none["work"] = 0;
+  const RunResult odd0 = run("divergence", "odd_even", none, opt);
+  const RunResult al0 = run("divergence", "warp_aligned", none, opt);
+  EXPECT_NEAR(odd0.timing.median_ms, al0.timing.median_ms, 0.05 * al0.timing.median_ms);
 }
 
 TEST(ModelFacts, BoundaryChecksDivergeOnlyAtTheEdge) {
@@ -491,5 +520,25 @@ TEST(EmuBackendCores, AllCoresEqualOneCore) {
   }
 }
 
+// The metadata of every chart export, CLI and window alike (kernels/run_meta.h).
+TEST(ExportMeta, SameKeysAndWordsForEveryExport) {
+  auto b = make_emu_backend();
+  const auto m = export_meta(b->device(), BackendKind::Emu, true, 10, "transpose/tiled",
+                             "n=64 pad=0,1", "2026-11-23T01:00:00Z");
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : m) keys.push_back(k);
+  EXPECT_EQ(keys, (std::vector<std::string>{"backend", "date", "device", "kernel", "params", "timing"}));
+  EXPECT_EQ(m.at("timing"), "modelled by the emulator, not measured");
+  EXPECT_EQ(m.at("params"), "n=64 pad=0,1");
+  DeviceInfo gpu;
+  gpu.name = "NVIDIA H100 80GB HBM3";
+  gpu.driver = "580.159.04";
+  gpu.mem_clock_mhz = 2619;
+  const auto g = export_meta(gpu, BackendKind::Cuda, false, 20, "reduce", "", "d");
+  EXPECT_EQ(g.at("timing"), "measured, median of 20 runs");
+  EXPECT_EQ(g.at("params"), "defaults");
+  EXPECT_EQ(g.at("memory clock MHz"), "2619");
+  EXPECT_EQ(g.count("bus width bits"), 0u);
+}
 }  // namespace
 }  // namespace ws

@@ -960,4 +960,75 @@ TEST(ModelledTime, TheBankConflictOfTheUnpaddedTransposeShows) {
   EXPECT_GT(sim::modelled_time_us(pad0, 0, m), 1.5 * sim::modelled_time_us(pad1, 0, m));
 }
 
+// ---- Work inside branches and issue time ----
+
+WarpEvent work(std::uint32_t mask, std::uint32_t n) {
+  WarpEvent e;
+  e.kind = EventKind::Work;
+  e.mask = mask;
+  for (int l = 0; l < 32; ++l)
+    if (mask >> l & 1u) e.offset[l] = n;
+  return e;
+}
+
+TEST(WarpInstructions, WorkCountsItsLargestLaneOthersOne) {
+  EXPECT_EQ(sim::event_warp_instructions(work(kAll, 64)), 64u);
+  EXPECT_EQ(sim::event_warp_instructions(work(0, 64)), 0u);
+  WarpEvent uneven = work(0x3u, 10);
+  uneven.offset[1] = 30;
+  EXPECT_EQ(sim::event_warp_instructions(uneven), 30u);
+  EXPECT_EQ(sim::event_warp_instructions(access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; })),
+            1u);
+  EXPECT_EQ(sim::event_warp_instructions(access(EventKind::Barrier, 0, [](int) { return 0; }, 0x1u)), 1u);
+}
+
+TEST(Totals, BothSidesOfADivergentBranchCountAtTheirMasks) {
+  // Odd/even: two half-warp paths of 100 instructions each plus one full-warp load.
+  sim::Totals split, aligned;
+  const auto load = access(EventKind::GlobalLoad, 4, [](int l) { return 4 * l; });
+  split.add(load);
+  split.add(work(0x55555555u, 100));
+  split.add(work(0xAAAAAAAAu, 100));
+  EXPECT_EQ(split.warp_instructions, 201u);
+  EXPECT_EQ(split.lane_instructions, 32u + 16 * 100 + 16 * 100);
+  EXPECT_DOUBLE_EQ(split.simd_efficiency(), (32.0 + 3200.0) / (32.0 * 201));
+  // Warp-aligned: one path at full width, the same work per lane, half the issue.
+  aligned.add(load);
+  aligned.add(work(kAll, 100));
+  EXPECT_DOUBLE_EQ(aligned.simd_efficiency(), 1.0);
+  sim::DeviceModel m;
+  m.launch_overhead_us = 0;
+  m.dram_gbps = 0;
+  EXPECT_NEAR(sim::modelled_time_us(split, 0, m), 2 * sim::modelled_time_us(aligned, 0, m),
+              1e-9 + 0.01 * sim::modelled_time_us(aligned, 0, m));
+  sim::Totals merged = split;
+  merged.merge(aligned);
+  EXPECT_EQ(merged.warp_instructions, 201u + 101u);
+}
+
+TEST(ModelledTime, IssueTimeIsWarpInstructionsAtTheSchedulersRate) {
+  sim::DeviceModel m;
+  m.launch_overhead_us = 2;
+  m.sm_count = 10;
+  m.sm_clock_ghz = 1.0;
+  m.schedulers_per_sm = 4;  // 40e3 warp instructions per microsecond
+  sim::Totals t;
+  t.warp_instructions = 400'000;
+  const sim::TimeParts p = sim::modelled_time_parts(t, 0, m);
+  EXPECT_DOUBLE_EQ(p.issue_us, 10.0);
+  EXPECT_STREQ(p.bound(), "issue");
+  EXPECT_DOUBLE_EQ(p.launch_us, 2.0);
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 12.0);
+  t.global_bytes_moved = 100'000'000'000ull;  // far more DRAM time: the bound moves
+  EXPECT_STREQ(sim::modelled_time_parts(t, 0, m).bound(), "dram");
+}
+
+TEST(MaskHistory, WorkEventsWeighTheirInstructions) {
+  std::vector<WarpEvent> ev = {work(0xFFFFu, 30), work(kAll, 10)};
+  const sim::MaskHistory h = sim::mask_history(ev, 0, 0);
+  ASSERT_EQ(h.counts.size(), 2u);
+  EXPECT_EQ(h.counts[0], 30u);
+  EXPECT_DOUBLE_EQ(h.simd_efficiency(), (16.0 * 30 + 32.0 * 10) / (32.0 * 40));
+}
+
 }  // namespace

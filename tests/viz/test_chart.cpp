@@ -270,3 +270,169 @@ TEST(ChartPng, EncodesOrExplains) {
   EXPECT_EQ(slurp(d + "/c.png").substr(1, 3), "PNG");
   fs::remove_all(d);
 }
+
+// ---- Layout: measured text never overprints, never leaves the box ----
+
+namespace {
+
+// Records every text's box from the same width measure the painter asks for.
+class BoxCanvas : public Canvas {
+ public:
+  struct Box {
+    double x0, y0, x1, y1;
+    std::string s;
+  };
+  std::vector<Box> boxes;
+  int polygons = 0, circles = 0, rects = 0;
+  void line(double, double, double, double, std::uint32_t, double, bool) override {}
+  void polyline(const std::vector<std::pair<double, double>>&, std::uint32_t, double) override {}
+  void polygon(const std::vector<std::pair<double, double>>&, std::uint32_t, std::uint32_t,
+               double) override {
+    ++polygons;
+  }
+  void rect(double, double, double, double, std::uint32_t, std::uint32_t, double) override {
+    ++rects;
+  }
+  void circle(double, double, double, std::uint32_t, std::uint32_t, double) override { ++circles; }
+  void text(double x, double y, std::string_view s, double size, std::uint32_t, Anchor a, bool,
+            bool vertical) override {
+    const double w = text_width(s, size), hh = size / 2;
+    if (vertical) {
+      boxes.push_back({x - hh, y - w / 2, x + hh, y + w / 2, std::string(s)});
+      return;
+    }
+    const double x0 = a == Anchor::Left ? x : a == Anchor::Center ? x - w / 2 : x - w;
+    boxes.push_back({x0, y - hh, x0 + w, y + hh, std::string(s)});
+  }
+  double text_width(std::string_view s, double size) override { return 0.6 * size * s.size(); }
+};
+
+void expect_clean_layout(const ChartSpec& c, double w, double h, const PaintOptions& o = {},
+                         bool may_cut = false) {
+  SCOPED_TRACE(testing::Message() << c.title << " at " << w << "x" << h);
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(c, cv, 0, 0, w, h, o);
+  const double eps = 0.5;
+  for (const auto& b : cv.boxes) {
+    EXPECT_GE(b.x0, -eps) << b.s;
+    EXPECT_LE(b.x1, w + eps) << b.s;
+    EXPECT_GE(b.y0, -eps) << b.s;
+    EXPECT_LE(b.y1, h + eps) << b.s;
+    if (!may_cut) EXPECT_EQ(b.s.find(".."), std::string::npos) << "cut short: " << b.s;
+  }
+  for (std::size_t i = 0; i < cv.boxes.size(); ++i)
+    for (std::size_t j = i + 1; j < cv.boxes.size(); ++j) {
+      const auto& a = cv.boxes[i];
+      const auto& b = cv.boxes[j];
+      const bool overlap = a.x0 < b.x1 - eps && b.x0 < a.x1 - eps && a.y0 < b.y1 - eps &&
+                           b.y0 < a.y1 - eps;
+      EXPECT_FALSE(overlap) << "'" << a.s << "' overlaps '" << b.s << "'";
+    }
+  const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * o.font;
+  EXPECT_GE(g.plot_y1 - g.plot_y0, min_plot - 0.5 * o.font);
+}
+
+ChartSpec two_param_bars() {
+  ChartSpec c;
+  c.title = "access/stride";
+  c.x_label = "stride, block";
+  c.y_label = "GB/s (modelled)";
+  Series s;
+  s.name = "stride";
+  s.kind = SeriesKind::Bars;
+  for (int stride : {1, 2, 4, 8, 16, 32})
+    for (int block : {128, 256, 512}) {
+      c.categories.push_back("stride=" + std::to_string(stride) + " block=" + std::to_string(block));
+      s.x.push_back(double(s.x.size()));
+      s.y.push_back(2400.0 / stride + block);
+      s.modelled.push_back(true);
+    }
+  c.series.push_back(s);
+  c.refs.push_back({"peak", 3352, 0});
+  c.meta = {{"device", "emulator (modelled)"}, {"kernel", "access/stride"},
+            {"params", "n=1048576 block=128,256,512 stride=1,2,4,8,16,32"},
+            {"date", "2026-11-23T01:00:00Z"}, {"timing", "modelled by the emulator, not measured"}};
+  return c;
+}
+
+ChartSpec pow2_sweep() {
+  ChartSpec c;
+  c.title = "transpose: tile sweep";
+  c.x_label = "tile";
+  c.y_label = "GB/s";
+  for (int k = 0; k < 3; ++k) {
+    Series s;
+    s.name = "pad=" + std::to_string(k);
+    s.x = {8, 16, 32};
+    s.y = {1000.0 + k, 1500.0 + k, 2000.0 + k};  // nearly on top of each other
+    c.series.push_back(s);
+  }
+  c.refs.push_back({"memcpy", 2960, 0});
+  c.meta = {{"device", "NVIDIA H100 80GB HBM3"}, {"params", "n=8192 block_rows=8"}};
+  return c;
+}
+
+}  // namespace
+
+TEST(ChartLayout, NoTextOverlapsOrLeavesTheBox) {
+  for (auto [w, h] : {std::pair{960.0, 540.0}, {640.0, 360.0}, {480.0, 300.0}}) {
+    expect_clean_layout(bars_spec(), w, h);
+    expect_clean_layout(two_param_bars(), w, h, {}, w < 600);  // 18 long labels upright
+    expect_clean_layout(pow2_sweep(), w, h);
+  }
+}
+
+TEST(ChartLayout, ShortBoxKeepsTheMinimumPlotHeight) {
+  // A strip of a panel: the footer, the legend and then the title give way to the plot.
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(two_param_bars(), cv, 0, 0, 700, 170);
+  EXPECT_GE(g.plot_y1 - g.plot_y0, 5 * 14 - 7);
+  EXPECT_FALSE(g.footer);
+  expect_clean_layout(two_param_bars(), 700, 170, {}, true);  // 18 labels upright: cut
+  const ChartGeometry roomy = paint_chart(two_param_bars(), cv, 0, 0, 960, 540);
+  EXPECT_TRUE(roomy.footer && roomy.legend && roomy.title);
+}
+
+TEST(ChartLayout, PeakFarAboveTheDataIsAnnotatedNotScaled) {
+  ChartSpec c;
+  c.title = "lesson-size bars";
+  c.y_label = "GB/s";
+  c.categories = {"a", "b"};
+  Series s;
+  s.kind = SeriesKind::Bars;
+  s.name = "throughput";
+  s.x = {0, 1};
+  s.y = {21.7, 15.0};
+  c.series.push_back(s);
+  c.refs.push_back({"peak", 3352, 0});
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(c, cv, 0, 0, 960, 540);
+  ASSERT_EQ(g.off_scale.size(), 1u);
+  EXPECT_EQ(g.off_scale[0], "peak");
+  EXPECT_LT(g.y_hi, 40.0);
+  ASSERT_GE(g.marks.size(), 1u);
+  EXPECT_GT(g.marks[0].y1 - g.marks[0].y0, 0.6 * (g.plot_y1 - g.plot_y0));
+  bool annotated = false;
+  for (const auto& b : cv.boxes) annotated = annotated || b.s.find("above the plot") != std::string::npos;
+  EXPECT_TRUE(annotated);
+  // A reference near the data stays on the scale.
+  c.series[0].y = {2900, 2800};
+  EXPECT_TRUE(paint_chart(c, cv, 0, 0, 960, 540).off_scale.empty());
+}
+
+TEST(ChartLayout, PowerOfTwoParametersGetALog2AxisAndSeriesDistinctMarkers) {
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(pow2_sweep(), cv, 0, 0, 960, 540);
+  EXPECT_TRUE(g.log2_x);
+  EXPECT_EQ(g.x_ticks, (std::vector<double>{8, 16, 32}));
+  // Equal steps per doubling.
+  EXPECT_NEAR(g.map_x(16) - g.map_x(8), g.map_x(32) - g.map_x(16), 1e-9);
+  // Three series: circles, squares, diamonds (3 points each, plus one legend marker each).
+  EXPECT_EQ(cv.circles, 3 + 1);
+  EXPECT_EQ(cv.polygons, 3 + 1);
+  EXPECT_NE(marker_shape(0), marker_shape(1));
+  EXPECT_NE(marker_shape(1), marker_shape(2));
+  ChartSpec lin = pow2_sweep();
+  for (auto& s : lin.series) s.x = {1, 2, 3};
+  EXPECT_FALSE(paint_chart(lin, cv, 0, 0, 960, 540).log2_x);
+}

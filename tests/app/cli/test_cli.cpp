@@ -125,8 +125,18 @@ TEST(CliMetrics, JsonHasExactlyTheContractKeys) {
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   EXPECT_EQ(keys, (std::vector<std::string>{"kernel", "variant", "params", "backend", "launches",
-                                            "totals", "verified", "device"}));
+                                            "totals", "modelled", "verified", "device"}));
   EXPECT_EQ(j["kernel"], "transpose");
+  // The model's time from these counts, with its parts; the largest part is the bound.
+  const Json& m = j["modelled"];
+  for (const char* k : {"time_us", "dram_us", "shared_us", "issue_us", "compute_us", "launch_us"})
+    EXPECT_TRUE(m[k].is_number()) << k;
+  EXPECT_NEAR(m["time_us"].get<double>(),
+              std::max({m["dram_us"].get<double>(), m["shared_us"].get<double>(),
+                        m["issue_us"].get<double>(), m["compute_us"].get<double>()}) +
+                  m["launch_us"].get<double>(),
+              1e-9);
+  EXPECT_EQ(m["bound"], "shared");  // pad=0 by default: the 32-way conflict outweighs the bytes
   EXPECT_EQ(j["variant"], "tiled");
   EXPECT_EQ(j["backend"], "emu");
   EXPECT_EQ(j["params"]["n"], 64);

@@ -207,7 +207,8 @@ TEST(GuiWindow, AllPanelsEmulatorNoticeAndLessonSlot) {
   EXPECT_NE(fd.stepper.label.find("32-way bank conflict"), std::string::npos) << fd.stepper.label;
   EXPECT_TRUE(fd.bars.drawn);
   EXPECT_GE(fd.bars.geom.bars, 2);
-  EXPECT_GE(fd.bars.geom.refs, 1) << "the peak is drawn in";
+  // The peak is far above lesson-size bars: annotated above the plot, not scaled into it.
+  EXPECT_GE(fd.bars.geom.refs + int(fd.bars.geom.off_scale.size()), 1) << "the peak is shown";
   for (const viz::ChartMark& m : fd.bars.geom.marks) EXPECT_TRUE(m.modelled) << "emulated bars are hollow";
 }
 
@@ -281,6 +282,73 @@ TEST(GuiStepper, KeyboardOnlyStepping) {
   // High contrast: the panels' background is black.
   const auto& src = fd.panels.at("Source");
   EXPECT_EQ(s->pixels().at(int(src.x1) - 4, int(src.y1) - 4) & 0xFFFFFF00u, 0u);
+}
+
+// A projector: at 1280x720 and 1920x1080 the presenter's strip shows the kernel, its
+// parameters and the throughput on one line inside the window, the keys on one more (k
+// folds them away), [ and ] step the chosen parameter, and F12 says where it saved.
+TEST(GuiPresenter, FitsProjectorsAndStepsParameters) {
+  NEED_DISPLAY();
+  for (auto [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}}) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    GuiOptions o;
+    o.width = w;  // a window of the projector's size (presenter from the start would go
+    o.height = h;  // full screen on the test display, whatever its size)
+    auto s = open_session("transpose", "tiled", tiled(0), View::Window, o);
+    ASSERT_TRUE(s);
+    AppState& st = s->state();
+    st.presenter_on = true;  // as F5 does
+    st.font_dirty = true;
+    st.export_dir = fs::temp_directory_path().string();
+    s->frame();
+    FrameDraw fd = s->frame();
+    ASSERT_NEAR(ImGui::GetIO().DisplaySize.x, float(w), 1.f);
+    EXPECT_NE(fd.status_strip.find("transpose/tiled"), std::string::npos) << fd.status_strip;
+    EXPECT_NE(fd.status_strip.find("pad=0"), std::string::npos) << fd.status_strip;
+    EXPECT_NE(fd.status_strip.find("GB/s (modelled)"), std::string::npos) << fd.status_strip;
+    EXPECT_LE(fd.status_width, fd.strip_width) << "the status line is not cut: " << fd.status_strip;
+    ASSERT_TRUE(fd.panels.count("Keys"));
+    const viz::Rect keys = fd.panels.at("Keys");
+    EXPECT_LE(keys.y1 - keys.y0, 0.16f * float(h)) << "the strip is two lines, not a quarter of the screen";
+    for (const auto& [name, r] : fd.panels) {
+      EXPECT_GE(r.x0, -1.f) << name;
+      EXPECT_LE(r.x1, float(w) + 1) << name;
+      EXPECT_LE(r.y1, float(h) + 1) << name;
+    }
+    // Pick pad (n, tile, block_rows, pad in the catalogue's order) and step it.
+    auto press = [&](int key) {
+      ImGui::GetIO().KeysDown[key] = true;
+      s->frame();
+      ImGui::GetIO().KeysDown[key] = false;
+      return s->frame();
+    };
+    const auto& ps = st.variant_info()->params;
+    std::size_t pad = 0;
+    while (pad < ps.size() && ps[pad].name != "pad") ++pad;
+    ASSERT_LT(pad, ps.size());
+    while (st.param_cursor % ps.size() != pad) press(platform::Keys::Period);
+    fd = press(platform::Keys::RightBracket);
+    EXPECT_EQ(st.completed_params().at("pad"), 1);
+    EXPECT_NE(fd.status_strip.find("[pad=1]"), std::string::npos) << fd.status_strip;
+    press(platform::Keys::LeftBracket);
+    EXPECT_EQ(st.completed_params().at("pad"), 0);
+    // k folds the keys line away, and the views get its height.
+    fd = press(platform::Keys::letter('k'));
+    EXPECT_TRUE(st.keys_hidden);
+    EXPECT_LT(fd.panels.at("Keys").y1 - fd.panels.at("Keys").y0, keys.y1 - keys.y0);
+    press(platform::Keys::letter('k'));
+    // F12: a toast says where the PNG went.
+    ImGui::GetIO().KeysDown[platform::Keys::F12] = true;
+    s->frame();
+    ImGui::GetIO().KeysDown[platform::Keys::F12] = false;
+    s->frame();
+    fd = s->frame();
+    EXPECT_EQ(fd.toast.rfind("saved to ", 0), 0u) << fd.toast << " / last export: " << st.last_export << " at " << st.last_export_at << " now " << ImGui::GetTime();
+    ASSERT_FALSE(fd.toast.empty());
+    const std::string png = fd.toast.substr(9);
+    EXPECT_TRUE(fs::exists(png)) << png;
+    fs::remove(png);
+  }
 }
 
 TEST(GuiInput, ImpossibleTileIsExplainedNotRun) {
@@ -401,7 +469,7 @@ TEST(GuiScreenshot, WritesThePngOrSaysWhy) {
   EXPECT_GT(fs::file_size(o.screenshot), 1000u);
   std::string msg;
   o.view = "nonsense";
-  EXPECT_EQ(render_screenshot(o, msg), 1);
+  EXPECT_EQ(render_screenshot(o, msg), 2);  // bad input
   EXPECT_NE(msg.find("unknown view 'nonsense'"), std::string::npos) << msg;
   o.view = "bank-map";
   o.params["n"] = 100;

@@ -238,8 +238,12 @@ TEST(LessonParseErrors, BrokenBlockLines) {
             "x.md:8: lab block has no 'family:' line\n"
             "x.md:9: lab block: expected 'key: value', got 'family transpose'\n");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nkernel: x\n```\n")),
-            "x.md:11: lab block: unknown key 'kernel' (expected family, variant, params, timing, view, "
-            "blocks)");
+            "x.md:11: lab block: unknown key 'kernel' (expected family, variant, params, timing, "
+            "view, blocks, at)");
+  EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nat: somewhere\n```\n")),
+            "x.md:11: lab block: at: 'somewhere' is not an event (first-conflict, line N, load, "
+            "store, shared-load, shared-store, global-load, global-store, branch, "
+            "divergent-branch or barrier)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nfamily: access\nvariant: x\n```\n")),
             "x.md:10: lab block: 'family' given twice (first at line 9)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\n```\n")),

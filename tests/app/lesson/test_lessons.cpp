@@ -8,6 +8,7 @@
 
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
+#include "sim/event_at.h"
 
 using namespace ws::lesson;
 namespace fs = std::filesystem;
@@ -71,3 +72,39 @@ INSTANTIATE_TEST_SUITE_P(All, LessonCheck, ::testing::ValuesIn(lesson_files()),
                              if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
                            return n;
                          });
+
+// A lab that names its event (`at:`) names one the run has: the views open there, on the
+// warp the window shows first (warp 0 of the lab's first kept block). The event has the
+// property its name says (sim::find_at's contract), and the test says which one it is.
+TEST(Lessons, EveryLabEventExistsInItsRun) {
+  auto emu = ws::make_emu_backend();
+  int labs = 0;
+  for (const auto& f : lesson_files()) {
+    ParseResult r = parse_lesson(f);
+    ASSERT_TRUE(r.ok()) << r.message();
+    for (const auto& st : r.lesson->steps) {
+      if (!st.lab || st.lab->at.empty()) continue;
+      ++labs;
+      const Lab& lab = *st.lab;
+      SCOPED_TRACE(f + ":" + std::to_string(lab.line) + ": at: " + lab.at);
+      ws::RunOptions opt;
+      opt.totals = false;
+      opt.keep_blocks = lab.keep_blocks;
+      const ws::RunResult run =
+          emu->run(lab.family, lab.variant, params_for(lab.family, lab.variant, lab.params), opt);
+      ASSERT_TRUE(run.error.empty()) << run.error;
+      ASSERT_FALSE(run.kept.empty());
+      const auto& ev = run.kept[0].events;
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < ev.size(); ++i)
+        if (ev[i].block == lab.keep_blocks.at(0) && ev[i].warp == 0) order.push_back(i);
+      const auto pos = ws::sim::find_at(lab.at, ev, order);
+      ASSERT_TRUE(pos.has_value()) << "no event of warp 0 is '" << lab.at << "'";
+      const ws::WarpEvent& e = ev[order[*pos]];
+      if (lab.at == "first-conflict" && ws::is_shared(e.kind))
+        EXPECT_GT(ws::sim::analyze_shared(e).conflicts, 0u);
+      if (lab.at.rfind("line ", 0) == 0) EXPECT_EQ(e.line, std::stoi(lab.at.substr(5)));
+    }
+  }
+  EXPECT_GE(labs, 2) << "the lessons name the events their text is about";
+}

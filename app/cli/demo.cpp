@@ -84,7 +84,7 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   out << "warpscope demo: no display, so here is what the app would show.\n";
   if (emu) {
     out << "Backend: the SIMT emulator. Counts come from the emulated trace; times are "
-           "MODELLED from them, not measured.\n";
+           "MODELLED from them, not measured (except those marked recorded).\n";
     if (!notice.empty()) out << "(" << notice << ")\n";
   } else {
     out << "Backend: cuda on " << b->device().name << ": times are measured.\n";
@@ -122,6 +122,11 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   r.sets = sets;
 
   const std::string unit = r.unit();
+  // A configuration measured on a GPU and shipped as a recording is shown as that
+  // measurement, marked recorded; the others on the emulator are modelled.
+  std::string recorded;
+  for (const auto& row : r.rows)
+    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : r.rows) {
     const auto& t = row.result.totals;
@@ -137,16 +142,20 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
                     cell(per(t.shared_ld_wavefronts, t.shared_ld_requests)),
                     std::to_string(t.shared_ld_conflicts() + t.shared_st_conflicts()),
                     cell(row.result.timing.median_ms, 4) +
-                        (row.result.timing.measured ? "" : " modelled"),
+                        (!row.result.timing.recorded.empty() ? " recorded"
+                         : row.result.timing.measured        ? ""
+                                                              : " modelled"),
                     row.wrong() ? "WRONG" : cell(row.result.timing.throughput, 4),
                     row.status() == "ok" ? "verified" : row.status()});
   }
   out << format_table({"variant", "ld sectors/req", "st sectors/req", "smem wavefronts/ld",
-                       "bank conflicts", emu ? "time ms (modelled)" : "time ms",
-                       unit + (emu ? " (modelled)" : ""), "result"},
+                       "bank conflicts", emu && recorded.empty() ? "time ms (modelled)" : "time ms",
+                       unit + (emu && recorded.empty() ? " (modelled)" : ""), "result"},
                       rows, {false, true, true, true, true, true, true, false});
   out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
          "conflicts)\n";
+  if (!recorded.empty())
+    out << "(recorded: " << recorded << "; the throughput is of the time beside it)\n";
   for (const auto& row : r.rows)
     if (row.status() != "ok")
       out << row.status() << " " << row.cfg.variant->name << ": " << row.message() << "\n";

@@ -9,10 +9,10 @@
 namespace ws::sim {
 
 namespace {
-const char* const kAtForms[] = {"first-conflict", "load",        "store",
-                                "shared-load",    "shared-store", "global-load",
-                                "global-store",   "branch",      "divergent-branch",
-                                "barrier"};
+const char* const kAtForms[] = {"first-conflict", "load",          "store",
+                                "shared-load",    "shared-store",  "shared-atomic",
+                                "global-load",    "global-store",  "global-atomic",
+                                "branch",         "divergent-branch", "barrier"};
 }  // namespace
 
 std::string check_at(const std::string& at) {
@@ -24,7 +24,8 @@ std::string check_at(const std::string& at) {
   }
   return "at: '" + at +
          "' is not an event (first-conflict, line N, load, store, shared-load, shared-store, "
-         "global-load, global-store, branch, divergent-branch or barrier)";
+         "shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch "
+         "or barrier)";
 }
 
 std::optional<std::size_t> find_at(const std::string& at, const std::vector<WarpEvent>& events,
@@ -49,13 +50,13 @@ std::optional<std::size_t> find_at(const std::string& at, const std::vector<Warp
     else if (at == "store") hit = is_store(e.kind);
     else if (at == "shared-load") hit = e.kind == EventKind::SharedLoad;
     else if (at == "shared-store") hit = e.kind == EventKind::SharedStore;
+    else if (at == "shared-atomic") hit = e.kind == EventKind::SharedAtomic;
     else if (at == "global-load") hit = e.kind == EventKind::GlobalLoad;
     else if (at == "global-store") hit = e.kind == EventKind::GlobalStore;
+    else if (at == "global-atomic") hit = e.kind == EventKind::GlobalAtomic;
     else if (at == "branch") hit = e.kind == EventKind::Branch;
-    else if (at == "divergent-branch") {
-      const std::uint32_t taken = e.ballot & e.mask;
-      hit = e.kind == EventKind::Branch && taken != 0 && taken != e.mask;
-    } else if (at == "barrier") hit = e.kind == EventKind::Barrier;
+    else if (at == "divergent-branch") hit = e.kind == EventKind::Branch && diverged(e);
+    else if (at == "barrier") hit = e.kind == EventKind::Barrier;
     if (hit) return pos;
   }
   return std::nullopt;

@@ -11,11 +11,12 @@
 namespace ws::sim {
 
 // "" when `at` is one of: first-conflict, line N, load, store, shared-load, shared-store,
-// global-load, global-store, branch, divergent-branch, barrier; else why not, one line.
+// shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch,
+// barrier; else why not, one line.
 std::string check_at(const std::string& at);
 // The first event of `order` (indices into `events`, the stepper's walk of one warp) that
 // `at` names: a shared access with more wavefronts than ideal or a global one with more
-// sectors than ideal (first-conflict), an event on line N, a load or store of that space,
+// sectors than ideal (first-conflict), an event on line N, a load, store or atomic of that space,
 // a marked branch (divergent: its ballot splits its mask), a barrier.
 // @post on a value v: v < order.size() and events[order[v]] has the property `at` names;
 //       nullopt when no event has it (or `at` is malformed).

@@ -744,11 +744,24 @@ std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
 
 bool AppState::seek_to(const std::string& at) {
   if (!main.valid()) return false;
-  const auto pos = sim::find_at(at, main.events(), stepper.order);
-  if (!pos) return false;
-  stepper.playing = false;
-  stepper.seek(*pos);
-  return true;
+  auto here = [&] {
+    const auto pos = sim::find_at(at, main.events(), stepper.order);
+    if (!pos) return false;
+    stepper.playing = false;
+    stepper.seek(*pos);
+    return true;
+  };
+  if (here()) return true;
+  // A multi-launch variant (a histogram's zeroing launch before its atomics): the launch
+  // that has the event is the one to show.
+  const std::size_t shown = main.sel.launch, n = main.run->kept.size();
+  for (std::size_t l = 0; l < n; ++l) {
+    if (l == shown) continue;
+    set_launch(l);
+    if (here()) return true;
+  }
+  if (n > 1) set_launch(shown);
+  return false;
 }
 
 void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params) {

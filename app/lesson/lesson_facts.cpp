@@ -491,4 +491,3 @@ GoalStatus goal_reached(const Goal& g, const Facts& f) {
 }
 
 }  // namespace ws::lesson
-

@@ -102,13 +102,12 @@ struct Lab {
   std::string view;         // bank-map, sector-map, divergence, charts, metrics, stepper; "" none
   std::vector<std::uint32_t> keep_blocks = {0};  // blocks whose events the views show
   // The event the step is about, where the stepper opens (sim/event_at.h): "first-conflict",
-  // "line N", "load", "store", "shared-load", "shared-store", "global-load",
-  // "global-store", "branch", "divergent-branch", "barrier"; "" the first event.
+  // "line N", "load", "store", "shared-load", "shared-store", "shared-atomic",
+  // "global-load", "global-store", "global-atomic", "branch", "divergent-branch",
+  // "barrier"; "" the first event.
   std::string at;
   std::map<std::string, int> key_lines;
 };
-
-
 
 // ```predict: a question whose answer the run gives.
 struct Predict {

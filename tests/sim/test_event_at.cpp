@@ -21,7 +21,8 @@ WarpEvent ev(EventKind k, std::uint16_t line, std::uint32_t stride_bytes = 4) {
 
 TEST(EventAt, FormsAreCheckedWithAReason) {
   for (const char* ok : {"first-conflict", "line 98", "store", "load", "shared-store",
-                         "global-load", "divergent-branch", "barrier", "branch"})
+                         "global-load", "divergent-branch", "barrier", "branch",
+                         "shared-atomic", "global-atomic"})
     EXPECT_EQ(ws::sim::check_at(ok), "") << ok;
   EXPECT_NE(ws::sim::check_at("line"), "");
   EXPECT_NE(ws::sim::check_at("line x"), "");
@@ -40,13 +41,17 @@ TEST(EventAt, FindsTheFirstEventWithTheProperty) {
   WarpEvent br = ev(EventKind::Branch, 15);
   br.ballot = 0x55555555u;
   e.push_back(br);
-  const std::vector<std::size_t> order = {0, 1, 2, 3, 4, 5};
+  e.push_back(ev(EventKind::GlobalAtomic, 16));
+  e.push_back(ev(EventKind::SharedAtomic, 17));
+  const std::vector<std::size_t> order = {0, 1, 2, 3, 4, 5, 6, 7};
   EXPECT_EQ(ws::sim::find_at("first-conflict", e, order), 3u);
   EXPECT_EQ(ws::sim::find_at("line 14", e, order), 4u);
   EXPECT_EQ(ws::sim::find_at("store", e, order), 1u);
   EXPECT_EQ(ws::sim::find_at("global-store", e, order), 4u);
   EXPECT_EQ(ws::sim::find_at("barrier", e, order), 2u);
   EXPECT_EQ(ws::sim::find_at("divergent-branch", e, order), 5u);
+  EXPECT_EQ(ws::sim::find_at("global-atomic", e, order), 6u);
+  EXPECT_EQ(ws::sim::find_at("shared-atomic", e, order), 7u);
   EXPECT_FALSE(ws::sim::find_at("line 99", e, order));
   EXPECT_FALSE(ws::sim::find_at("nonsense", e, order));
   // Positions are in the stepper's order, not the trace's.

@@ -360,6 +360,7 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
   const double slot_w = categorical ? (w - 2 * pad - f * 7) / double(std::max<std::size_t>(ncat, 1)) : 0;
   std::vector<std::vector<std::string>> cat_lines;
   bool vertical_cats = false;
+  bool small_cats = false;  // one line each in smaller type, when vertical ones do not fit
   double cat_block = f * 1.6;  // height the x tick labels take
   if (categorical) {
     std::size_t most = 1;
@@ -401,10 +402,35 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
   };
   layout();
   if (bottom - top < min_plot && g.footer) { g.footer = false; layout(); }
-  if (bottom - top < min_plot && g.legend) { g.legend = false; layout(); }
+  if (bottom - top < min_plot && g.legend) {
+    // Which line is which matters more than the reference values (named at their lines
+    // anyway): with two or more series, keep one row naming the series alone, before the
+    // title, when the plot keeps at least 3.5 lines of height with it.
+    std::vector<std::size_t> series_row;
+    double used = 0;
+    for (std::size_t i = 0; i < c.series.size() && i < legend.size(); ++i) {
+      used += lf * 2.2 + cv.text_width(legend[i].label, lf) + lf * 1.2;
+      series_row.push_back(i);
+    }
+    const auto rows = legend_rows;
+    const bool had_title = g.title;
+    legend_rows = {series_row};
+    layout();
+    if (bottom - top < min_plot && g.title) { g.title = false; layout(); }
+    if (c.series.size() < 2 || used > w - 2 * pad || bottom - top < 3.5 * f) {
+      legend_rows = rows;
+      g.legend = false;
+      g.title = had_title;
+      layout();
+    }
+  }
   if (bottom - top < min_plot && g.title) { g.title = false; layout(); }
-  if (bottom - top < min_plot && vertical_cats) {  // last resort: labels are cut short
-    cat_block = std::max(f * 2, cat_block - (min_plot - (bottom - top)));
+  if (bottom - top < min_plot && vertical_cats) {
+    // Vertical labels would be cut to a letter: one line each at 3/4 size instead, cut
+    // short with "..." only when a name is wider than its slot even then.
+    vertical_cats = false;
+    small_cats = true;
+    cat_block = f * 1.3;
     layout();
   }
   if (g.title)
@@ -459,7 +485,10 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
     for (std::size_t i = 0; i < ncat; ++i) {
       const std::string name = i < c.categories.size() ? c.categories[i] : std::to_string(i);
       const double cx = g.map_x(double(i));
-      if (vertical_cats) {
+      if (small_cats) {
+        const std::string t = fit(cv, name, f * 0.75, slot - 4);
+        cv.text(cx, g.plot_y1 + f * 0.75, t, f * 0.75, th.text, Anchor::Center);
+      } else if (vertical_cats) {
         const std::string t = fit(cv, name, f, cat_block - f);
         const double tw = cv.text_width(t, f);
         cv.text(cx, g.plot_y1 + f * 0.5 + tw / 2, t, f, th.text, Anchor::Center, false, true);
@@ -499,17 +528,30 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
     const double py = g.map_y(r->y);
     const std::uint32_t col = r->rgba ? r->rgba : th.ref;
     cv.line(g.plot_x0, py, g.plot_x1, py, col, 1.5, true);
+    placed.add(g.plot_x0, py - 1.5, g.plot_x1, py + 1.5);  // no value label across it
     ++g.refs;
   }
   if (!g.off_scale.empty()) {
-    // One line at the top of the plot says what lies above it.
-    std::string s;
-    for (const std::string& n : g.off_scale) s += (s.empty() ? "" : ", ") + n;
-    s = fit(cv, "above the plot: " + s, f * 0.85, g.plot_x1 - g.plot_x0 - f);
-    const double tw = cv.text_width(s, f * 0.85);
-    const double ty = g.plot_y0 + f * 0.5;
-    cv.text(g.plot_x1 - f * 0.3, ty, s, f * 0.85, th.ref, Anchor::Right);
-    placed.add(g.plot_x1 - f * 0.3 - tw, ty - f * 0.45, g.plot_x1 - f * 0.3, ty + f * 0.45);
+    // One line says what lies above the plot: on the row of the axis label when it fits
+    // beside it (nothing is drawn there), else along the top of the plot, where a
+    // reference line near the top must not cross it.
+    std::string all;
+    for (const std::string& n : g.off_scale) all += (all.empty() ? "" : ", ") + n;
+    all = "above the plot: " + all;
+    const double ylab_right = c.y_label.empty() ? x + pad : x + pad + cv.text_width(c.y_label, f) + f;
+    const double row_y = g.plot_y0 - f * 1.1;
+    const double x1 = g.plot_x1 - f * 0.3;
+    if (!c.y_label.empty() && cv.text_width(all, f * 0.85) <= x1 - ylab_right) {
+      cv.text(x1, row_y, all, f * 0.85, th.ref, Anchor::Right);
+    } else {
+      const std::string s = fit(cv, all, f * 0.85, g.plot_x1 - g.plot_x0 - f);
+      const double tw = cv.text_width(s, f * 0.85);
+      double ty = g.plot_y0 + f * 0.5;
+      for (int tries = 0; tries < 3 && !placed.free(x1 - tw, ty - f * 0.45, x1, ty + f * 0.45); ++tries)
+        ty += f * 0.9;
+      cv.text(x1, ty, s, f * 0.85, th.ref, Anchor::Right);
+      placed.add(x1 - tw, ty - f * 0.45, x1, ty + f * 0.45);
+    }
   }
 
   // --- series ---
@@ -555,10 +597,19 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
           const double vf = f * 0.85;
           const double tw = cv.text_width(label, vf);
           if (tw <= bw + slot * 0.1) {
-            const double cy = m.y0 - f * 0.6;
-            if (placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2) &&
-                cy - vf / 2 >= g.plot_y0 - f * 0.3) {
-              cv.text(m.cx, cy, label, vf, th.text, Anchor::Center);
+            // Over the bar, or just inside its top when a reference line or another label
+            // is in the way there.
+            double cy = m.y0 - f * 0.6;
+            bool ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2) &&
+                      cy - vf / 2 >= g.plot_y0 - f * 0.3;
+            bool inside = false;
+            if (!ok && tw <= bw - 2 && m.y1 - m.y0 >= vf * 1.6) {
+              cy = m.y0 + f * 0.6;
+              inside = ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
+            }
+            if (ok) {
+              cv.text(m.cx, cy, label, vf, inside && !m.modelled ? th.background : th.text,
+                      Anchor::Center);
               placed.add(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
             }
           } else if (vf <= bw + slot * 0.1) {
@@ -637,16 +688,47 @@ ChartGeometry paint_chart(const ChartSpec& c, Canvas& cv, double x, double y, do
     }
   }
 
+  // Without a legend, two or more lines are named beside their last point, where free.
+  if (!g.legend && c.series.size() >= 2) {
+    const double nf = f * 0.85;
+    for (std::size_t si = 0; si < c.series.size(); ++si) {
+      if (c.series[si].kind == SeriesKind::Bars) continue;
+      const ChartMark* last = nullptr;
+      for (const ChartMark& m : g.marks)
+        if (m.series == int(si) && !m.wrong) last = &m;
+      if (!last) continue;
+      const std::string& name = c.series[si].name;
+      const double tw = cv.text_width(name, nf);
+      const double x1 = last->cx - f * 0.5, x0 = x1 - tw;
+      for (double dy : {-f * 0.75, f * 0.75}) {
+        const double cy = last->cy + dy;
+        if (x0 < g.plot_x0 || cy - nf / 2 < g.plot_y0 || cy + nf / 2 > g.plot_y1 ||
+            !placed.free(x0, cy - nf / 2, x1, cy + nf / 2))
+          continue;
+        cv.text(x1, cy, name, nf, series_colour(c.series[si], si), Anchor::Right);
+        placed.add(x0, cy - nf / 2, x1, cy + nf / 2);
+        ++g.series_labels;
+        break;
+      }
+    }
+  }
+
   // Reference names at the right end of their lines, where nothing else is written (the
   // legend names every reference with its value anyway).
   for (const RefLine* r : on_scale) {
     if (g.log_y && r->y <= 0) continue;
-    const double py = g.map_y(r->y) - f * 0.65;
+    // Over the line, or under it when the top of the plot or a label is in the way.
     const double rf = f * 0.85, tw = cv.text_width(r->name, rf);
     const double x1 = g.plot_x1 - f * 0.3, x0 = x1 - tw;
-    if (py - rf / 2 < g.plot_y0 - f * 0.3 || !placed.free(x0, py - rf / 2, x1, py + rf / 2)) continue;
-    cv.text(x1, py, r->name, rf, r->rgba ? r->rgba : th.ref, Anchor::Right);
-    placed.add(x0, py - rf / 2, x1, py + rf / 2);
+    for (double dy : {-f * 0.65, f * 0.65}) {
+      const double py = g.map_y(r->y) + dy;
+      if (py - rf / 2 < g.plot_y0 - f * 0.3 || py + rf / 2 > g.plot_y1 ||
+          !placed.free(x0, py - rf / 2, x1, py + rf / 2))
+        continue;
+      cv.text(x1, py, r->name, rf, r->rgba ? r->rgba : th.ref, Anchor::Right);
+      placed.add(x0, py - rf / 2, x1, py + rf / 2);
+      break;
+    }
   }
 
   if (g.empty && c.refs.empty())

@@ -89,6 +89,7 @@ struct ChartGeometry {
   std::vector<double> x_ticks, y_ticks;
   std::vector<ChartMark> marks;
   int bars = 0, points = 0, wrong = 0, refs = 0, legend_entries = 0;
+  int series_labels = 0;  // lines named beside their last point (when the legend did not fit)
   bool empty = true;  // no series with a drawable value: a "no data" note was painted
   double map_y(double v) const;
   double map_x(double v) const;

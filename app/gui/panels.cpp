@@ -83,6 +83,18 @@ MapPick pick_event(const Loaded& l, std::size_t pos, bool shared) {
   return p;
 }
 
+// Dim text cut to the rest of the line with "..." when longer; the whole text as a tooltip.
+void text_fitted(const std::string& text) {
+  const float avail = ImGui::GetContentRegionAvail().x;
+  std::string shown = text;
+  if (ImGui::CalcTextSize(text.c_str()).x > avail) {
+    while (!shown.empty() && ImGui::CalcTextSize((shown + "...").c_str()).x > avail) shown.pop_back();
+    shown += "...";
+  }
+  ImGui::TextDisabled("%s", shown.c_str());
+  if (shown != text && ImGui::IsItemHovered()) ImGui::SetTooltip("%s", text.c_str());
+}
+
 std::string map_caption(const Loaded& l, const MapPick& p, const char* what) {
   char b[200];
   std::snprintf(b, sizeof b, "%s/%s - block %u warp %u - event %zu of %zu, line %u%s%s", l.sel.family.c_str(),
@@ -181,16 +193,18 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   if (!l.source.path.empty())
     ImGui::TextDisabled("%s", (l.info ? l.info->source_file : l.source.path).c_str());
   if (l.sass) {
+    if (!l.source.path.empty()) ImGui::SameLine();  // one line: the code gets the height
     ImGui::PushID(&l);
     ImGui::Checkbox("SASS", &s.sass_unfold_all);
     ImGui::SameLine();
     ImGui::Checkbox("all instructions", &s.sass_all_instructions);
     ImGui::SameLine();
-    if (l.sass->found)
-      ImGui::TextDisabled("%s%s", l.sass->note.c_str(),
-                          l.sass->diffs.empty() ? "" : "; magenta: SASS differs from the model");
-    else
-      ImGui::TextDisabled("no SASS: %s", l.sass->note.c_str());
+    // At a projector's width the note is longer than the panel: cut to the line with "...",
+    // the whole of it under the mouse.
+    text_fitted(l.sass->found ? l.sass->note + (l.sass->diffs.empty()
+                                                    ? ""
+                                                    : "; magenta: SASS differs from the model")
+                              : "no SASS: " + l.sass->note);
     ImGui::PopID();
   }
   return viz::draw_source_view(in, style_of(s));
@@ -363,11 +377,16 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     if (skipped) ImGui::TextDisabled("%d point%s not run (%s)", skipped, skipped == 1 ? "" : "s", first_why.c_str());
     fd.sweep = viz::DrawChart("sweep", c, ImVec2(0, h), st);
   };
+  // Three header rows of buttons and the spacing between the charts; the rest is plot.
+  const float h = (ImGui::GetContentRegionAvail().y - ImGui::GetFrameHeightWithSpacing() * 3.5f -
+                   ImGui::GetStyle().ItemSpacing.y * 3) / 3;
+  // A chart needs its axis label, ticks, x label and a plot of five lines: where three
+  // stacked ones would be strips (presenter type on a projector), they become tabs.
+  if (stacked && h < ImGui::GetFontSize() * 11) stacked = false;
   if (stacked) {
-    const float h = (ImGui::GetContentRegionAvail().y - ImGui::GetTextLineHeightWithSpacing() * 7) / 3;
     history(h);
     bars(h);
-    sweep(h);
+    sweep(0);  // the rest of the panel
     return;
   }
   if (ImGui::BeginTabBar("charts")) {
@@ -443,6 +462,7 @@ void result_line(const AppState& s) {
     ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "did not run");
     return;
   }
+  ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
   if (r.timing.throughput > 0)
     ImGui::TextColored(r.timing.measured ? ImVec4(0.6f, 0.85f, 1, 1) : ImVec4(0.95f, 0.8f, 0.35f, 1),
                        "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
@@ -450,6 +470,7 @@ void result_line(const AppState& s) {
                        !r.timing.recorded.empty() ? r.timing.recorded.c_str()
                        : r.timing.measured        ? "measured"
                                                   : "modelled");
+  ImGui::PopTextWrapPos();
   if (!s.main.has(Stage::Measured) && !s.main.final) {
     // The emulator's selected block is in; time and verdict come with the whole grid.
     ImGui::TextDisabled("waiting for the whole grid: modelled time and verification...");
@@ -512,8 +533,10 @@ void controls_panel(AppState& s, FrameDraw& fd) {
     }
     if (!plan.launches.empty()) {
       const LaunchCfg& lc = plan.launches[std::min(sel.launch, plan.launches.size() - 1)];
+      ImGui::PushTextWrapPos(0.0f);
       ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", lc.grid.x, lc.grid.y, lc.grid.z,
                           lc.block.x, lc.block.y, lc.block.z, lc.shared_bytes);
+      ImGui::PopTextWrapPos();
       int b = int(sel.block);
       const int blocks = int(std::min<unsigned long long>(lc.grid.count(), 1u << 30));
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -924,7 +947,7 @@ void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::End();
   const Rect right{split, body.y0, body.x1, body.y1};
   const std::string view = s.lesson->lab_view();
-  const float src_y = body.y0 + body.h() * 0.62f;
+  const float src_y = body.y0 + body.h() * 0.66f;
   const Rect top{right.x0, right.y0, right.x1, src_y}, under{right.x0, src_y, right.x1, right.y1};
   const std::size_t pos = s.stepper.pos;
   bool source_under = true;

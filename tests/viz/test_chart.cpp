@@ -436,3 +436,45 @@ TEST(ChartLayout, PowerOfTwoParametersGetALog2AxisAndSeriesDistinctMarkers) {
   for (auto& s : lin.series) s.x = {1, 2, 3};
   EXPECT_FALSE(paint_chart(lin, cv, 0, 0, 960, 540).log2_x);
 }
+
+namespace {
+bool has_text(const BoxCanvas& cv, const std::string& s) {
+  for (const auto& b : cv.boxes)
+    if (b.s.find(s) != std::string::npos) return true;
+  return false;
+}
+}  // namespace
+
+// A short sweep keeps naming its series (the reference lines are named at their lines).
+TEST(ChartLayout, ShortSweepStillNamesItsSeries) {
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(pow2_sweep(), cv, 0, 0, 900, 190);
+  EXPECT_TRUE(g.legend);
+  for (const char* s : {"pad=0", "pad=1", "pad=2"}) EXPECT_TRUE(has_text(cv, s)) << s;
+  EXPECT_GE(g.plot_y1 - g.plot_y0, 3.5 * 14 - 0.5);
+  expect_clean_layout(pow2_sweep(), 900, 190);
+}
+
+// A value over a bar never crosses a reference line: it moves inside the bar's top.
+TEST(ChartLayout, BarValueAvoidsAReferenceLine) {
+  ChartSpec c;
+  c.y_label = "GB/s";
+  c.categories = {"a", "b"};
+  Series s;
+  s.kind = SeriesKind::Bars;
+  s.name = "throughput";
+  s.x = {0, 1};
+  s.y = {2353, 1000};
+  c.series.push_back(s);
+  c.refs.push_back({"peak", 2500, 0});  // just above the first bar, where its value goes
+  BoxCanvas cv;
+  const ChartGeometry g = paint_chart(c, cv, 0, 0, 640, 300);
+  const double ref_y = g.map_y(2500);
+  bool found = false;
+  for (const auto& b : cv.boxes) {
+    if (b.s != "2353") continue;
+    found = true;
+    EXPECT_TRUE(b.y1 <= ref_y - 1.5 || b.y0 >= ref_y + 1.5) << b.y0 << ".." << b.y1 << " vs " << ref_y;
+  }
+  EXPECT_TRUE(found);
+}

@@ -40,7 +40,7 @@ std::string summary(const sim::SharedAccess& a) {
 
 BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   BankMapDraw d;
-  if (!in.caption.empty()) ImGui::TextUnformatted(in.caption.c_str());
+  if (!in.caption.empty()) ImGui::TextWrapped("%s", in.caption.c_str());
   if (!in.event) {
     d.note = "No shared-memory access at this step.";
     ImGui::TextWrapped("%s", d.note.c_str());
@@ -71,16 +71,21 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   const float label_w = ImGui::CalcTextSize("lanes ").x + 4;
   const float cell = std::clamp((avail.x - label_w) / 32.0f, 9.0f, 44.0f);
   const float cell_h = std::max(fh + 4, cell);
-  const float gap = std::max(3.0f * fh, cell * 2.2f);
   const float x0 = origin.x + label_w;
-  const float lane_y = origin.y + 2;
+  // Lane numbers that do not fit in their cells go above them, as many as fit.
+  const bool numbers_inside = numbers_fit_inside(cell);
+  // Room for the lane -> bank lines; less in a short panel, so the bank numbers stay in it.
+  const float fixed = 2 + (numbers_inside ? 0 : fh) + 2 * cell_h + fh * 1.3f;
+  const float gap = std::clamp(avail.y - fixed, 1.5f * fh, std::max(3.0f * fh, cell * 2.2f));
+  const float lane_y = origin.y + 2 + (numbers_inside ? 0 : fh);
   const float bank_y = lane_y + cell_h + gap;
   const std::uint32_t dim = dim_text_colour(style);
 
   text_at(dl, origin.x, lane_y + (cell_h - fh) / 2, "lanes", dim);
   text_at(dl, origin.x, bank_y + (cell_h - fh) / 2, "banks", dim);
 
-  draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect);
+  d.lane_numbers = draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect, numbers_inside);
+  if (!numbers_inside) d.lane_numbers = draw_row_numbers(dl, d.lane_rect, lane_y - fh * 0.55f, dim);
   for (unsigned b = 0; b < 32; ++b) {
     Rect r{x0 + b * cell + 1, bank_y, x0 + (b + 1) * cell - 1, bank_y + cell_h};
     d.bank_rect[b] = r;
@@ -91,10 +96,7 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
     if (words > 0) text_centered(dl, r.cx(), r.cy(), std::to_string(words), ink_on(d.bank_fill[b]), r.w());
   }
   // Bank numbers under the cells, as many as fit.
-  const float num_w = ImGui::CalcTextSize("31").x + 4;
-  const int every = cell >= num_w ? 1 : cell * 2 >= num_w ? 2 : cell * 4 >= num_w ? 4 : 8;
-  for (int b = 0; b < 32; b += every)
-    text_centered(dl, d.bank_rect[b].cx(), bank_y + cell_h + fh * 0.6f, std::to_string(b), dim);
+  draw_row_numbers(dl, d.bank_rect, bank_y + cell_h + fh * 0.6f, dim);
 
   for (int l = 0; l < 32; ++l) {
     const int b = a.lane_bank[l];
@@ -120,7 +122,7 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   const unsigned rows = unsigned((arr.count + cols - 1) / cols);
   d.grid_cols = cols;
   d.grid_rows = rows;
-  ImGui::Text("Shared array '%s': %u x %u %s, coloured by bank; framed: this access", arr.name.c_str(),
+  ImGui::TextWrapped("Shared array '%s': %u x %u %s, coloured by bank; framed: this access", arr.name.c_str(),
               rows, cols, eb == 4 ? "words" : (std::to_string(eb) + "-byte elements").c_str());
 
   const ImVec2 g0 = ImGui::GetCursorScreenPos();

@@ -37,6 +37,7 @@ struct BankMapDraw {
   std::array<std::uint32_t, 32> bank_fill{};  // fill colour of each bank cell
   std::array<Rect, 32> bank_rect{}, lane_rect{};
   int lines = 0;       // lane -> bank lines drawn (one per active lane)
+  RowNumbers lane_numbers;  // how many lane numbers were drawn, and at what font size
   int hot_banks = 0;   // banks serving more than one word
   unsigned grid_rows = 0, grid_cols = 0, grid_first_row = 0, grid_rows_drawn = 0;
   std::vector<GridCell> touched;  // grid cells of this access, one per active lane

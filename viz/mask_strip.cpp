@@ -40,14 +40,24 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
   }
   ImGui::Text("block %u warp %u: %d events, SIMD efficiency %s", h.block, unsigned(h.warp),
               d.rows_total, percent(d.simd_efficiency).c_str());
+  char br[96];
+  std::snprintf(br, sizeof br, "- %d marked branch%s, %d divergent", branches,
+                branches == 1 ? "" : "es", divergent_branches);
+  // Beside the first line when it fits there, else under it.
   ImGui::SameLine();
-  ImGui::TextDisabled("- %d marked branch%s, %d divergent", branches, branches == 1 ? "" : "es",
-                      divergent_branches);
+  if (ImGui::CalcTextSize(br).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();
+  ImGui::TextDisabled("%s", br);
   // A legend in the colours the cells use.
+  bool first_swatch = true;
   auto swatch = [&](std::uint32_t c, const char* label) {
+    const float s = ImGui::GetTextLineHeight();
+    // An entry that does not fit the rest of the line starts the next one.
+    if (!first_swatch &&
+        s + ImGui::GetStyle().ItemSpacing.x + ImGui::CalcTextSize(label).x > ImGui::GetContentRegionAvail().x)
+      ImGui::NewLine();
+    first_swatch = false;
     ImDrawList* dl = ImGui::GetWindowDrawList();
     const ImVec2 p = ImGui::GetCursorScreenPos();
-    const float s = ImGui::GetTextLineHeight();
     fill(dl, Rect{p.x, p.y + 2, p.x + s, p.y + s - 2}, c, 2);
     ImGui::Dummy(v2(s, s));
     ImGui::SameLine();

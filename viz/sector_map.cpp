@@ -35,7 +35,7 @@ std::string lane_label(std::uint32_t bits) {
 
 SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) {
   SectorMapDraw d;
-  if (!in.caption.empty()) ImGui::TextUnformatted(in.caption.c_str());
+  if (!in.caption.empty()) ImGui::TextWrapped("%s", in.caption.c_str());
   if (!in.event) {
     d.note = "No global-memory access at this step.";
     ImGui::TextWrapped("%s", d.note.c_str());
@@ -57,11 +57,11 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
 
   const double eff = a.bytes_moved ? double(a.bytes_requested) / double(a.bytes_moved) : 0;
   const std::uint32_t verdict = a.sectors > a.ideal_sectors ? use_colour(eff) : use_colour(1);
-  ImGui::Text("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
+  ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
               a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
               a.lines == 1 ? "" : "s", lb);
   ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
-  ImGui::Text("bytes used %llu of %llu moved: %s of the traffic is useful",
+  ImGui::TextWrapped("bytes used %llu of %llu moved: %s of the traffic is useful",
               (unsigned long long)a.bytes_requested, (unsigned long long)a.bytes_moved,
               percent(eff).c_str());
   ImGui::PopStyleColor();
@@ -87,10 +87,12 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   const float cell = std::clamp((avail.x - label_w) / 32.0f, 9.0f, 44.0f);
   const float cell_h = std::max(fh + 4, cell);
   const float x0 = origin.x + label_w;
-  const float lane_y = origin.y + 2;
+  const bool numbers_inside = numbers_fit_inside(cell);
+  const float lane_y = origin.y + 2 + (numbers_inside ? 0 : fh);
   const std::uint32_t dim = dim_text_colour(style);
   text_at(dl, origin.x, lane_y + (cell_h - fh) / 2, "lanes", dim);
-  draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect);
+  d.lane_numbers = draw_lane_row(dl, x0, lane_y, cell, cell_h, e.mask, style, d.lane_rect, numbers_inside);
+  if (!numbers_inside) d.lane_numbers = draw_row_numbers(dl, d.lane_rect, lane_y - fh * 0.55f, dim);
 
   const float gap_line = std::max(6.0f, cell * 0.5f);
   const float sc = cell;  // one sector as wide as one lane: 4 coalesced sectors sit under 32 lanes' worth
@@ -155,8 +157,10 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   }
   const float bottom = sectors_y + rows * row_h + fh * 0.5f;
   ImGui::Dummy(v2(avail.x, bottom - origin.y));
+  ImGui::PushTextWrapPos(0.0f);
   ImGui::TextDisabled("In each sector: the lanes it serves. Hollow: sectors of a touched line that "
                       "this access does not need (not moved).");
+  ImGui::PopTextWrapPos();
   return d;
 }
 

@@ -40,6 +40,7 @@ struct SectorMapDraw {
   int links = 0;             // lane -> sector lines (drawn when the lines fit one row)
   std::vector<SectorCell> cells;
   std::array<Rect, 32> lane_rect{};
+  RowNumbers lane_numbers;  // how many lane numbers were drawn, and at what font size
 };
 
 // @post drawn == (event is a global access with an active lane); when drawn,

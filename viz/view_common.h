@@ -17,6 +17,12 @@ struct Rect {
   bool empty() const { return x1 <= x0 || y1 <= y0; }
 };
 
+// How a row of 32 cells was numbered: how many numbers, and the smallest font size used.
+struct RowNumbers {
+  int shown = 0;
+  float px = 0;
+};
+
 struct ViewStyle {
   bool high_contrast = false;  // presenter mode: black ground, saturated colours, thick lines
   float line = 1.0f;           // line width multiplier

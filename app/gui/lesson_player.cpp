@@ -529,9 +529,17 @@ class PlayerPanel : public LessonPanel {
         status = std::to_string(it->second.steps_done()) + "/" + std::to_string(e.steps) + " steps";
       else status = std::to_string(e.steps) + " steps";
       const bool current = player_ && player_->lesson().id == e.id;
-      const std::string label = (e.title.empty() ? e.id : e.title) + "##" + e.id;
-      if (ImGui::Selectable(label.c_str(), current, 0, ImVec2(ImGui::GetContentRegionAvail().x * 0.7f, 0)) &&
-          !current) {
+      const std::string title = e.title.empty() ? e.id : e.title;
+      const std::string label = title + "##" + e.id;
+      // The title gets all the width the status leaves; a title still longer shows whole
+      // under the mouse.
+      const float avail = ImGui::GetContentRegionAvail().x;
+      const float title_w = std::max(avail * 0.5f, avail - ImGui::CalcTextSize(status.c_str()).x -
+                                                        ImGui::GetStyle().ItemSpacing.x);
+      const bool clicked = ImGui::Selectable(label.c_str(), current, 0, ImVec2(title_w, 0));
+      if (ImGui::IsItemHovered() && ImGui::CalcTextSize(title.c_str()).x > title_w)
+        ImGui::SetTooltip("%s", title.c_str());
+      if (clicked && !current) {
         std::string err;
         open(e.path, err);
         entries_.clear();

@@ -315,6 +315,12 @@ TEST(GuiPresenter, FitsProjectorsAndStepsParameters) {
       EXPECT_LE(r.x1, float(w) + 1) << name;
       EXPECT_LE(r.y1, float(h) + 1) << name;
     }
+    // Lane numbers stay legible: at least every second lane numbered, at 13 px or more
+    // (inside the cells when two digits fit there, else above them at the full size).
+    ASSERT_TRUE(fd.bank.drawn || fd.sector.drawn) << "presenter mode shows a map";
+    const viz::RowNumbers lanes = fd.bank.drawn ? fd.bank.lane_numbers : fd.sector.lane_numbers;
+    EXPECT_GE(lanes.shown, 16);
+    EXPECT_GE(lanes.px, 13.f);
     // Pick pad (n, tile, block_rows, pad in the catalogue's order) and step it.
     auto press = [&](int key) {
       ImGui::GetIO().KeysDown[key] = true;

@@ -662,6 +662,8 @@ bool toolbar_wraps(const AppState& s, float width) {
       kind = std::max(kind, ImGui::CalcTextSize(("| " + std::string(to_string(JobKind(k))) + " 00.0 s").c_str()).x);
     w += kind;
     if (s.frame_ms_median > 0) w += ImGui::CalcTextSize("| 000.0 ms/frame").x + sty.ItemSpacing.x;
+    if (s.last_latency.measured >= 0)
+      w += ImGui::CalcTextSize("| last change: measured 00.00 s, counters 00.00 s").x + sty.ItemSpacing.x;
   }
   if (s.emulated()) w += ImGui::CalcTextSize(emulated_banner()).x + 2 * sty.FramePadding.x + sty.ItemSpacing.x;
   return w + toolbar_buttons_width(s) + 2 * sty.WindowPadding.x > width;

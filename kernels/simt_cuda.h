@@ -342,7 +342,8 @@ static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std:
     return;
   }
   WarpEvent e;
-  if (is_memory(kind)) {
+  // Memory events carry each lane's offset, Work events each lane's count (sim/access.h).
+  if (is_memory(kind) || kind == EventKind::Work) {
     for (unsigned l = 0; l < 32; ++l) {
       if (!((mask >> l) & 1u)) continue;
       const std::uint32_t v = __shfl_sync(mask, offset, int(l));

@@ -144,7 +144,7 @@ std::string Recording::stale_families() const {
 }
 
 namespace {
-// Where the source (or the installed headers) may be: the same roots as the recordings.
+// Where the source tree or the installed share/ may be (its headers under include/).
 std::vector<std::filesystem::path> source_roots() {
   namespace fs = std::filesystem;
   std::vector<fs::path> roots;
@@ -334,18 +334,8 @@ const Recording* default_recording(std::string* notice) {
       if (std::string(e) == "none") return;
       files.push_back(e);
     } else {
-      std::vector<fs::path> roots;
-      if (const char* s = std::getenv("WARPSCOPE_SOURCE_DIR"); s && *s) roots.emplace_back(s);
-#if defined(WS_SOURCE_DIR)
-      roots.emplace_back(WS_SOURCE_DIR);
-#endif
       std::error_code ec;
-      const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-      if (!ec) {
-        roots.push_back(exe.parent_path() / "..");
-        roots.push_back(exe.parent_path() / "../share/warpscope");
-      }
-      for (const auto& root : roots) {
+      for (const auto& root : source_roots()) {
         const fs::path dir = root / "assets" / "recordings";
         if (!fs::is_directory(dir, ec)) continue;
         std::vector<std::string> here;

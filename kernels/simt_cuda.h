@@ -262,10 +262,7 @@ static __device__ __noinline__ void ws_count_one(const WarpEvent& e) {
       atomicExch(ws_trace.sites_full, 1u);
       return;
     }
-    // A site's slot is claimed once and then only read: look before taking the atomic.
-    std::uint32_t old = *reinterpret_cast<volatile std::uint32_t*>(&table[i].tag);
-    if (old == tag) break;
-    if (old == 0u) old = atomicCAS(&table[i].tag, 0u, tag);
+    const std::uint32_t old = atomicCAS(&table[i].tag, 0u, tag);
     if (old == 0u || old == tag) break;
     i = (i + 1u) & unsigned(cuda::kSiteSlots - 1);
   }

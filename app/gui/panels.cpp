@@ -868,7 +868,9 @@ std::string status_text(const AppState& s) {
     char b[64];
     std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
     t += b;
-    t += s.main.run->timing.measured ? " (measured)" : " (modelled)";
+    // A recorded time is a measurement, but not of this run: say so (the title bar says where).
+    const Timing& tm = s.main.run->timing;
+    t += !tm.recorded.empty() ? " (recorded)" : tm.measured ? " (measured)" : " (modelled)";
     if (!s.main.run->verified) t += " WRONG";
   }
   return t;

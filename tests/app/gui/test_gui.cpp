@@ -287,6 +287,23 @@ TEST(GuiStepper, KeyboardOnlyStepping) {
 // A projector: at 1280x720 and 1920x1080 the presenter's strip shows the kernel, its
 // parameters and the throughput on one line inside the window, the keys on one more (k
 // folds them away), [ and ] step the chosen parameter, and F12 says where it saved.
+// A time from the shipped H100 recording is a measurement, but not of this run: the strip
+// says "recorded", never "measured", on the emulator.
+TEST(GuiPresenter, ARecordedTimeIsCalledRecorded) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}},
+                        View::Window);
+  ASSERT_TRUE(s);
+  AppState& st = s->state();
+  st.presenter_on = true;
+  st.font_dirty = true;
+  s->frame();
+  const FrameDraw fd = s->frame();
+  if (st.main.valid() && st.main.run->timing.recorded.empty()) GTEST_SKIP() << "no recording of n=1024";
+  EXPECT_NE(fd.status_strip.find("GB/s (recorded)"), std::string::npos) << fd.status_strip;
+  EXPECT_EQ(fd.status_strip.find("(measured)"), std::string::npos) << fd.status_strip;
+}
+
 TEST(GuiPresenter, FitsProjectorsAndStepsParameters) {
   NEED_DISPLAY();
   for (auto [w, h] : {std::pair{1280, 720}, std::pair{1920, 1080}}) {

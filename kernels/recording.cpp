@@ -2,6 +2,8 @@
 // that answers timed runs at recorded configurations with the recorded measurement.
 #include "kernels/recording.h"
 
+#include "kernels/sass.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -173,13 +175,8 @@ std::string family_source_hash(const std::string& source_file) {
     std::ostringstream text;
     text << f.rdbuf();
     if (f.bad()) continue;
-    std::uint64_t h = 1469598103934665603ull;  // FNV-1a 64, as kernels/sass.cpp keys SASS
-    for (unsigned char c : text.str()) {
-      h ^= c;
-      h *= 1099511628211ull;
-    }
-    char b[32];
-    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)h);
+    char b[32];  // FNV-1a 64, the hash the recorded SASS is keyed by
+    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)sass::fnv1a(text.str()));
     return b;
   }
   return "";

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "sim/fiber.h"
+#include "sim/race.h"
 
 namespace ws::sim {
 
@@ -32,7 +33,7 @@ namespace {
 constexpr std::uint8_t kFirstSharedArray = 0x80;
 constexpr std::uint32_t kNoKey = 0xFFFFFFFFu;
 constexpr unsigned kMaxThreadsPerBlock = 1024;
-constexpr std::uint16_t kNoThread = 0xFFFF;
+static_assert(kMaxThreadsPerBlock <= RaceDetector::kMaxThreads);
 
 // What a parked lane is waiting to do. Several ops can share an EventKind (a ballot and
 // an __activemask are both Vote), so the lane keeps its own.
@@ -80,22 +81,7 @@ struct WarpState {
   std::uint32_t parked = 0;      // waiting at an event point to be issued
   std::uint32_t at_barrier = 0;  // waiting at __syncthreads
   std::uint32_t runnable = 0;    // to be resumed by the scheduler
-  std::uint32_t sync_seq = 0;    // __syncwarp events so far (race detection)
-  bool pair_dirty = false;
   std::uint32_t keys[32];        // kNoKey unless parked
-};
-
-// One shared access remembered by the race detector.
-struct Acc {
-  std::uint16_t tid = kNoThread;
-  std::uint16_t line = 0;
-  std::uint32_t epoch = 0;   // barrier phase of the block
-  std::uint32_t wseq = 0;    // the warp's __syncwarp count at the time
-  std::uint32_t instr = 0;   // shared instruction number in the block
-};
-// Per 4-byte word: the last write and the last two distinct readers since it.
-struct WordShadow {
-  Acc w, r0, r1;
 };
 
 struct SharedAlloc {
@@ -275,12 +261,7 @@ class Emu {
   std::vector<SharedAlloc> allocs;
   std::size_t announced = 0;  // shared arrays already passed to sink.on_array
 
-  // Race detection.
-  std::uint32_t epoch = 0;
-  std::uint32_t instr = 0;
-  std::vector<WordShadow> shadow;
-  std::vector<std::uint32_t> pair_sync;  // [warp][lane a][lane b]: last common __syncwarp
-  std::vector<std::pair<std::uint16_t, std::uint16_t>> races_reported;
+  RaceDetector races;  // used when opt.detect_races
 
  private:
   bool validate();
@@ -289,10 +270,8 @@ class Emu {
   std::uint32_t pick_and_issue(unsigned w);
   bool check_collective(unsigned w, std::uint32_t group, std::uint32_t key, bool& blocked);
   void issue(unsigned w, std::uint32_t group, std::uint32_t key);
-  void check_race(unsigned tid, std::uint32_t word, bool write, std::uint16_t line);
-  void report_race(const Acc& prev, bool prev_write, unsigned tid, bool write, std::uint16_t line,
-                   std::uint32_t word);
-  bool ordered(const Acc& a, unsigned tid) const;
+  void check_races(unsigned tid, std::uint32_t first_byte, std::uint64_t end, bool write,
+                   std::uint16_t line);
   void release_barrier();
   void report_stuck();
   void abort_block();
@@ -490,10 +469,7 @@ EmuResult Emu::run() {
     }
   }
   shared.assign(info.shared_bytes, std::byte{0});
-  if (opt.detect_races) {
-    shadow.assign((std::size_t(info.shared_bytes) + 3) / 4, WordShadow{});
-    pair_sync.assign(std::size_t(nwarps) * 32 * 32, 0);
-  }
+  if (opt.detect_races) races.start_launch(info.shared_bytes, nwarps);
 
   std::vector<std::uint32_t> blocks = opt.only_blocks;
   std::sort(blocks.begin(), blocks.end());
@@ -528,18 +504,10 @@ void Emu::run_block(std::uint32_t b) {
   const Dim3 bidx{b % g.x, (b / g.x) % g.y, b / (g.x * g.y)};
   std::fill(shared.begin(), shared.end(), std::byte{0});
   allocs.clear();
-  epoch = 0;
-  instr = 0;
-  if (opt.detect_races) std::fill(shadow.begin(), shadow.end(), WordShadow{});
-  for (unsigned w = 0; w < warps.size(); ++w) {
-    WarpState& W = warps[w];
-    if (W.pair_dirty) {
-      std::fill_n(pair_sync.begin() + std::ptrdiff_t(w) * 1024, 1024, 0u);
-      W.pair_dirty = false;
-    }
+  if (opt.detect_races) races.start_block();
+  for (WarpState& W : warps) {
     W.exited = W.parked = W.at_barrier = 0;
     W.runnable = W.exists;
-    W.sync_seq = 0;
     std::fill(std::begin(W.keys), std::end(W.keys), kNoKey);
   }
   for (auto& lp : lanes) {
@@ -700,7 +668,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
       const bool sh = is_shared(ev.kind);
       const bool track = sh && opt.detect_races && ev.kind != EventKind::SharedAtomic;
       const bool write = ev.kind == EventKind::SharedStore;
-      if (track) ++instr;
+      if (track) races.begin_instruction();
       for (std::uint32_t m = group; m; m &= m - 1) {
         unsigned i = unsigned(__builtin_ctz(m));
         LaneImpl& l = lane_at(w, i);
@@ -716,9 +684,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
                                      " bytes of shared memory"});
             return;
           }
-          if (track)
-            for (std::uint32_t word = l.offset / 4; word <= (end - 1) / 4; ++word)
-              check_race(l.linear_tid, word, write, ev.line);
+          if (track) check_races(l.linear_tid, l.offset, end, write, ev.line);
         }
       }
       break;
@@ -730,14 +696,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
       }
       break;
     case Op::SyncWarp:
-      if (opt.detect_races) {
-        std::uint32_t seq = ++W.sync_seq;
-        W.pair_dirty = true;
-        std::uint32_t* P = &pair_sync[std::size_t(w) * 1024];
-        for (std::uint32_t a = group; a; a &= a - 1)
-          for (std::uint32_t b = group; b; b &= b - 1)
-            P[__builtin_ctz(a) * 32 + __builtin_ctz(b)] = seq;
-      }
+      if (opt.detect_races) races.syncwarp(w, group);
       break;
     case Op::Shuffle: {
       std::uint64_t vals[32];
@@ -787,32 +746,13 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
   ++result.events;
 }
 
-bool Emu::ordered(const Acc& a, unsigned tid) const {
-  if (a.epoch != epoch || a.tid == tid) return true;
-  const unsigned wa = a.tid / 32u;
-  if (wa != tid / 32u) return false;
-  return pair_sync[std::size_t(wa) * 1024 + (a.tid % 32u) * 32 + tid % 32u] > a.wseq;
-}
-
-void Emu::check_race(unsigned tid, std::uint32_t word, bool write, std::uint16_t line) {
-  WordShadow& s = shadow[word];
-  const std::uint32_t wseq = warps[tid / 32].sync_seq;
-  const Acc now{std::uint16_t(tid), line, epoch, wseq, instr};
-  if (s.w.tid != kNoThread && !ordered(s.w, tid))
-    report_race(s.w, true, tid, write, line, word);
-  if (write) {
-    if (s.r0.tid != kNoThread && !ordered(s.r0, tid))
-      report_race(s.r0, false, tid, true, line, word);
-    else if (s.r1.tid != kNoThread && !ordered(s.r1, tid))
-      report_race(s.r1, false, tid, true, line, word);
-    // Readers before this write are ordered before it (or just reported): forget them.
-    s.w = now;
-    s.r0 = Acc{};
-    s.r1 = Acc{};
-  } else {
-    if (s.r0.tid != tid) s.r1 = s.r0;
-    s.r0 = now;
-  }
+// Each word of bytes [first_byte, end) of shared memory, for the race detector.
+void Emu::check_races(unsigned tid, std::uint32_t first_byte, std::uint64_t end, bool write,
+                      std::uint16_t line) {
+  for (std::uint32_t word = first_byte / 4; word <= (end - 1) / 4; ++word)
+    for (const Race& r : races.access(tid, word, write, line))
+      add_problem(Problem{ProblemKind::Race, r.line, r.prev_line, block, tid,
+                          describe(r, shared_word_name(word), block)});
 }
 
 std::string Emu::shared_word_name(std::uint32_t word) const {
@@ -821,23 +761,6 @@ std::string Emu::shared_word_name(std::uint32_t word) const {
     if (byte >= a.offset && byte < a.offset + a.bytes)
       return std::string("'") + a.name + "' word " + std::to_string((byte - a.offset) / 4);
   return "shared word " + std::to_string(word);
-}
-
-void Emu::report_race(const Acc& prev, bool prev_write, unsigned tid, bool write,
-                      std::uint16_t line, std::uint32_t word) {
-  for (const auto& r : races_reported)
-    if (r.first == line && r.second == prev.line) return;  // one report per pair of sites
-  races_reported.emplace_back(line, prev.line);
-  std::string msg = "race on shared array " + shared_word_name(word) + " in block " +
-                    std::to_string(block) + ": thread " + std::to_string(tid) +
-                    (write ? " writes it" : " reads it") + " on line " + std::to_string(line);
-  if (prev.instr == instr && write && prev_write)
-    msg += " in the same instruction as thread " + std::to_string(prev.tid);
-  else
-    msg += " after thread " + std::to_string(prev.tid) + (prev_write ? " wrote" : " read") +
-           " it on line " + std::to_string(prev.line) + ", with no __syncthreads" +
-           (prev.tid / 32 == tid / 32 ? " or __syncwarp" : "") + " between";
-  add_problem(Problem{ProblemKind::Race, line, prev.line, block, tid, std::move(msg)});
 }
 
 void Emu::release_barrier() {
@@ -856,7 +779,7 @@ void Emu::release_barrier() {
     sink.on_event(ev);
     ++result.events;
   }
-  ++epoch;
+  if (opt.detect_races) races.barrier();
 }
 
 // Nothing can move: name who waits where.

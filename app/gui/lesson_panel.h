@@ -3,6 +3,7 @@
 // whatever LessonPanel make_lesson_panel() returns: app/gui/lesson_player.cpp (owned by the
 // lessons engineer) when it is built, else lesson_none.cpp, which says "No lesson open".
 // The panel talks to the rest of the app only through LessonHost.
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -53,6 +54,10 @@ struct LessonDraw {
   std::vector<std::string> goals;     // per goal: the status line shown ("[x] reached")
   std::string nav_hint;             // the line beside Back/Next
   std::string lab_view;             // the view the step's lab names ("" none)
+  std::vector<std::string> typed;   // per predict: the text in its input
+  std::size_t typing_to = SIZE_MAX;  // the predict typed keys go to (SIZE_MAX none)
+  float scroll_y = -1;              // the step's scroll position as drawn (0: its top)
+  bool list_shown = false;          // the list of lessons is in view
 };
 
 class LessonPanel {
@@ -71,6 +76,10 @@ class LessonPanel {
   virtual bool answer(std::size_t i, double guess) = 0;
   // The view the open step's lab names ("bank-map", ...; "" none or no lesson).
   virtual std::string lab_view() const = 0;
+  // The open step has a predict still to answer: typed numbers, Backspace, Enter and Tab
+  // go to it while no text field has the focus, so the app's keys leave '-', '.' and ','
+  // alone.
+  virtual bool takes_typing() const { return false; }
 };
 
 std::unique_ptr<LessonPanel> make_lesson_panel();

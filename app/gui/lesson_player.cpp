@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -95,8 +97,9 @@ void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c);
 struct DrawCtx {
   Player& player;
   LessonHost& host;
-  std::map<std::size_t, double>& inputs;
+  std::map<std::size_t, std::string>& inputs;  // per predict: the text in its input
   std::set<std::size_t>& reanswer;  // answered predicts whose input is open again
+  std::size_t typing_to;            // the predict typed keys go to
   bool presenter;
   LessonDraw& out;
   int depth = 0;
@@ -133,6 +136,19 @@ void lab_line(const Lab& lab, DrawCtx& c) {
   }
 }
 
+// The text typed for predict i as a number, answered; text that is no number is said so.
+void answer_typed(std::size_t i, DrawCtx& c) {
+  const std::string& text = c.inputs[i];
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end == text.c_str() || *end != 0) {
+    c.host.notice("the answer '" + text + "' is not a number");
+    return;
+  }
+  c.player.answer(i, v);
+  c.reanswer.erase(i);
+}
+
 void predict_box(std::size_t i, DrawCtx& c) {
   const Predict& p = c.player.step().predicts.at(i);
   ImGui::PushID(int(1000 + i));
@@ -145,18 +161,33 @@ void predict_box(std::size_t i, DrawCtx& c) {
     if (i < c.out.verdicts.size()) c.out.verdicts[i] = r->explanation;
     if (ImGui::SmallButton("answer again")) c.reanswer.insert(i);  // opens the input again
   } else {
-    double& v = c.inputs[i];
+    std::string& text = c.inputs[i];
+    char buf[48];
+    std::snprintf(buf, sizeof buf, "%s", text.c_str());
     ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8);
-    const bool enter = ImGui::InputDouble("##guess", &v, 0, 0, "%.4g", ImGuiInputTextFlags_EnterReturnsTrue);
+    const bool typing_here = c.typing_to == i;
+    // Where typed keys go without a click: framed in the answer colour.
+    if (typing_here) {
+      ImGui::PushStyleColor(ImGuiCol_Border, kStrong);
+      ImGui::PushStyleVar(ImGuiStyleVar_FrameBorderSize, 2.f);
+    }
+    bool enter = ImGui::InputText("##guess", buf, sizeof buf,
+                                  ImGuiInputTextFlags_CharsScientific | ImGuiInputTextFlags_EnterReturnsTrue);
+    if (typing_here) {
+      ImGui::PopStyleVar();
+      ImGui::PopStyleColor();
+    }
+    text = buf;
     if (!p.unit.empty()) {
       ImGui::SameLine();
       ImGui::TextColored(kDim, "%s", p.unit.c_str());
     }
     ImGui::SameLine();
-    if (ImGui::Button("Answer") || enter) {
-      c.player.answer(i, v);
-      c.reanswer.erase(i);
-    }
+    if (ImGui::Button("Answer")) enter = true;
+    if (enter) answer_typed(i, c);
+    if (typing_here && !c.presenter)
+      flow_plain(text.empty() ? "type your answer here, Enter to answer" : "Enter to answer, Tab: next question", kDim);
+    if (i < c.out.typed.size()) c.out.typed[i] = text;
     if (!c.player.has_base_facts())
       ImGui::TextColored(kDim, "%s", c.host.run_pending() ? "the lab is running..." : "waiting for the lab's run");
   }
@@ -280,6 +311,8 @@ class PlayerPanel : public LessonPanel {
     seen_gen_ = 0;
     ratios_.reset();
     inputs_.clear();
+    typing_to_ = SIZE_MAX;
+    list_shown_ = false;
     return true;
   }
   bool is_open() const override { return player_.has_value(); }
@@ -314,16 +347,28 @@ class PlayerPanel : public LessonPanel {
     out.verdicts.assign(p.step().predicts.size(), "");
     out.goals.assign(p.step().goals.size(), "");
     out.lab_view = lab_view();
+    out.typed.assign(p.step().predicts.size(), "");
 
     if (!p.notice().empty()) flow_plain(p.notice(), kBad);
     header(p, pres);
     ImGui::Separator();
 
-    DrawCtx c{p, host, inputs_, reanswer_, pres, out};
     const bool new_step = shown_step_ != p.step_index();
     shown_step_ = p.step_index();
+    if (new_step) list_shown_ = false;
+    out.typing_to = take_typing(host);
+    DrawCtx c{p, host, inputs_, reanswer_, out.typing_to, pres, out};
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
     if (new_step) ImGui::SetScrollY(0);  // each step opens at its top, heading first
+    out.scroll_y = ImGui::GetScrollY();
+    if (list_shown_) {
+      // The lessons, in the player's place until one is picked or the step is back.
+      out.list_shown = true;
+      lesson_list();
+      ImGui::EndChild();
+      out.nav_hint = nav(p, pres);
+      return out;
+    }
     // In the classroom script a screen holds the step: the lesson's introduction, which the
     // presenter tells in their own words, folds away.
     if (p.step_index() == 0 && !p.lesson().intro.empty() &&
@@ -349,7 +394,7 @@ class PlayerPanel : public LessonPanel {
   bool prev_step() override { return player_ && player_->back(); }
   bool answer(std::size_t i, double guess) override {
     if (!player_ || i >= player_->step().predicts.size()) return false;
-    inputs_[i] = guess;
+    inputs_[i] = format_number(guess);
     player_->answer(i, guess);
     reanswer_.erase(i);
     return true;
@@ -358,8 +403,48 @@ class PlayerPanel : public LessonPanel {
     const Lab* lab = player_ && player_->step_count() ? player_->lab() : nullptr;
     return lab ? lab->view : "";
   }
+  bool takes_typing() const override { return !open_predicts().empty(); }
 
  private:
+  // The open step's predicts still to answer (unanswered, or opened again), in order.
+  std::vector<std::size_t> open_predicts() const {
+    std::vector<std::size_t> out;
+    if (!player_ || player_->step_count() == 0 || list_shown_) return out;
+    Player& p = const_cast<Player&>(*player_);  // result() reads only
+    for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
+      if (!p.result(i) || reanswer_.count(i)) out.push_back(i);
+    return out;
+  }
+
+  // Typing without a click: while no text field has the focus, the typed characters of a
+  // number, Backspace, Enter (answers) and Tab (the next question) go to the first open
+  // predict, or the one Tab moved to. Returns that predict (SIZE_MAX: none).
+  std::size_t take_typing(LessonHost& host) {
+    const std::vector<std::size_t> open = open_predicts();
+    if (open.empty()) return SIZE_MAX;
+    if (std::find(open.begin(), open.end(), typing_to_) == open.end()) typing_to_ = open.front();
+    ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput || ImGui::IsAnyItemActive()) return typing_to_;
+    auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
+    if (pressed(ImGuiKey_Tab)) {
+      auto it = std::find(open.begin(), open.end(), typing_to_);
+      typing_to_ = ++it == open.end() ? open.front() : *it;
+      return typing_to_;
+    }
+    std::string& text = inputs_[typing_to_];
+    for (const ImWchar ch : io.InputQueueCharacters)
+      if ((ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '+' || ch == 'e' || ch == 'E')
+        if (text.size() < 40) text += char(ch);
+    if (pressed(ImGuiKey_Backspace) && !text.empty()) text.pop_back();
+    if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) {
+      Player& p = *player_;
+      const std::size_t i = typing_to_;
+      DrawCtx c{p, host, inputs_, reanswer_, i, host.presenter(), scratch_};
+      answer_typed(i, c);
+    }
+    return typing_to_;
+  }
+
   void header(Player& p, bool pres) {
     const Lesson& l = p.lesson();
     if (!pres) {
@@ -367,6 +452,12 @@ class PlayerPanel : public LessonPanel {
       ImGui::TextColored(kHeading, "%s", l.title.c_str());
       ImGui::SetWindowFontScale(1.f);
       ImGui::TextColored(kDim, "%s, %d min", l.level.c_str(), l.minutes);
+      // The other lessons stay one click away.
+      const char* label = list_shown_ ? "back to the step" : "all lessons";
+      ImGui::SameLine(std::max(ImGui::GetCursorPosX(), ImGui::GetWindowContentRegionMax().x -
+                                                           ImGui::CalcTextSize(label).x -
+                                                           ImGui::GetStyle().FramePadding.x * 2));
+      if (ImGui::SmallButton(label)) list_shown_ = !list_shown_;
     }
     const float frac = float(p.lesson_progress().steps_done()) / float(p.step_count());
     char buf[64];
@@ -602,8 +693,11 @@ class PlayerPanel : public LessonPanel {
   std::size_t shown_step_ = SIZE_MAX;  // the step drawn last frame: a new one scrolls to its top
   std::size_t sought_step_ = SIZE_MAX;  // the step whose `at:` event the views were moved to
   std::uint64_t seen_gen_ = 0;
-  std::map<std::size_t, double> inputs_;
+  std::map<std::size_t, std::string> inputs_;
   std::set<std::size_t> reanswer_;
+  std::size_t typing_to_ = SIZE_MAX;  // the predict Tab moved typing to
+  bool list_shown_ = false;           // "all lessons": the list in the step's place
+  LessonDraw scratch_;                // what answering outside the step's drawing writes to
 };
 
 }  // namespace

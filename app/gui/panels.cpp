@@ -1056,7 +1056,80 @@ bool* panel_switch(Panels& p, View v) {
 // The window: three columns. What to run (controls, lesson); what the warp does (stepper,
 // source, divergence); what the memory does (bank map, sector map) over the numbers
 // (charts, metrics).
+// The Numbers panel: charts and metrics as tabs.
+void numbers_panel(AppState& s, FrameDraw& fd, const Rect& r) {
+  if (begin_panel(fd, "Numbers", r)) {
+    if (ImGui::BeginTabBar("numbers")) {
+      if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
+        charts_panel(s, fd, false);
+        ImGui::EndTabItem();
+      }
+      if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
+        fd.metrics = metrics_panel(s, s.main);
+        ImGui::EndTabItem();
+      }
+      ImGui::EndTabBar();
+    }
+  }
+  ImGui::End();
+}
+
+// A lesson open in the window: the player is the main column (the left 40 %, full
+// height), the lab beside it: the stepper over the source and the kernel's controls, and
+// the view the step names (or the map that fits the current event) over the numbers.
+void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
+  const float W = body.w();
+  const float split = body.x0 + std::clamp(W * 0.4f, std::min(ImGui::GetFontSize() * 24, W * 0.5f), W * 0.45f);
+  if (begin_panel(fd, "Lesson", Rect{body.x0, body.y0, split, body.y1})) lesson_panel(s, fd);
+  ImGui::End();
+  const Rect right{split, body.y0, body.x1, body.y1};
+  if (s.compare_mode) {
+    compare_region(s, fd, right);
+    return;
+  }
+  const float mid = right.x0 + right.w() * 0.5f;
+  viz::View v = viz::View::Window;
+  const bool named = viz::view_from_string(s.lesson->lab_view(), v) && viz::view_info(v).has(viz::kInLab);
+  // The middle column: what the warp does, and what to change.
+  float y = right.y0;
+  if (s.panels.stepper || (named && v == viz::View::Stepper)) {
+    const float h = stepper_height();
+    if (begin_panel(fd, "Stepper", Rect{right.x0, y, mid, y + h})) fd.stepper = stepper_panel(s);
+    ImGui::End();
+    y += h;
+  }
+  const float src_y1 = s.panels.controls ? y + (right.y1 - y) * 0.56f : right.y1;
+  const Rect src{right.x0, y, mid, src_y1};
+  if (s.editor) {
+    draw_view(View::Editor, s, fd, src);
+  } else {
+    if (begin_panel(fd, "Source", src)) fd.source = source_panel(s, s.main, s.stepper.pos);
+    ImGui::End();
+  }
+  if (s.panels.controls) {
+    if (begin_panel(fd, "Kernel", Rect{right.x0, src_y1, mid, right.y1})) controls_panel(s, fd);
+    ImGui::End();
+  }
+  // The right column: the step's view over the numbers; a chart or the metrics the step
+  // names take the whole column.
+  const Rect col{mid, right.y0, right.x1, right.y1};
+  if (named && (v == viz::View::Charts || v == viz::View::Metrics)) {
+    draw_view(v, s, fd, col);
+    return;
+  }
+  const bool numbers = s.panels.charts || s.panels.metrics;
+  const float view_y1 = numbers ? col.y0 + col.h() * 0.6f : col.y1;
+  const Rect top{col.x0, col.y0, col.x1, view_y1};
+  if (named && viz::view_info(v).has(viz::kWithSource)) draw_view(v, s, fd, top);
+  else auto_view(s, fd, top);
+  if (numbers) numbers_panel(s, fd, Rect{col.x0, view_y1, col.x1, col.y1});
+}
+
 void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
+  if (s.panels.lesson && s.lesson && s.lesson->is_open()) {
+    lesson_window(s, fd, body);
+    return;
+  }
   const float W = body.w(), H = body.h(), y0 = body.y0;
   const float x1 = std::max(W * 0.21f, std::min(ImGui::GetFontSize() * 19, W * 0.3f));
   const float x2 = x1 + (W - x1) * 0.47f;
@@ -1106,22 +1179,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     draw_view(View::SectorMap, s, fd, Rect{x2, yr, body.x1, yr + sector_h});
     yr += sector_h;
   }
-  if (s.panels.charts || s.panels.metrics) {
-    if (begin_panel(fd, "Numbers", Rect{x2, yr, body.x1, body.y1})) {
-      if (ImGui::BeginTabBar("numbers")) {
-        if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
-          charts_panel(s, fd, false);
-          ImGui::EndTabItem();
-        }
-        if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
-          fd.metrics = metrics_panel(s, s.main);
-          ImGui::EndTabItem();
-        }
-        ImGui::EndTabBar();
-      }
-    }
-    ImGui::End();
-  }
+  if (s.panels.charts || s.panels.metrics) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
 }
 
 
@@ -1200,6 +1258,8 @@ void handle_keys(AppState& s) {
   const bool lesson_open = s.panels.lesson && s.lesson && s.lesson->is_open();
   const bool script = classroom(s);
   const bool shift = io.KeyShift;
+  // A predict still to answer takes the typed number: its '-' and '.' are not shortcuts.
+  const bool typing = lesson_open && s.lesson->takes_typing();
   if (lesson_open && pressed(Keys::PageDown, false)) s.lesson->next_step();
   if (lesson_open && pressed(Keys::PageUp, false)) s.lesson->prev_step();
   if (script && !shift && pressed(Keys::letter('n'), false)) s.lesson->next_step();
@@ -1228,7 +1288,7 @@ void handle_keys(AppState& s) {
     size = std::min(72.0f, size + 2);
     s.font_dirty = true;
   }
-  if (pressed(Keys::Minus) || pressed(Keys::KpSubtract)) {
+  if (!typing && (pressed(Keys::Minus) || pressed(Keys::KpSubtract))) {
     size = std::max(10.0f, size - 2);
     s.font_dirty = true;
   }
@@ -1247,8 +1307,8 @@ void handle_keys(AppState& s) {
   if (s.presenter_on) {
     const auto names = param_names(s);
     if (!names.empty()) {
-      if (pressed(Keys::Period, false)) s.param_cursor = (s.param_cursor + 1) % names.size();
-      if (pressed(Keys::Comma, false)) s.param_cursor = (s.param_cursor + names.size() - 1) % names.size();
+      if (!typing && pressed(Keys::Period, false)) s.param_cursor = (s.param_cursor + 1) % names.size();
+      if (!typing && pressed(Keys::Comma, false)) s.param_cursor = (s.param_cursor + names.size() - 1) % names.size();
       const int dir = pressed(Keys::RightBracket) ? 1 : pressed(Keys::LeftBracket) ? -1 : 0;
       const VariantInfo* v = s.variant_info();
       if (dir != 0 && v) {

@@ -84,7 +84,7 @@ struct Keys {
                        Home = 268, End = 269, PageUp = 266, PageDown = 267,
                        Escape = 256, Tab = 258, LeftShift = 340, RightShift = 344,
                        F5 = 294, F11 = 300, F12 = 301, Equal = 61, Minus = 45,
-                       KpAdd = 334, KpSubtract = 333, Enter = 257,
+                       KpAdd = 334, KpSubtract = 333, Enter = 257, Backspace = 259,
                        Comma = 44, Period = 46, LeftBracket = 91, RightBracket = 93;
   static constexpr int letter(char c) { return c >= 'a' && c <= 'z' ? c - 32 : c; }
 };

@@ -3,6 +3,7 @@
 // what the panel drew and by the progress file it saved.
 #include <gtest/gtest.h>
 #include <imgui.h>
+#include <imgui_internal.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,8 +45,11 @@ struct DataHome {
   std::string store() const { return dir + "/warpscope"; }
 };
 
-std::unique_ptr<Session> open_lesson(const std::string& lesson, bool presenter) {
+std::unique_ptr<Session> open_lesson(const std::string& lesson, bool presenter, int width = 1600,
+                                     int height = 1000) {
   GuiOptions o;
+  o.width = width;
+  o.height = height;
   o.backend = "emu";
   // A small kernel to start with (the lesson's lab replaces it), so the emulator is quick.
   o.family = "transpose";
@@ -81,6 +85,21 @@ FrameDraw press(Session& s, int key, bool shift = false) {
   s.frame();
   io.KeysDown[key] = false;
   io.KeyShift = false;
+  return s.frame();
+}
+
+// Types `text` as the keyboard would: a frame per character, with the key of '-' and
+// '.' down as well (they are shortcuts too).
+FrameDraw type(Session& s, const std::string& text) {
+  ImGuiIO& io = ImGui::GetIO();
+  FrameDraw fd;
+  for (char c : text) {
+    const int key = c == '-' ? platform::Keys::Minus : c == '.' ? platform::Keys::Period : -1;
+    if (key >= 0) io.KeysDown[key] = true;
+    io.AddInputCharacter(static_cast<unsigned>(c));
+    fd = s.frame();
+    if (key >= 0) io.KeysDown[key] = false;
+  }
   return s.frame();
 }
 
@@ -302,4 +321,140 @@ TEST(GuiLesson, RatioOverAnotherVariantRunsOnTheWorker) {
   ASSERT_TRUE(f.has("ratio:over:naive"));
   const std::string want = lesson::format_number(f.get("ratio:over:naive"));
   EXPECT_TRUE(starts_with(fd.lesson.verdicts[0], "Right: " + want)) << fd.lesson.verdicts[0] << " vs " << want;
+}
+
+// Without presenter mode the open lesson is the window's main column: the left 40 % from
+// the toolbar down to the bottom, the lab's views beside it, at a laptop's and a
+// projector's size.
+TEST(GuiLesson, ThePlayerIsTheMainColumnWithTheLabBesideIt) {
+  NEED_DISPLAY();
+  DataHome home("column");
+  const lesson::Lesson& l = parsed();
+  for (auto [w, h] : {std::pair{1280, 720}, std::pair{1600, 1000}}) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    auto s = open_lesson(kLesson, false, w, h);
+    ASSERT_TRUE(s);
+    const FrameDraw fd = settled(*s);
+    ASSERT_NEAR(ImGui::GetIO().DisplaySize.x, float(w), 1.f);
+    ASSERT_TRUE(fd.panels.count("Lesson"));
+    const viz::Rect lr = fd.panels.at("Lesson");
+    EXPECT_NEAR(lr.x0, 0.f, 1.f);
+    EXPECT_GE(lr.w(), 0.35f * float(w)) << "a main column, not a corner";
+    EXPECT_LE(lr.w(), 0.5f * float(w));
+    EXPECT_NEAR(lr.y1, float(h), 1.f) << "down to the bottom";
+    EXPECT_LE(lr.y0, 0.12f * float(h)) << "from the toolbar";
+    // The view the step names, the source and the controls beside it, inside the window.
+    ASSERT_EQ(l.steps[0].lab->view, "bank-map");
+    for (const char* p : {"Bank map", "Source", "Kernel"}) {
+      ASSERT_TRUE(fd.panels.count(p)) << p;
+      const viz::Rect r = fd.panels.at(p);
+      EXPECT_GE(r.x0, lr.x1 - 1) << p << " is beside the player";
+      EXPECT_LE(r.x1, float(w) + 1) << p;
+      EXPECT_LE(r.y1, float(h) + 1) << p;
+      EXPECT_GE(r.h(), 0.15f * float(h)) << p << " is not a strip";
+    }
+    ASSERT_TRUE(fd.panels.count("Stepper"));
+    EXPECT_GE(fd.panels.at("Stepper").x0, lr.x1 - 1);
+    EXPECT_TRUE(fd.bank.drawn) << fd.bank.note;
+    // The other lessons stay reachable: "all lessons" puts the list in the step's place.
+    EXPECT_FALSE(fd.lesson.list_shown);
+  }
+}
+
+// Typing answers without a click: the characters go to the first open predict, Tab moves
+// to the next one, Enter answers; a goal's value stays hidden until the step's predicts
+// are answered (lesson 01, step 2: the goal's value would be the predict's answer).
+TEST(GuiLesson, TypingGoesToTheFirstOpenPredictAndGoalsWait) {
+  NEED_DISPLAY();
+  DataHome home("typing");
+  const std::string path = std::string(WS_SOURCE_DIR) + "/lessons/01-warps.md";
+  const lesson::ParseResult pr = lesson::parse_lesson(path);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  const lesson::Lesson& l = *pr.lesson;
+  auto s = open_lesson(path, false);
+  ASSERT_TRUE(s);
+  FrameDraw fd = settled(*s);
+  ASSERT_EQ(fd.lesson.step, 0u);
+  ASSERT_EQ(l.steps[0].predicts.size(), 1u);
+  EXPECT_EQ(fd.lesson.typing_to, 0u);
+  EXPECT_TRUE(s->state().lesson->takes_typing());
+  // '-' is a number's character here, not the font shortcut.
+  const float font = s->state().font_size;
+  fd = type(*s, "7-");
+  EXPECT_EQ(fd.lesson.typed.at(0), "7-");
+  EXPECT_EQ(s->state().font_size, font);
+  press(*s, platform::Keys::Backspace);
+  press(*s, platform::Keys::Backspace);
+  fd = type(*s, lesson::format_number(l.steps[0].predicts[0].expect));
+  fd = press(*s, platform::Keys::Enter);
+  fd = s->frame();
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts.at(0), "Right")) << fd.lesson.verdicts.at(0);
+  EXPECT_EQ(fd.lesson.typing_to, SIZE_MAX) << "nothing left to answer";
+  EXPECT_FALSE(s->state().lesson->takes_typing());
+
+  // Step 2: one predict and a goal on the same number.
+  press(*s, platform::Keys::PageDown);
+  fd = settled(*s);
+  ASSERT_EQ(fd.lesson.step, 1u);
+  ASSERT_EQ(l.steps[1].predicts.size(), 1u);
+  ASSERT_EQ(fd.lesson.goals.size(), 1u);
+  const std::string answer = lesson::format_number(l.steps[1].predicts[0].expect);
+  EXPECT_TRUE(starts_with(fd.lesson.goals[0], "[ ] not yet")) << fd.lesson.goals[0];
+  EXPECT_EQ(fd.lesson.goals[0].find(answer), std::string::npos) << "the goal gives the answer away";
+  EXPECT_EQ(fd.lesson.typing_to, 0u);
+  fd = type(*s, answer);
+  EXPECT_EQ(fd.lesson.typed.at(0), answer);
+  EXPECT_EQ(fd.lesson.goals[0].find(answer), std::string::npos) << "typed, not answered";
+  press(*s, platform::Keys::Enter);
+  fd = s->frame();
+  EXPECT_TRUE(starts_with(fd.lesson.verdicts.at(0), "Right")) << fd.lesson.verdicts.at(0);
+  EXPECT_NE(fd.lesson.goals[0].find(answer), std::string::npos) << fd.lesson.goals[0];
+}
+
+// Tab moves typing to the next open predict and round again; a step opens at its top.
+TEST(GuiLesson, TabMovesBetweenPredictsAndStepsOpenAtTheirTop) {
+  NEED_DISPLAY();
+  DataHome home("tab");
+  const lesson::Lesson& l = parsed();
+  ASSERT_EQ(l.steps[0].predicts.size(), 2u);
+  auto s = open_lesson(kLesson, false, 1280, 720);
+  ASSERT_TRUE(s);
+  FrameDraw fd = settled(*s);
+  EXPECT_EQ(fd.lesson.typing_to, 0u);
+  fd = press(*s, platform::Keys::Tab);
+  fd = s->frame();
+  EXPECT_EQ(fd.lesson.typing_to, 1u);
+  fd = type(*s, "4");
+  EXPECT_EQ(fd.lesson.typed.at(1), "4");
+  EXPECT_EQ(fd.lesson.typed.at(0), "");
+  press(*s, platform::Keys::Tab);
+  fd = type(*s, "3");
+  EXPECT_EQ(fd.lesson.typing_to, 0u);
+  EXPECT_EQ(fd.lesson.typed.at(0), "3");
+  // Answering the first leaves typing on the second.
+  press(*s, platform::Keys::Enter);
+  fd = s->frame();
+  EXPECT_FALSE(fd.lesson.verdicts.at(0).empty());
+  EXPECT_EQ(fd.lesson.typing_to, 1u);
+
+  // Scroll the step down (as the wheel would: the backend puts the real pointer in the
+  // mouse position), then the next step opens at its top.
+  // Large type makes every step longer than the panel.
+  s->state().font_size = 40;
+  s->state().font_dirty = true;
+  s->frame();
+  ImGuiWindow* step = nullptr;
+  for (ImGuiWindow* w : ImGui::GetCurrentContext()->Windows)
+    if (std::string(w->Name).rfind("Lesson/step", 0) == 0) step = w;
+  ASSERT_TRUE(step);
+  ImGui::SetScrollY(step, 200);
+  s->frame();
+  fd = s->frame();
+  ASSERT_GT(fd.lesson.scroll_y, 0.f) << "the step scrolled (at 1280x720 it is longer than the panel)";
+  press(*s, platform::Keys::PageDown);
+  fd = settled(*s);
+  ASSERT_EQ(fd.lesson.step, 1u);
+  fd = s->frame();
+  ASSERT_GT(step->ScrollMax.y, 0.f) << "the next step is longer than the panel too";
+  EXPECT_EQ(fd.lesson.scroll_y, 0.f) << "the step opens at its top";
 }

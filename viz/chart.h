@@ -19,6 +19,8 @@ struct Series {
                                      // a red "wrong" marker, never as a value
   std::vector<bool> modelled;        // per point: emulated (modelled time), drawn hollow
   std::uint32_t rgba = 0;            // 0 = palette colour
+  bool wrong_at(std::size_t i) const { return i < wrong.size() && wrong[i]; }
+  bool modelled_at(std::size_t i) const { return i < modelled.size() && modelled[i]; }
 };
 
 // A horizontal reference: the device peak, memcpy bandwidth, cuBLAS, ...

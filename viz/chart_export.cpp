@@ -201,8 +201,11 @@ class CairoCanvas : public Canvas {
     cairo_show_text(cr_, str.c_str());
     cairo_restore(cr_);
   }
+  // Measured in the regular face, whatever text() drew last: the layout measures before
+  // anything is drawn, the painter after bold text, and both must agree.
   double text_width(std::string_view s, double size) override {
     const std::string str(s);
+    cairo_select_font_face(cr_, "DejaVu Sans", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     cairo_set_font_size(cr_, size);
     cairo_text_extents_t te;
     cairo_text_extents(cr_, str.c_str(), &te);
@@ -282,8 +285,8 @@ std::string to_csv(const ChartSpec& c) {
   for (const Series& se : c.series) {
     const std::size_t n = std::min(se.x.size(), se.y.size());
     for (std::size_t i = 0; i < n; ++i) {
-      const bool wrong = i < se.wrong.size() && se.wrong[i];
-      const bool modelled = i < se.modelled.size() && se.modelled[i];
+      const bool wrong = se.wrong_at(i);
+      const bool modelled = se.modelled_at(i);
       std::string cat;
       if (se.x[i] >= 0 && se.x[i] == std::floor(se.x[i]) && std::size_t(se.x[i]) < c.categories.size())
         cat = c.categories[std::size_t(se.x[i])];

@@ -166,11 +166,11 @@ ChartDraw paint(const char* id, const ChartSpec& spec, ImVec2 size, const ViewSt
       else
         where = (spec.x_label.empty() ? std::string("x") : spec.x_label) + " " + short_number(s.x[i]);
       ImGui::Text("%s - %s", s.name.c_str(), where.c_str());
-      if (i < s.wrong.size() && s.wrong[i]) {
+      if (s.wrong_at(i)) {
         ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "wrong result: the output did not match the reference");
       } else {
         ImGui::Text("%.4g %s%s", s.y[i], spec.y_label.c_str(),
-                    i < s.modelled.size() && s.modelled[i] ? " (modelled, not measured)" : "");
+                    s.modelled_at(i) ? " (modelled, not measured)" : "");
       }
       ImGui::EndTooltip();
     }

@@ -1,0 +1,245 @@
+// Chart layout (viz/chart_layout.h) on its own: no canvas, no window, no cairo; text is
+// measured by a fixed-width rule. Checks layout_chart's @post and that the painter draws
+// the layout it is given.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "viz/chart_layout.h"
+#include "viz/chart_paint.h"
+
+using namespace ws::viz;
+
+namespace {
+
+// 0.6 em per character, times `scale`: the painter's tests use the same rule.
+class FixedMeasure : public TextMeasure {
+ public:
+  explicit FixedMeasure(double scale = 1.0) : scale_(scale) {}
+  int calls = 0;
+  double text_width(std::string_view s, double size) override {
+    ++calls;
+    return scale_ * 0.6 * size * double(s.size());
+  }
+
+ private:
+  double scale_;
+};
+
+ChartSpec bars_with_everything() {
+  ChartSpec c;
+  c.title = "transpose";
+  c.x_label = "variant";
+  c.y_label = "GB/s";
+  c.categories = {"naive", "tiled", "tiled pad"};
+  Series measured;
+  measured.name = "H100";
+  measured.kind = SeriesKind::Bars;
+  measured.x = {0, 1, 2};
+  measured.y = {472, 1000, 2720};
+  measured.wrong = {false, true, false};
+  Series model = measured;
+  model.name = "emulator";
+  model.wrong = {};
+  model.modelled = {true, true, true};
+  Series line;
+  line.name = "trend";
+  line.x = {0, 1, 2};
+  line.y = {500, 900, 2500};
+  c.series = {measured, model, line};
+  c.refs = {{"memcpy", 2986, 0}, {"peak", 3352, 0}};
+  c.meta = {{"device", "NVIDIA H100"}, {"params", "n=1024 tile=32"}};
+  return c;
+}
+
+ChartSpec sweep(int series) {
+  ChartSpec c;
+  c.title = "tile sweep";
+  c.x_label = "tile";
+  c.y_label = "GB/s";
+  for (int k = 0; k < series; ++k) {
+    Series s;
+    s.name = "pad=" + std::to_string(k);
+    s.x = {8, 16, 32};
+    s.y = {1000.0 + 10 * k, 1500.0, 2000.0};
+    c.series.push_back(s);
+  }
+  c.refs = {{"memcpy", 2960, 0}};
+  c.meta = {{"device", "NVIDIA H100 80GB HBM3"}, {"params", "n=8192 block_rows=8"}};
+  return c;
+}
+
+// Records only that it was drawn on; measures like FixedMeasure.
+class NullCanvas : public Canvas {
+ public:
+  int drawn = 0;
+  void line(double, double, double, double, std::uint32_t, double, bool) override { ++drawn; }
+  void polyline(const std::vector<std::pair<double, double>>&, std::uint32_t, double) override {
+    ++drawn;
+  }
+  void rect(double, double, double, double, std::uint32_t, std::uint32_t, double) override {
+    ++drawn;
+  }
+  void circle(double, double, double, std::uint32_t, std::uint32_t, double) override { ++drawn; }
+  void text(double, double, std::string_view, double, std::uint32_t, Anchor, bool, bool) override {
+    ++drawn;
+  }
+  double text_width(std::string_view s, double size) override { return 0.6 * size * s.size(); }
+};
+
+}  // namespace
+
+TEST(ChartLayoutEnums, Names) {
+  EXPECT_EQ(to_string(LegendSwatch::FilledBox), "filled box");
+  EXPECT_EQ(to_string(LegendSwatch::HollowBox), "hollow box");
+  EXPECT_EQ(to_string(LegendSwatch::DashedLine), "dashed line");
+  EXPECT_EQ(to_string(LegendSwatch::WrongCross), "wrong cross");
+  EXPECT_EQ(to_string(LegendSwatch::LineMarker), "line and marker");
+  EXPECT_EQ(to_string(CategoryLabels::Lines), "lines");
+  EXPECT_EQ(to_string(CategoryLabels::Vertical), "vertical");
+  EXPECT_EQ(to_string(CategoryLabels::Small), "small");
+}
+
+// @post: every series, then every reference line, then one "wrong" entry iff a point is wrong.
+TEST(ChartLayoutFn, LegendListsSeriesThenReferencesThenWrong) {
+  FixedMeasure m;
+  const ChartLayout l = layout_chart(bars_with_everything(), m, 0, 0, 960, 540);
+  ASSERT_EQ(l.legend.size(), 6u);
+  EXPECT_EQ(l.legend[0].label, "H100");
+  EXPECT_EQ(l.legend[0].swatch, LegendSwatch::FilledBox);
+  EXPECT_EQ(l.legend[0].colour, palette(0));
+  EXPECT_EQ(l.legend[1].label, "emulator (modelled)");
+  EXPECT_EQ(l.legend[1].swatch, LegendSwatch::HollowBox);
+  EXPECT_EQ(l.legend[2].label, "trend");
+  EXPECT_EQ(l.legend[2].swatch, LegendSwatch::LineMarker);
+  EXPECT_EQ(l.legend[2].shape, marker_shape(2));
+  EXPECT_EQ(l.legend[3].label, "memcpy 2986 GB/s");
+  EXPECT_EQ(l.legend[3].swatch, LegendSwatch::DashedLine);
+  EXPECT_EQ(l.legend[4].swatch, LegendSwatch::DashedLine);
+  EXPECT_EQ(l.legend[5].swatch, LegendSwatch::WrongCross);
+  EXPECT_EQ(l.legend[5].colour, kWrongRed);
+  EXPECT_EQ(l.geom.legend_entries, 6);
+  EXPECT_EQ(l.bar_series, 2);
+  EXPECT_EQ(l.categories, 3u);
+  EXPECT_EQ(l.on_scale, (std::vector<std::size_t>{0, 1}));
+  std::size_t in_rows = 0;
+  for (const auto& row : l.legend_rows) in_rows += row.size();
+  EXPECT_EQ(in_rows, l.legend.size()) << "a roomy box shows every entry";
+
+  ChartSpec right = bars_with_everything();
+  right.series[0].wrong.clear();
+  const ChartLayout r = layout_chart(right, m, 0, 0, 960, 540);
+  ASSERT_EQ(r.legend.size(), 5u);
+  EXPECT_NE(r.legend.back().swatch, LegendSwatch::WrongCross) << "nothing wrong, no entry";
+}
+
+// @post: footer, legend and title are dropped in that order, only while the plot is short.
+TEST(ChartLayoutFn, ShortBoxesDropFooterThenLegendThenTitle) {
+  FixedMeasure m;
+  const ChartSpec c = bars_with_everything();
+  const ChartLayout roomy = layout_chart(c, m, 0, 0, 960, 540);
+  EXPECT_TRUE(roomy.geom.footer && roomy.geom.legend && roomy.geom.title);
+  EXPECT_EQ(roomy.footer.size(), 1u);
+  // With one series the legend goes before the title; with more, one row naming the
+  // series may stay while the title goes (ShortSweepKeepsOneRowNamingItsSeries).
+  ChartSpec one = c;
+  one.series.resize(1);
+  bool saw_no_footer_with_legend = false, saw_no_legend_with_title = false;
+  for (double h = 540; h >= 60; h -= 5) {
+    const ChartLayout l = layout_chart(one, m, 0, 0, 960, h);
+    SCOPED_TRACE(testing::Message() << "height " << h);
+    if (l.geom.legend) {
+      EXPECT_TRUE(!l.geom.footer || l.geom.title) << "the footer goes first";
+    }
+    if (l.geom.title) {
+      EXPECT_TRUE(l.geom.legend || !l.geom.footer) << "the legend goes before the title";
+    }
+    if (!l.geom.footer || !l.geom.legend || !l.geom.title) {
+      EXPECT_LT(h, 540.0) << "something was dropped in a box that had room";
+    }
+    saw_no_footer_with_legend |= !l.geom.footer && l.geom.legend;
+    saw_no_legend_with_title |= !l.geom.legend && l.geom.title;
+    EXPECT_GE(l.geom.plot_x1 - l.geom.plot_x0, 10);
+    EXPECT_GE(l.geom.plot_y1 - l.geom.plot_y0, 10);
+  }
+  EXPECT_TRUE(saw_no_footer_with_legend);
+  EXPECT_TRUE(saw_no_legend_with_title);
+  // Even a box too small for anything keeps a plot of 10 units each way.
+  const ChartLayout tiny = layout_chart(c, m, 0, 0, 20, 20);
+  EXPECT_GE(tiny.geom.plot_x1 - tiny.geom.plot_x0, 10);
+  EXPECT_GE(tiny.geom.plot_y1 - tiny.geom.plot_y0, 10);
+}
+
+TEST(ChartLayoutFn, ShortSweepKeepsOneRowNamingItsSeries) {
+  FixedMeasure m;
+  const ChartLayout l = layout_chart(sweep(3), m, 0, 0, 900, 190);
+  EXPECT_TRUE(l.geom.legend);
+  ASSERT_EQ(l.legend_rows.size(), 1u);
+  EXPECT_EQ(l.legend_rows[0], (std::vector<std::size_t>{0, 1, 2})) << "the series, not the refs";
+  // One series needs no legend to say which line is which: it gives way.
+  EXPECT_FALSE(layout_chart(sweep(1), m, 0, 0, 900, 190).geom.legend);
+}
+
+TEST(ChartLayoutFn, CategoryLabelsWrapTurnOrShrinkByMeasuredWidth) {
+  FixedMeasure m;
+  ChartSpec c;
+  Series s;
+  s.kind = SeriesKind::Bars;
+  s.name = "v";
+  for (int i = 0; i < 4; ++i) {
+    c.categories.push_back("tiled pad " + std::to_string(i));
+    s.x.push_back(i);
+    s.y.push_back(i + 1);
+  }
+  c.series.push_back(s);
+  const ChartLayout wide = layout_chart(c, m, 0, 0, 960, 540);
+  EXPECT_EQ(wide.category_labels, CategoryLabels::Lines);
+  ASSERT_EQ(wide.category_lines.size(), 4u);
+  EXPECT_EQ(wide.category_lines[0], (std::vector<std::string>{"tiled pad 0"}));
+  // Narrower slots: the names wrap at their spaces, nothing is cut.
+  const ChartLayout narrow = layout_chart(c, m, 0, 0, 420, 540);
+  EXPECT_EQ(narrow.category_labels, CategoryLabels::Lines);
+  EXPECT_GT(narrow.category_lines[0].size(), 1u);
+  EXPECT_GT(narrow.category_block, wide.category_block);
+  // A word wider than its slot: upright.
+  c.categories[0] = "a_very_long_single_word_name";
+  const ChartLayout upright = layout_chart(c, m, 0, 0, 420, 540);
+  EXPECT_EQ(upright.category_labels, CategoryLabels::Vertical);
+  // Upright and a short box: one small line each.
+  const ChartLayout strip = layout_chart(c, m, 0, 0, 420, 150);
+  EXPECT_EQ(strip.category_labels, CategoryLabels::Small);
+}
+
+TEST(ChartLayoutFn, PlacesByMeasuredExtents) {
+  FixedMeasure narrow(1.0), wide(2.0);
+  const ChartSpec c = sweep(2);
+  const ChartLayout a = layout_chart(c, narrow, 0, 0, 960, 540);
+  const ChartLayout b = layout_chart(c, wide, 0, 0, 960, 540);
+  EXPECT_GT(narrow.calls, 0);
+  EXPECT_GT(b.geom.plot_x0, a.geom.plot_x0) << "wider tick labels push the plot right";
+  EXPECT_EQ(a.geom.y_ticks, b.geom.y_ticks) << "the scale is the data's, not the font's";
+  // The box's origin moves everything with it.
+  const ChartLayout moved = layout_chart(c, narrow, 100, 50, 960, 540);
+  EXPECT_DOUBLE_EQ(moved.geom.plot_x0, a.geom.plot_x0 + 100);
+  EXPECT_DOUBLE_EQ(moved.geom.plot_y1, a.geom.plot_y1 + 50);
+}
+
+TEST(ChartLayoutFn, ThePainterDrawsTheLayoutItIsGiven) {
+  FixedMeasure m;
+  const ChartSpec c = bars_with_everything();
+  const ChartLayout l = layout_chart(c, m, 0, 0, 960, 540);
+  NullCanvas cv;
+  const ChartGeometry g = paint_chart(c, l, cv);
+  EXPECT_GT(cv.drawn, 0);
+  EXPECT_EQ(g.plot_x0, l.geom.plot_x0);
+  EXPECT_EQ(g.plot_y1, l.geom.plot_y1);
+  EXPECT_EQ(g.y_ticks, l.geom.y_ticks);
+  EXPECT_EQ(g.bars, 5) << "3 emulator bars and 2 measured ones (one is wrong)";
+  EXPECT_EQ(g.wrong, 1);
+  // The one-call form is layout then paint.
+  NullCanvas cv2;
+  const ChartGeometry g2 = paint_chart(c, cv2, 0, 0, 960, 540);
+  EXPECT_EQ(g2.plot_x0, g.plot_x0);
+  EXPECT_EQ(g2.marks.size(), g.marks.size());
+  EXPECT_EQ(cv2.drawn, cv.drawn);
+}

@@ -192,7 +192,12 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   }
   // A key beside the grid when there is room: the heat scale of the bank cells above.
   const float key_x = d.grid.x1 + fh * 1.5f;
-  if (gavail.x - (key_x - g0.x) > fh * 14 && gavail.y > fh * 12.5f) {
+  // Its measured extent: drawn only where all of it fits beside the grid.
+  const float key_h = fh * (1.4f + 7 * 1.3f + 0.6f + 1.2f) + ImGui::GetTextLineHeight();
+  const float key_w = std::max({ImGui::CalcTextSize("bank cells: distinct words served").x,
+                                ImGui::CalcTextSize("framed, with the lane: this access").x,
+                                fh * 2.1f + ImGui::CalcTextSize("32 words: 32 passes").x});
+  if (gavail.x - (key_x - g0.x) >= key_w && gavail.y >= key_h) {
     float ky = g0.y;
     text_at(dl, key_x, ky, "bank cells: distinct words served", dim);
     ky += fh * 1.4f;

@@ -35,13 +35,21 @@ std::string format_value(double v) {
 
 namespace {
 
+// A cell's text wrapped at the column's edge (a long metric name breaks inside the word
+// rather than running under the next column).
+void cell(const std::string& text) {
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextUnformatted(text.c_str());
+  ImGui::PopTextWrapPos();
+}
+
 void row(MetricsDraw& d, const std::string& name, const std::string& value, std::uint32_t col = 0) {
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
-  ImGui::TextUnformatted(name.c_str());
+  cell(name);
   ImGui::TableSetColumnIndex(1);
   if (col) ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(col));
-  ImGui::TextUnformatted(value.c_str());
+  cell(value);
   if (col) ImGui::PopStyleColor();
   d.cells.emplace_back(name, value);
 }
@@ -192,17 +200,17 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
         }
         open = ImGui::TreeNodeEx("##row", fl, "%s", name.c_str());
       } else {
-        ImGui::TextUnformatted(name.c_str());
+        cell(name);
       }
       ImGui::TableSetColumnIndex(1);
       const std::string mv = model ? format_value(*model) : "-";
-      ImGui::TextUnformatted(mv.c_str());
+      cell(mv);
       ImGui::TableSetColumnIndex(2);
       std::string hv = "-", dv = "-";
       if (h) {
         // The median; the spread over the runs is in the row's summary and its tooltip.
         hv = format_value(h->hardware) + (h->hw_min != h->hw_max ? " ~" : "");
-        ImGui::TextUnformatted(hv.c_str());
+        cell(hv);
         if (h->hw_min != h->hw_max && ImGui::IsItemHovered())
           ImGui::SetTooltip("%s..%s over the runs", format_value(h->hw_min).c_str(), format_value(h->hw_max).c_str());
         ImGui::TableSetColumnIndex(3);
@@ -217,7 +225,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
           dv = "hardware only";
         }
         ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(colour(h->colour)));
-        ImGui::TextUnformatted(dv.c_str());
+        cell(dv);
         ImGui::PopStyleColor();
         ++d.hardware_rows;
         if (h->modelled && h->diff != 0) ++d.differing_rows;

@@ -2,6 +2,7 @@
 #include "viz/stepper.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "viz/imgui_util.h"
@@ -117,6 +118,43 @@ std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
   return b;
 }
 
+namespace {
+
+constexpr const char* kButtons[] = {"|<", "< step", "pause", "step >", ">|", "next barrier", "prev conflict",
+                                    "next conflict"};
+// The description of a conflicting shared access, the longest kind.
+constexpr const char* kLongLabel =
+    "event 000 of 000: shared_load, line 000, 32 lanes, 4 B each: 32 wavefronts - 32-way bank conflict";
+
+float button_width(const char* label) {
+  return ImGui::CalcTextSize(label).x + ImGui::GetStyle().FramePadding.x * 2;
+}
+
+// The next button on the row when it fits in the content width, else on a new row.
+void flow_next(const char* label) {
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() + button_width(label) > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+}
+
+}  // namespace
+
+float stepper_content_height(float width) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  int rows = 1;
+  float x = 0;
+  for (const char* b : kButtons) {
+    const float w = button_width(b);
+    if (x > 0 && x + st.ItemSpacing.x + w > width) {
+      ++rows;
+      x = 0;
+    }
+    x += (x > 0 ? st.ItemSpacing.x : 0) + w;
+  }
+  const float text_w = ImGui::CalcTextSize(kLongLabel).x;
+  const int lines = std::max(2, int(std::ceil(text_w / std::max(width, 1.0f) * 1.1f)));
+  return ImGui::GetFrameHeightWithSpacing() * float(rows + 1) + ImGui::GetTextLineHeightWithSpacing() * float(lines);
+}
+
 StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
                          const sim::DeviceModel& m, const ViewStyle& style) {
   StepperDraw d;
@@ -128,23 +166,23 @@ StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
   d.drawn = true;
   StepAction act = StepAction::None;
   if (ImGui::Button("|<")) act = StepAction::First;
-  ImGui::SameLine();
+  flow_next("< step");
   if (ImGui::Button("< step")) act = StepAction::Back;
-  ImGui::SameLine();
+  flow_next("pause");
   if (s.playing) {
     if (ImGui::Button("pause")) act = StepAction::Pause;
   } else if (ImGui::Button("play")) {
     act = StepAction::Play;
   }
-  ImGui::SameLine();
+  flow_next("step >");
   if (ImGui::Button("step >")) act = StepAction::Forward;
-  ImGui::SameLine();
+  flow_next(">|");
   if (ImGui::Button(">|")) act = StepAction::Last;
-  ImGui::SameLine();
+  flow_next("next barrier");
   if (ImGui::Button("next barrier")) act = StepAction::NextBarrier;
-  ImGui::SameLine();
+  flow_next("prev conflict");
   if (ImGui::Button("prev conflict")) act = StepAction::PrevConflict;
-  ImGui::SameLine();
+  flow_next("next conflict");
   if (ImGui::Button("next conflict")) act = StepAction::NextConflict;
   if (ImGui::IsItemHovered())
     ImGui::SetTooltip("a shared access with a bank conflict, or a global access with more sectors than ideal");

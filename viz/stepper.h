@@ -60,6 +60,12 @@ struct StepperDraw {
 StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
                          const sim::DeviceModel& m = {}, const ViewStyle& style = {});
 
+// The height draw_stepper's content needs at this content width: its buttons flow onto
+// as many rows as the width needs, then the scrub bar, then the description wrapped (room
+// for the longest kind of description, so the height holds while stepping).
+// @post grows as width shrinks; at least three rows of buttons, bar and text.
+float stepper_content_height(float width);
+
 // One line about an event: its kind, line, active lanes and the model's verdict.
 std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m = {});
 

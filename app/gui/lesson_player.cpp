@@ -73,8 +73,16 @@ void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {
         x += gap;
       }
       if (line_empty) ImGui::SetCursorPosX(left);
-      ImGui::TextColored(col, "%s", word.c_str());
-      x += w;
+      if (line_empty && w > width) {
+        // A word longer than the line (a metric's name): broken where the line ends.
+        ImGui::PushTextWrapPos(left + width);
+        ImGui::TextColored(col, "%s", word.c_str());
+        ImGui::PopTextWrapPos();
+        x = width;
+      } else {
+        ImGui::TextColored(col, "%s", word.c_str());
+        x += w;
+      }
       line_empty = false;
       pending_space = false;
       any = true;
@@ -113,11 +121,16 @@ bool predicts_answered(Player& p) {
   return true;
 }
 
+// Code keeps its lines: one wider than the panel scrolls sideways rather than being cut.
 void code_block(const Block& b) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, kBox);
   const float lines = float(std::count(b.text.begin(), b.text.end(), '\n') + 1);
-  const float h = lines * ImGui::GetTextLineHeightWithSpacing() + ImGui::GetStyle().WindowPadding.y * 2;
-  ImGui::BeginChild(ImGui::GetID(&b), ImVec2(0, h), false, ImGuiWindowFlags_NoScrollbar);
+  const ImGuiStyle& st = ImGui::GetStyle();
+  const bool wide = ImGui::CalcTextSize(b.text.c_str()).x + st.WindowPadding.x * 2 > ImGui::GetContentRegionAvail().x;
+  const float h = lines * ImGui::GetTextLineHeightWithSpacing() + st.WindowPadding.y * 2 + (wide ? st.ScrollbarSize : 0);
+  ImGui::BeginChild(ImGui::GetID(&b), ImVec2(0, h), false,
+                    wide ? ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysHorizontalScrollbar
+                         : ImGuiWindowFlags_NoScrollbar);
   ImGui::TextColored(kCode, "%s", b.text.c_str());
   ImGui::EndChild();
   ImGui::PopStyleColor();
@@ -202,7 +215,7 @@ void goal_box(std::size_t i, DrawCtx& c) {
   const GoalStatus s = c.player.goal(i);
   const bool done = c.player.goal_done(i);
   const std::string target = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
-  ImGui::TextColored(kDim, "target: %s", target.c_str());
+  flow_plain("target: " + target, kDim);
   const std::string line = done || predicts_answered(c.player)
                                ? (done ? "[x] " : "[ ] ") + s.label
                                : "[ ] not yet (its value shows once the predictions are answered)";

@@ -2,11 +2,13 @@
 #include "app/gui/panels.h"
 
 #include <imgui.h>
+#include <imgui_internal.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 
 #include "app/gui/export.h"
 #include "app/gui/platform/glfw_gl3.h"
@@ -34,9 +36,10 @@ viz::ViewStyle style_of(const AppState& s) {
   return s.presenter_on ? viz::ViewStyle::presenter() : viz::ViewStyle{};
 }
 
-// The stepper panel: title, buttons, scrub bar and two lines of description.
-float stepper_height() {
-  return ImGui::GetFrameHeightWithSpacing() * 3.0f + ImGui::GetTextLineHeightWithSpacing() * 2.4f;
+// The stepper panel `width` wide: title, rows of buttons, scrub bar, the description.
+float stepper_height(float width) {
+  const ImGuiStyle& st = ImGui::GetStyle();
+  return ImGui::GetFrameHeight() + 2 * st.WindowPadding.y + viz::stepper_content_height(width - 2 * st.WindowPadding.x);
 }
 
 // Opens a panel window at a fixed place; false when it is not visible this frame.
@@ -83,8 +86,34 @@ MapPick pick_event(const Loaded& l, std::size_t pos, bool shared) {
   return p;
 }
 
+// The next item on this line when its `width` fits before the panel's edge, else on the
+// next line: rows of buttons wrap instead of running off the panel.
+void same_line_or_wrap(float width) {
+  ImGui::SameLine();
+  if (ImGui::GetCursorPosX() + width > ImGui::GetWindowContentRegionMax().x) ImGui::NewLine();
+}
+float small_button_w(const char* label) {
+  return ImGui::CalcTextSize(label, nullptr, true).x + ImGui::GetStyle().FramePadding.x * 2;
+}
+float checkbox_w(const char* label) {
+  return ImGui::GetFrameHeight() + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize(label, nullptr, true).x;
+}
+void wrapped_dim(const std::string& text) {
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", text.c_str());
+  ImGui::PopTextWrapPos();
+}
+// A dim text after the items on this line, or under them when it does not fit there.
+void dim_after(const char* text) {
+  same_line_or_wrap(ImGui::CalcTextSize(text).x);
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s", text);
+  ImGui::PopTextWrapPos();
+}
+
 // Dim text cut to the rest of the line with "..." when longer; the whole text as a tooltip.
 void text_fitted(const std::string& text) {
+  if (ImGui::GetContentRegionAvail().x < ImGui::CalcTextSize("mmmm...").x) ImGui::NewLine();
   const float avail = ImGui::GetContentRegionAvail().x;
   std::string shown = text;
   if (ImGui::CalcTextSize(text.c_str()).x > avail) {
@@ -192,11 +221,11 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   // machine, where the path it was read from is not.
   if (!l.source.path.empty())
     ImGui::TextDisabled("%s", (l.info ? l.info->source_file : l.source.path).c_str());
-  if (l.sass) {
-    if (!l.source.path.empty()) ImGui::SameLine();  // one line: the code gets the height
+  if (l.sass) {  // on the path's line where it fits: the code gets the height
     ImGui::PushID(&l);
+    if (!l.source.path.empty()) same_line_or_wrap(checkbox_w("SASS"));
     ImGui::Checkbox("SASS", &s.sass_unfold_all);
-    ImGui::SameLine();
+    same_line_or_wrap(checkbox_w("all instructions"));
     ImGui::Checkbox("all instructions", &s.sass_all_instructions);
     ImGui::SameLine();
     // At a projector's width the note is longer than the panel: cut to the line with "...",
@@ -260,7 +289,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
   }
   std::vector<std::string> problems;
   viz::MetricsInput in = metrics_input(s, l, problems);
-  ImGui::Text("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  ImGui::TextWrapped("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (waiting_for(s, l, Stage::Counters)) {
     if (l.has(Stage::Measured) && l.run->timing.throughput > 0)
       ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
@@ -282,10 +311,10 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
 void export_buttons(AppState& s, const char* id, const viz::ChartSpec& spec, const std::string& base) {
   ImGui::PushID(id);
   for (const char* fmt : {"png", "svg", "csv"}) {
-    ImGui::SameLine();
     char label[16];
     std::snprintf(label, sizeof label, "%s", fmt);
     for (char* c = label; *c; ++c) *c = char(std::toupper(*c));
+    same_line_or_wrap(small_button_w(label));
     if (ImGui::SmallButton(label)) {
       std::string err;
       const std::string path = export_chart(spec, fmt, s.export_dir, base, err);
@@ -313,21 +342,18 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     const viz::ChartSpec c = s.bars_chart();
     ImGui::TextUnformatted("Every variant at these parameters");
     export_buttons(s, "bars", c, chart_base(s, "variants"));
-    ImGui::SameLine();
+    same_line_or_wrap(checkbox_w("follow changes"));
     ImGui::Checkbox("follow changes", &s.live_charts);
-    ImGui::SameLine();
+    same_line_or_wrap(small_button_w("run now"));
     if (ImGui::SmallButton("run now")) s.request_bars();
-    if (s.bars_pending()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled(s.main_pending() ? "waiting for the run, then the variants..." : "measuring the variants...");
-    }
+    if (s.bars_pending())
+      dim_after(s.main_pending() ? "waiting for the run, then the variants..." : "measuring the variants...");
     if (s.worker().running() == JobKind::Bars) {
       const auto [done, total] = s.worker().progress();
-      ImGui::SameLine();
-      ImGui::TextDisabled("%d/%d", done, total);
+      dim_after((std::to_string(done) + "/" + std::to_string(total)).c_str());
     }
     for (const BarPoint& b : s.bars)
-      if (!b.skipped.empty()) ImGui::TextDisabled("%s not run: %s", b.variant.c_str(), b.skipped.c_str());
+      if (!b.skipped.empty()) wrapped_dim(b.variant + " not run: " + b.skipped);
     fd.bars = viz::DrawChart("bars", c, ImVec2(0, h), st);
   };
   auto sweep = [&](float h) {
@@ -337,7 +363,8 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     const VariantInfo* v = s.variant_info();
     if (v) {
       auto combo = [&](const char* label, std::string& value, bool allow_none) {
-        ImGui::SameLine();
+        same_line_or_wrap(ImGui::GetFontSize() * 7 + ImGui::GetStyle().ItemInnerSpacing.x +
+                          ImGui::CalcTextSize(label, nullptr, true).x);
         ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
         if (ImGui::BeginCombo(label, value.empty() ? "(none)" : value.c_str())) {
           if (allow_none && ImGui::Selectable("(none)", value.empty())) value.clear();
@@ -348,7 +375,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       };
       combo("x##sweepx", s.sweep_x, false);
       combo("series##sweeps", s.sweep_series, true);
-      ImGui::SameLine();
+      same_line_or_wrap(ImGui::GetFontSize() * 9 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
       if (ImGui::BeginCombo("y##sweepy", s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str())) {
         if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
@@ -360,12 +387,11 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
         }
         ImGui::EndCombo();
       }
-      ImGui::SameLine();
+      same_line_or_wrap(small_button_w("run sweep"));
       if (ImGui::SmallButton("run sweep")) s.request_sweep();
       if (s.worker().running() == JobKind::Sweep) {
         const auto [done, total] = s.worker().progress();
-        ImGui::SameLine();
-        ImGui::TextDisabled("%d/%d", done, total);
+        dim_after((std::to_string(done) + "/" + std::to_string(total)).c_str());
       }
     }
     int skipped = 0;
@@ -374,7 +400,8 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       if (!p.skipped.empty() || !p.error.empty()) {
         if (!skipped++) first_why = p.skipped.empty() ? p.error : p.skipped;
       }
-    if (skipped) ImGui::TextDisabled("%d point%s not run (%s)", skipped, skipped == 1 ? "" : "s", first_why.c_str());
+    if (skipped)
+      wrapped_dim(std::to_string(skipped) + (skipped == 1 ? " point" : " points") + " not run (" + first_why + ")");
     fd.sweep = viz::DrawChart("sweep", c, ImVec2(0, h), st);
   };
   // Three header rows of buttons and the spacing between the charts; the rest is plot.
@@ -693,24 +720,34 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   } else {
     ImGui::TextDisabled("| idle");
   }
-  // How long the last change took to its measured point and to its counters.
-  if (s.last_latency.measured >= 0 && !s.presenter_on) {
-    ImGui::SameLine();
-    if (s.last_latency.counters >= 0)
-      ImGui::TextDisabled("| last change: %s %.2f s, counters %.2f s", s.emulated() ? "modelled" : "measured",
-                          s.last_latency.measured, s.last_latency.counters);
-    else
-      ImGui::TextDisabled("| last change: %s %.2f s", s.emulated() ? "modelled" : "measured", s.last_latency.measured);
-  }
-  if (s.frame_ms_median > 0 && !s.presenter_on) {
-    ImGui::SameLine();
-    ImGui::TextDisabled("| %.1f ms/frame", s.frame_ms_median);
-  }
   // The buttons sit at the right end of the bar, or on a line of their own when the
   // presenter's large font leaves no room.
   const char* toggle = presenter_toggle(s);
   const ImGuiStyle& sty = ImGui::GetStyle();
   const float buttons = toolbar_buttons_width(s);
+  // How long the last change took and the frame time: shown where the line has room for
+  // them (before the buttons when they share it), left out rather than cut.
+  const bool wraps = toolbar_wraps(s, r.w());
+  const float right = r.w() - sty.WindowPadding.x - (wraps ? 0 : buttons + sty.ItemSpacing.x);
+  auto optional = [&](const std::string& text) {
+    ImGui::SameLine();
+    if (ImGui::GetCursorPosX() + ImGui::CalcTextSize(text.c_str()).x > right) return;
+    ImGui::TextDisabled("%s", text.c_str());
+  };
+  char b[128];
+  if (s.last_latency.measured >= 0 && !s.presenter_on) {
+    if (s.last_latency.counters >= 0)
+      std::snprintf(b, sizeof b, "| last change: %s %.2f s, counters %.2f s", s.emulated() ? "modelled" : "measured",
+                    s.last_latency.measured, s.last_latency.counters);
+    else
+      std::snprintf(b, sizeof b, "| last change: %s %.2f s", s.emulated() ? "modelled" : "measured",
+                    s.last_latency.measured);
+    optional(b);
+  }
+  if (s.frame_ms_median > 0 && !s.presenter_on) {
+    std::snprintf(b, sizeof b, "| %.1f ms/frame", s.frame_ms_median);
+    optional(b);
+  }
   ImGui::SameLine();
   if (ImGui::GetCursorPosX() + buttons > r.w()) ImGui::NewLine();
   else ImGui::SameLine(r.w() - buttons - sty.WindowPadding.x);
@@ -806,7 +843,7 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
 }
 
 void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
-  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height()};
+  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height(r.w())};
   if (begin_panel(fd, "Stepper (both sides in step)", top)) fd.stepper = stepper_panel(s);
   ImGui::End();
   const float mid = (r.x0 + r.x1) / 2;
@@ -1009,7 +1046,7 @@ void draw_metrics(AppState& s, FrameDraw& fd, const Rect& r) {
 // The stepper with the source under it, and the divergence strip beside the source when the
 // rectangle is clearly wider than tall (a whole window; not the classroom's right half).
 void draw_stepper(AppState& s, FrameDraw& fd, const Rect& r) {
-  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height()};
+  const Rect top{r.x0, r.y0, r.x1, r.y0 + stepper_height(r.w())};
   if (begin_panel(fd, title_of(View::Stepper).c_str(), top)) fd.stepper = stepper_panel(s);
   ImGui::End();
   const bool beside = r.w() > 1.4f * r.h();
@@ -1093,7 +1130,7 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   // The middle column: what the warp does, and what to change.
   float y = right.y0;
   if (s.panels.stepper || (named && v == viz::View::Stepper)) {
-    const float h = stepper_height();
+    const float h = stepper_height(mid - right.x0);
     if (begin_panel(fd, "Stepper", Rect{right.x0, y, mid, y + h})) fd.stepper = stepper_panel(s);
     ImGui::End();
     y += h;
@@ -1151,7 +1188,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
 
   float y = y0;
   if (s.panels.stepper) {
-    const float h = stepper_height();
+    const float h = stepper_height(x2 - x1);
     if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
     ImGui::End();
     y += h;
@@ -1379,6 +1416,110 @@ FrameDraw draw_ui(AppState& s) {
   draw_window(s, fd, body);
   export_toast(s, fd, ds);
   return fd;
+}
+
+}  // namespace ws::gui
+
+namespace ws::gui {
+
+void check_text(FrameDraw& fd) {
+  const ImDrawData* dd = ImGui::GetDrawData();
+  if (!dd || !dd->Valid) return;
+  ImFontAtlas* atlas = ImGui::GetIO().Fonts;
+  // A glyph is a quad of two triangles with the font atlas's texture on it: neither the
+  // white pixel (filled shapes) nor the baked lines (anti-aliased strokes).
+  const ImVec2 white = atlas->TexUvWhitePixel;
+  ImRect lines(0, 0, 0, 0);
+  if (atlas->PackIdLines >= 0 && atlas->PackIdLines < atlas->CustomRects.Size) {
+    const ImFontAtlasCustomRect& r = atlas->CustomRects[atlas->PackIdLines];
+    lines = ImRect(float(r.X) * atlas->TexUvScale.x, float(r.Y) * atlas->TexUvScale.y,
+                   float(r.X + r.Width) * atlas->TexUvScale.x, float(r.Y + r.Height) * atlas->TexUvScale.y);
+  }
+  std::map<std::pair<float, float>, ImWchar> by_uv;  // a glyph's top-left UV -> its character
+  for (const ImFont* f : atlas->Fonts)
+    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = ImWchar(gl.Codepoint);
+  const float tol = 1.5f;  // a glyph's quad has a pixel of padding around its ink
+  for (int n = 0; n < dd->CmdListsCount; ++n) {
+    const ImDrawList* dl = dd->CmdLists[n];
+    const char* owner = dl->_OwnerName ? dl->_OwnerName : "";
+    ImGuiWindow* w = ImGui::FindWindowByName(owner);
+    // Only a scrollbar in view says that there is more: ScrollMax counts without one.
+    const bool scrolls_x = w && w->ScrollbarX, scrolls_y = w && w->ScrollbarY;
+    // The panel's name as begin_panel gave it; a child window is named after its parent.
+    std::string panel = owner;
+    panel.resize(std::min(panel.size(), panel.find('/')));
+    struct Run {
+      std::string text;
+      ImRect rect, clip;
+      bool open = false;
+    } run;
+    auto flush = [&] {
+      if (!run.open) return;
+      ++fd.texts_checked;
+      const ImRect& r = run.rect;
+      const ImRect& c = run.clip;
+      const bool cut_x = !scrolls_x && (r.Min.x < c.Min.x - tol || r.Max.x > c.Max.x + tol);
+      const bool cut_y = !scrolls_y && (r.Min.y < c.Min.y - tol || r.Max.y > c.Max.y + tol);
+      if (cut_x || cut_y)
+        fd.cut_texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
+                                Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
+      run = Run{};
+    };
+    for (const ImDrawCmd& cmd : dl->CmdBuffer) {
+      if (cmd.UserCallback) continue;
+      const ImRect clip(cmd.ClipRect.x, cmd.ClipRect.y, cmd.ClipRect.z, cmd.ClipRect.w);
+      const ImDrawIdx* idx = dl->IdxBuffer.Data + cmd.IdxOffset;
+      const ImDrawVert* vtx = dl->VtxBuffer.Data + cmd.VtxOffset;
+      for (unsigned i = 0; i + 6 <= cmd.ElemCount; i += 3) {
+        const unsigned a = idx[i];
+        if (idx[i + 1] != a + 1 || idx[i + 2] != a + 2 || idx[i + 3] != a || idx[i + 4] != a + 2 ||
+            idx[i + 5] != a + 3)
+          continue;
+        const ImDrawVert *v0 = vtx + a, *v2 = vtx + a + 2;
+        const ImVec2 uv0 = v0->uv, uv2 = v2->uv;
+        if ((uv0.x == white.x && uv0.y == white.y) || !(uv0.x < uv2.x && uv0.y < uv2.y) ||
+            lines.Contains(ImVec2((uv0.x + uv2.x) / 2, (uv0.y + uv2.y) / 2)) || v0[1].pos.y != v0->pos.y ||
+            v0[3].pos.x != v0->pos.x)
+          continue;
+        i += 3;  // the quad's second triangle
+        const ImRect g(v0->pos, v2->pos);
+        auto it = by_uv.find({uv0.x, uv0.y});
+        const char ch = it == by_uv.end() ? '?' : it->second < 128 ? char(it->second) : '~';
+        // A glyph continues the run on its line when it follows close after it, under the
+        // same clip rectangle.
+        const float em = g.GetHeight();
+        const bool same = run.open && std::abs(g.Min.y - run.rect.Min.y) < em * 0.6f && g.Min.x >= run.rect.Max.x - 1 &&
+                          g.Min.x - run.rect.Max.x < em * 0.9f && clip.Min.x == run.clip.Min.x &&
+                          clip.Max.x == run.clip.Max.x && clip.Min.y == run.clip.Min.y && clip.Max.y == run.clip.Max.y;
+        if (!same) {
+          flush();
+          run.open = true;
+          run.rect = g;
+          run.clip = clip;
+        } else {
+          if (g.Min.x - run.rect.Max.x > run.rect.GetHeight() * 0.22f) run.text += ' ';
+          run.rect.Add(g);
+        }
+        run.text += ch;
+      }
+    }
+    flush();
+    // Items laid out past the right edge (or below a panel without a scrollbar) are not
+    // drawn at all, so no glyph shows them: the window's extent of laid-out items does.
+    if (w && !(w->Flags & (ImGuiWindowFlags_Tooltip | ImGuiWindowFlags_Popup))) {
+      // A table reaches into the window's padding with its cell padding: what passes that
+      // is a widget the panel does not show.
+      const ImRect& vis = w->InnerClipRect;
+      const ImVec2 pad = w->WindowPadding;
+      const bool over_x = !scrolls_x && !(w->Flags & ImGuiWindowFlags_HorizontalScrollbar) &&
+                          w->DC.CursorMaxPos.x > vis.Max.x + pad.x + 1;
+      const bool over_y = !scrolls_y && (w->Flags & ImGuiWindowFlags_NoScrollbar) &&
+                          w->DC.CursorMaxPos.y > vis.Max.y + pad.y + 1;
+      if (over_x || over_y)
+        fd.cut_texts.push_back({panel, "", Rect{vis.Min.x, vis.Min.y, w->DC.CursorMaxPos.x, w->DC.CursorMaxPos.y},
+                                Rect{vis.Min.x, vis.Min.y, vis.Max.x, vis.Max.y}});
+    }
+  }
 }
 
 }  // namespace ws::gui

@@ -18,6 +18,15 @@
 
 namespace ws::gui {
 
+// A run of text (a line of one draw call, as its glyphs lie) that its panel cuts: some
+// glyph crosses the panel's clip rectangle in a direction the panel cannot scroll. `text`
+// is read back from the glyphs ('?' for one already trimmed); an empty `text` means
+// items were laid out past the panel's edge and not drawn at all.
+struct CutText {
+  std::string panel, text;
+  viz::Rect rect, clip;
+};
+
 struct FrameDraw {
   viz::BankMapDraw bank, bank_b;        // _b: the comparison side
   viz::SectorMapDraw sector, sector_b;
@@ -43,7 +52,16 @@ struct FrameDraw {
   float status_width = 0, strip_width = 0;  // the strip's text extent and the window width
   bool keys_line_fits = true;
   std::string toast;
+  // Filled by check_text() once the frame is rendered (Session::frame with capture).
+  std::vector<CutText> cut_texts;
+  int texts_checked = 0;                // runs of text looked at, over every panel
 };
+
+// After ImGui::Render(): every glyph the frame drew, grouped into runs of text, checked
+// against the clip rectangle of its draw call, and every window's laid-out items against
+// its visible area. What a panel cuts goes to fd.cut_texts (text that scrolls with its
+// panel is not cut).
+void check_text(FrameDraw& fd);
 
 // The exact banner text for runs on the emulator.
 inline constexpr const char* kEmulatedNotice = "emulated: times are modelled, not measured";

@@ -79,6 +79,7 @@ FrameDraw Session::frame(bool capture) {
   st.stepper.tick(ImGui::GetIO().DeltaTime);
   FrameDraw fd = draw_ui(st);
   window_->render();
+  if (capture) check_text(fd);
   if (capture || st.window_png_request) pixels_ = window_->read_pixels();
   if (st.window_png_request) {
     st.window_png_request = false;

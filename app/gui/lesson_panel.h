@@ -80,6 +80,10 @@ class LessonPanel {
   // go to it while no text field has the focus, so the app's keys leave '-', '.' and ','
   // alone.
   virtual bool takes_typing() const { return false; }
+  // Tab was pressed while it takes typing: the next open predict gets the keys. The
+  // session hands Tab here instead of to ImGui, whose own Tab would put the focus in
+  // whichever window had it last.
+  virtual void typed_tab() {}
 };
 
 std::unique_ptr<LessonPanel> make_lesson_panel();

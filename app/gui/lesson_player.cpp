@@ -417,6 +417,7 @@ class PlayerPanel : public LessonPanel {
     return lab ? lab->view : "";
   }
   bool takes_typing() const override { return !open_predicts().empty(); }
+  void typed_tab() override { tab_pending_ = true; }
 
  private:
   // The open step's predicts still to answer (unanswered, or opened again), in order.
@@ -439,7 +440,9 @@ class PlayerPanel : public LessonPanel {
     ImGuiIO& io = ImGui::GetIO();
     if (io.WantTextInput || ImGui::IsAnyItemActive()) return typing_to_;
     auto pressed = [](ImGuiKey k) { return ImGui::IsKeyPressed(ImGui::GetKeyIndex(k)); };
-    if (pressed(ImGuiKey_Tab)) {
+    const bool tab = tab_pending_;
+    tab_pending_ = false;
+    if (tab) {
       auto it = std::find(open.begin(), open.end(), typing_to_);
       typing_to_ = ++it == open.end() ? open.front() : *it;
       return typing_to_;
@@ -710,6 +713,7 @@ class PlayerPanel : public LessonPanel {
   std::set<std::size_t> reanswer_;
   std::size_t typing_to_ = SIZE_MAX;  // the predict Tab moved typing to
   bool list_shown_ = false;           // "all lessons": the list in the step's place
+  bool tab_pending_ = false;          // typed_tab() since the last frame
   LessonDraw scratch_;                // what answering outside the step's drawing writes to
 };
 

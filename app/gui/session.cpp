@@ -73,6 +73,16 @@ FrameDraw Session::frame(bool capture) {
     window_->set_fullscreen(!window_->fullscreen());
     st.fullscreen_request = false;
   }
+  // Tab moves between a lesson's open predicts: taken from ImGui before its frame sees it.
+  {
+    ImGuiIO& io = ImGui::GetIO();
+    const bool tab = io.KeysDown[platform::Keys::Tab];
+    if (tab && st.panels.lesson && st.lesson && st.lesson->takes_typing() && !io.WantTextInput) {
+      if (!tab_down_) st.lesson->typed_tab();
+      io.KeysDown[platform::Keys::Tab] = false;
+    }
+    tab_down_ = tab;
+  }
   window_->new_frame();
   st.poll();
   handle_keys(st);

@@ -56,6 +56,7 @@ class Session {
   std::vector<double> frame_ms_;
   std::string font_path_;
   bool presenter_applied_ = false;
+  bool tab_down_ = false;  // Tab was down last frame (a press is handed on once)
 };
 
 struct FrameStats {

@@ -54,7 +54,8 @@ BENCHMARK(BM_RecompileEmu)
     ->UseRealTime();
 
 #if defined(WS_HAVE_NVRTC)
-// The same edit through NVRTC: the fast build for sm_90 (no GPU needed to compile).
+// The same edit through NVRTC for sm_90 (no GPU needed to compile): the fast build (arg 0)
+// or the traced one (arg 1) alone.
 void BM_RecompileNvrtc(benchmark::State& state) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "warpscope-bench-nvrtc";
@@ -71,11 +72,40 @@ void BM_RecompileNvrtc(benchmark::State& state) {
   }
   for (auto _ : state) {
     std::ofstream(spec.source_path) << kernel(k++);
-    if (!ws::user::compile_nvrtc(spec, false, "sm_90").compiled.ok) state.SkipWithError("the recompile failed");
+    if (!ws::user::compile_nvrtc(spec, state.range(0) != 0, "sm_90").compiled.ok)
+      state.SkipWithError("the recompile failed");
   }
   fs::remove_all(dir);
 }
 BENCHMARK(BM_RecompileNvrtc)
+    ->Arg(0)
+    ->Arg(1)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(1)
+    ->Repetitions(9)
+    ->ReportAggregatesOnly(true)
+    ->UseRealTime();
+
+// What a GPU check recompiles after an edit: the fast build, then the traced one
+// (compile_nvrtc_both, as run_cuda does). The target is under 1 s.
+void BM_RecompileNvrtcBoth(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warpscope-bench-nvrtc2";
+  fs::create_directories(dir);
+  ws::user::KernelSpec spec;
+  spec.source_path = (dir / "k.cuh").string();
+  spec.struct_name = "Copy";
+  spec.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
+  int k = 0;
+  std::ofstream(spec.source_path) << kernel(k++);
+  for (auto _ : state) {
+    std::ofstream(spec.source_path) << kernel(k++);
+    const auto [fast, traced] = ws::user::compile_nvrtc_both(spec, "sm_90");
+    if (!fast.compiled.ok || !traced.compiled.ok) state.SkipWithError("the recompile failed");
+  }
+  fs::remove_all(dir);
+}
+BENCHMARK(BM_RecompileNvrtcBoth)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(1)
     ->Repetitions(9)

@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <mutex>
 #include <regex>
 #include <sstream>
@@ -85,7 +86,7 @@ std::vector<std::pair<std::string, std::string>> nvrtc_headers(std::string& why)
   return h;
 }
 
-NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string& arch) {
+NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string& arch, bool pch) {
   NvrtcBuild b;
   b.arch = arch;
   Compiled& c = b.compiled;
@@ -123,6 +124,12 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
   const std::string arch_opt = "--gpu-architecture=" + arch, inc_opt = "-I" + cccl;
   std::vector<const char*> opts = {arch_opt.c_str(), "-std=c++20", "--device-as-default-execution-space",
                                    "-lineinfo", inc_opt.c_str(), "-I/usr/local/cuda/include"};
+  // NVRTC's automatic precompiled header (CUDA 12.8+) keeps the dialect headers compiled
+  // in this process between builds (one per mode; both fit the default 256 MB PCH heap).
+  // The fast build after an edit, side by side on a loaded 2-core machine: 1.51 s without,
+  // 0.097 s with. The traced build's time is its code generation, which the PCH does not
+  // shorten.
+  if (pch) opts.push_back("-pch");
   // The traced build's control block is found by name in the module: its lowered name.
   const char* trace_expr = "&ws::ws_trace";
   if (traced) nvrtcAddNameExpression(prog, trace_expr);
@@ -289,9 +296,21 @@ bool gpu_available(std::string& why, std::string* arch, std::string* device) {
   return true;
 }
 
+std::pair<NvrtcBuild, NvrtcBuild> compile_nvrtc_both(const KernelSpec& spec, const std::string& arch) {
+  NvrtcBuild fast = compile_nvrtc(spec, false, arch);
+  if (!fast.compiled.ok) return {std::move(fast), NvrtcBuild{}};
+  return {std::move(fast), compile_nvrtc(spec, true, arch)};
+}
+
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
-  // Counts, traces, problems: the emulator's run of the same source (sandboxed).
+  // The NVRTC builds go on on a thread of their own while the emulator's build (the system
+  // compiler, another process) and its sandboxed run of the same source (counts, traces,
+  // problems) go on here.
+  std::string why, arch;
+  const bool gpu = gpu_available(why, &arch);
+  std::future<std::pair<NvrtcBuild, NvrtcBuild>> builds;
+  if (gpu) builds = std::async(std::launch::async, [&] { return compile_nvrtc_both(spec, arch); });
   Compiled emu = compile_emu(spec);
   if (!emu.ok) {
     compiled = emu;
@@ -302,17 +321,15 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     compiled = emu;
     return res;
   }
-  std::string why, arch;
-  if (!gpu_available(why, &arch)) {
+  if (!gpu) {
     compiled = emu;
     res.error = "the GPU is not usable for student kernels: " + why;
     return res;
   }
-  NvrtcBuild fast = compile_nvrtc(spec, false, arch);
+  auto [fast, traced] = builds.get();
   compiled = fast.compiled;
   if (!fast.compiled.ok) return res;
   // The traced build: the device's counts of the same source.
-  NvrtcBuild traced = compile_nvrtc(spec, true, arch);
   if (!traced.compiled.ok) {
     compiled = traced.compiled;
     return res;

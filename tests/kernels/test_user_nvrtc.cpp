@@ -42,6 +42,29 @@ TEST(UserNvrtc, EverySolutionBuildsFastAndTraced) {
   }
 }
 
+// The precompiled header changes how fast a build is, never what it builds: after the
+// first solution has made the PCH of each mode, the next solutions' cubins equal the ones
+// built without it, fast and traced (three solutions: each build costs seconds here).
+TEST(UserNvrtc, ThePrecompiledHeaderBuildsTheSameCubin) {
+  auto files = puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles");
+  ASSERT_GE(files.size(), 3u);
+  files.resize(3);
+  for (const auto& f : files) {
+    puzzle::Puzzle p;
+    std::vector<puzzle::Error> e;
+    ASSERT_TRUE(puzzle::parse_file(f, p, e));
+    KernelSpec spec = p.spec;
+    spec.source_path = puzzle::solution_path(f);
+    for (bool traced : {false, true}) {
+      const NvrtcBuild with = compile_nvrtc(spec, traced, "sm_90", true);
+      const NvrtcBuild without = compile_nvrtc(spec, traced, "sm_90", false);
+      ASSERT_TRUE(with.compiled.ok && without.compiled.ok) << f << with.compiled.log << without.compiled.log;
+      EXPECT_TRUE(with.cubin == without.cubin) << f << (traced ? " traced" : " fast");
+      EXPECT_EQ(with.trace_symbol, without.trace_symbol) << f;
+    }
+  }
+}
+
 TEST(UserNvrtc, ACompileErrorIsOnTheStudentsLine) {
   const fs::path d = fs::path(WS_BINARY_DIR) / "test-nvrtc";
   fs::create_directories(d);
@@ -311,17 +334,20 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   EXPECT_TRUE(r.verified) << r.verify_message;
 
   // Never ends on the device (the emulator's run of it is clean): stopped at the limit.
+  // The loop reads the clock (a volatile asm, 2^63 cycles to wrap) so no compiler can
+  // drop it; a spin on a volatile local came back finished on the H100.
   spec.source_path = (d / "hang.cuh").string();
   std::ofstream(spec.source_path)
       << "struct Copy {\n  Global<const float> in;\n  Global<float> out;\n"
          "  WS_DEVICE void operator()(Thread& t) const {\n"
          "    long long i = (long long)t.blockIdx.x * t.blockDim.x + t.threadIdx.x;\n"
          "    out(i) = in(i);\n"
-         "#if defined(__CUDACC_RTC__)\n    if (i == 5) { volatile int s = 1; while (s) {} }\n#endif\n  }\n};\n";
+         "#if defined(__CUDACC_RTC__)\n    if (i == 5) while (clock64() >= 0) {}\n#endif\n  }\n};\n";
   Limits lim;
   lim.time_s = 2;
   r = run_cuda(spec, *job, p.params, o, c, lim);
-  EXPECT_NE(r.error.find("did not finish on the GPU in 2 s"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("did not finish on the GPU in 2 s"), std::string::npos)
+      << "error: '" << r.error << "', verified " << r.verified << ": " << r.verify_message;
 
   spec.source_path = puzzle::solution_path(pf);
   r = run_cuda(spec, *job, p.params, o, c);

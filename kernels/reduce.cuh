@@ -490,10 +490,10 @@ inline Plan plan(const Params& p, Shape s, const char* kernel, SharedBytes share
   c.block = {unsigned(b), 1, 1};
   c.shared_bytes = shared(b);
   if (s == Shape::TwoPass) {
-    // The partial sums live between the passes; only the total is an output. They start
-    // as any bits: the first pass has to write every one of them for the total to be right.
+    // The partials start as values the first pass must overwrite; a few blocks' run (a trace
+    // fixture) still sums them without int overflow, UB in the emulator (found by UBSan).
     pl.arrays = {{"in", 4, std::uint64_t(n), false, kIn},
-                 {"partial", 4, std::uint64_t(grid), false, {Fill::Bits}},
+                 {"partial", 4, std::uint64_t(grid), false, {Fill::IntRange, -65536, 65536}},
                  {"total", 4, 1, true}};
     LaunchCfg f;
     f.kernel = "reduce_final_pass";

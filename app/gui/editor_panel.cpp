@@ -2,8 +2,10 @@
 #include "app/gui/editor_panel.h"
 
 #include <imgui.h>
+
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <regex>
@@ -194,7 +196,9 @@ EditorDraw EditorPanel::draw(AppState& s) {
   d.drawn = true;
   const ImVec4 red(0.93f, 0.33f, 0.31f, 1), green(0.40f, 0.80f, 0.45f, 1), dim(0.6f, 0.6f, 0.6f, 1);
   ImGui::TextWrapped("%s", p_.title.empty() ? puzzle_file_.c_str() : p_.title.c_str());
+  ImGui::PushTextWrapPos(0);  // a long path wraps rather than running under the next panel
   ImGui::TextColored(dim, "%s  (job %s/%s)", kernel_file_.c_str(), p_.family.c_str(), p_.variant.c_str());
+  ImGui::PopTextWrapPos();
   if (!perr_.empty()) {
     for (const auto& e : perr_) ImGui::TextColored(red, "%s", e.text().c_str());
     d.status = status();
@@ -269,8 +273,11 @@ EditorDraw EditorPanel::draw(AppState& s) {
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
   const float h = float(d.lines + 2) * lh + 2 * st.FramePadding.y;
+  // As wide as the longest line: a long line scrolls with the panel's scrollbar, not
+  // hidden past the box's edge.
+  const float text_w = ImGui::CalcTextSize(buf_.c_str()).x + 2 * st.FramePadding.x + ImGui::GetFontSize();
   if (ImGui::InputTextMultiline("##src", buf_.data(), buf_.capacity() + 1,
-                                ImVec2(std::max(width - gutter, 100.f), std::max(h, ImGui::GetContentRegionAvail().y)),
+                                ImVec2(std::max({width - gutter, 100.f, text_w}), std::max(h, ImGui::GetContentRegionAvail().y)),
                                 ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackResize,
                                 resize_cb, &buf_))
     dirty_ = true;

@@ -817,7 +817,7 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     return;
   }
   const RunResult& r = *l.run;
-  ImGui::Text("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  ImGui::TextWrapped("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (r.error.empty() && r.timing.throughput > 0) {
     ImGui::TextColored(r.ok() ? ImVec4(0.5f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1), "%.4g %s%s%s",
                        r.timing.throughput, r.timing.unit.c_str(), r.timing.measured ? "" : " (modelled)",
@@ -826,10 +826,12 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", r.error.c_str());
   }
   const sim::Totals& t = r.totals;
-  ImGui::TextDisabled("ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
-                      (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
-                      (unsigned long long)t.shared_ld_wavefronts, (unsigned long long)t.shared_st_wavefronts,
-                      (unsigned long long)(t.shared_ld_conflicts() + t.shared_st_conflicts()));
+  char counts[200];
+  std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
+                (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
+                (unsigned long long)t.shared_ld_wavefronts, (unsigned long long)t.shared_st_wavefronts,
+                (unsigned long long)(t.shared_ld_conflicts() + t.shared_st_conflicts()));
+  wrapped_dim(counts);
   const float h = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("##src", ImVec2(0, h * 0.30f), true);
   (b_side ? fd.source_b : fd.source) = source_panel(s, l, pos);
@@ -1443,8 +1445,13 @@ void check_text(FrameDraw& fd) {
     const ImDrawList* dl = dd->CmdLists[n];
     const char* owner = dl->_OwnerName ? dl->_OwnerName : "";
     ImGuiWindow* w = ImGui::FindWindowByName(owner);
-    // Only a scrollbar in view says that there is more: ScrollMax counts without one.
-    const bool scrolls_x = w && w->ScrollbarX, scrolls_y = w && w->ScrollbarY;
+    // Only a scrollbar in view says that there is more (ScrollMax counts without one): the
+    // window's own or that of a window it sits in.
+    bool scrolls_x = false, scrolls_y = false;
+    for (ImGuiWindow* a = w; a; a = (a->Flags & ImGuiWindowFlags_ChildWindow) ? a->ParentWindow : nullptr) {
+      scrolls_x |= a->ScrollbarX;
+      scrolls_y |= a->ScrollbarY;
+    }
     // The panel's name as begin_panel gave it; a child window is named after its parent.
     std::string panel = owner;
     panel.resize(std::min(panel.size(), panel.find('/')));

@@ -17,7 +17,15 @@ shot metrics.png         --view metrics    $T --set pad=0
 shot compare.png         --view compare    $T --set pad=0
 shot charts.png          --view charts     --kernel access --variant stride --set n=4194304
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
-shot presenter.png       --view window     $T --set pad=0 --presenter
+shot presenter.png       --view window     $T --set pad=0 --presenter --size 1600x1000
+# A projector's size: the window, presenter mode, and a lesson open in both.
+shot window-1280x720.png --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0 --size 1280x720
+shot presenter-1280x720.png --view window  $T --set pad=0 --presenter --size 1280x720
+L=$here/../../lessons/03-shared-banks.md
+XDG_DATA_HOME=$(mktemp -d) shot lesson-player.png --view window --lesson "$L" --size 1600x1000
+XDG_DATA_HOME=$(mktemp -d) shot lesson-player-1280x720.png --view window --lesson "$L" --size 1280x720
+XDG_DATA_HOME=$(mktemp -d) shot lesson-presenter.png --view window --lesson "$L" --presenter --size 1600x1000
+XDG_DATA_HOME=$(mktemp -d) shot lesson-presenter-1280x720.png --view window --lesson "$L" --presenter --size 1280x720
 # The kernel editor: a puzzle's starter in the window, and a compile error on its line.
 XDG_DATA_HOME=$(mktemp -d) shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
 sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \

@@ -114,6 +114,14 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_TRUE(st.editor->result().all_met()) << st.editor->result().failure;
   EXPECT_TRUE(st.editor->marks().empty());
   EXPECT_EQ(st.main.run->totals.shared_ld_conflicts(), 0u);
+  // In the whole window the editor takes the source's place, its file's path (a long
+  // temporary one here) wrapped rather than cut.
+  st.single_view = View::Window;
+  s->frame();
+  fd = s->frame(true);
+  EXPECT_TRUE(fd.panels.count("Editor"));
+  EXPECT_GE(fd.texts_checked, 40);
+  for (const CutText& c : fd.cut_texts) ADD_FAILURE() << c.panel << " cuts '" << c.text << "'";
   fs::remove_all(dir);
 }
 

@@ -477,33 +477,37 @@ std::string cut_list(const FrameDraw& fd) {
 // Nothing is cut: every run of text the frame drew (panels, toolbar, the presenter's
 // strip, the lesson player, chart labels) lies inside its panel's clip rectangle, or its
 // panel scrolls to it, at a projector's 1280x720, 1600x1000 and 1920x1080: the window,
-// presenter mode, and both with a lesson open, on every step of lessons 02 and 03 (maps,
-// metrics and the player's predicts and goals).
+// presenter mode, both comparing pad=0 with pad=1, and both with a lesson open, on every
+// step of lessons 02 and 03 (maps, metrics and the player's predicts and goals).
 TEST(GuiClipping, NoTextIsCutAtProjectorSizes) {
   NEED_DISPLAY();
   const std::string l02 = std::string(WS_SOURCE_DIR) + "/lessons/02-coalescing.md";
   for (auto [w, h] : {std::pair{1280, 720}, std::pair{1600, 1000}, std::pair{1920, 1080}})
-    for (const std::string& lesson : {std::string(), kLesson, l02})
+    for (const std::string& lesson : {std::string(), std::string("compare"), kLesson, l02})
       for (bool presenter : {false, true}) {
         SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " " +
                      (lesson.empty() ? "window" : fs::path(lesson).stem().string()) +
                      (presenter ? " presenter" : ""));
+        const bool compare = lesson == "compare";
         DataHome home("clip");  // each lesson from its first step
-        auto s = open_lesson(lesson, false, w, h);
+        auto s = open_lesson(compare ? std::string() : lesson, false, w, h);
         ASSERT_TRUE(s);
         AppState& st = s->state();
+        if (compare) st.set_compare(true);  // pad=0 beside pad=1
         if (presenter) {
           st.presenter_on = true;  // as F5 does (--presenter would go full screen)
           st.font_dirty = true;
         }
         FrameDraw fd = settled(*s);
         ASSERT_NEAR(ImGui::GetIO().DisplaySize.x, float(w), 1.f);
-        const std::size_t steps = lesson.empty() ? 1 : fd.lesson.steps;
-        EXPECT_EQ(fd.classroom, !lesson.empty() && presenter);
+        const bool open = !lesson.empty() && !compare;
+        const std::size_t steps = open ? fd.lesson.steps : 1;
+        EXPECT_EQ(fd.classroom, open && presenter);
+        if (compare) { EXPECT_TRUE(fd.bank.drawn && fd.bank_b.drawn); }
         for (std::size_t i = 0; i < steps; ++i) {
           SCOPED_TRACE("step " + std::to_string(i + 1));
           fd = s->frame(true);
-          if (!lesson.empty()) { EXPECT_EQ(fd.lesson.step, i); }
+          if (open) { EXPECT_EQ(fd.lesson.step, i); }
           EXPECT_GE(fd.texts_checked, 40) << "the check saw the frame's text";
           EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut:" << cut_list(fd);
           if (i + 1 < steps) {

@@ -24,6 +24,20 @@
 #define WS_STACK_DEREGISTER(id) ((void)(id))
 #endif
 
+// ThreadSanitizer follows a thread's stack and knows nothing of our switches: each fiber
+// gets a TSan fiber and every switch names the one it goes to (the sanitizer's fiber API),
+// or TSan takes the fiber stacks for one endless stack and crashes.
+#if defined(__SANITIZE_THREAD__)
+#define WS_TSAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_TSAN_FIBERS 1
+#endif
+#endif
+#if defined(WS_TSAN_FIBERS)
+#include <sanitizer/tsan_interface.h>
+#endif
+
 namespace ws::sim {
 
 std::string_view to_string(FiberBackend b) {
@@ -117,10 +131,12 @@ namespace bc = boost::context::detail;
 struct FiberHost::Impl {
   void* fctx = nullptr;
   ucontext_t uc;
+  void* tsan = nullptr;  // the TSan fiber of the thread that runs the host
 };
 struct Fiber::Impl {
   void* fctx = nullptr;
   ucontext_t uc;
+  void* tsan = nullptr;
 };
 
 FiberHost::FiberHost(FiberBackend backend)
@@ -134,10 +150,16 @@ FiberHost::Impl& FiberHost::impl() { return *std::launder(reinterpret_cast<Impl*
 Fiber::Fiber(StackPool& pool, FiberHost& host) : pool_(pool), host_(host) {
   static_assert(sizeof(Impl) <= sizeof(ctx_) && alignof(Impl) <= 16, "grow Fiber::ctx_");
   new (ctx_) Impl();
+#if defined(WS_TSAN_FIBERS)
+  impl().tsan = __tsan_create_fiber(0);
+#endif
 }
 
 Fiber::~Fiber() {
   if (stack_.base) pool_.release(stack_);
+#if defined(WS_TSAN_FIBERS)
+  __tsan_destroy_fiber(impl().tsan);
+#endif
   impl().~Impl();
 }
 
@@ -204,6 +226,10 @@ void Fiber::land(FiberHost& h, void* fctx) {
 
 void Fiber::switch_to(FiberHost& h, Fiber* self, Fiber* to) {
   h.from_ = self;
+#if defined(WS_TSAN_FIBERS)  // TSan is told which fiber runs next, just before the switch
+  if (!self) h.impl().tsan = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(to ? to->impl().tsan : h.impl().tsan, 0);
+#endif
   if (h.backend_ == FiberBackend::Boost) {
 #if defined(WS_FIBER_BOOST)
     bc::transfer_t t = bc::jump_fcontext(to ? to->impl().fctx : h.impl().fctx, to);
@@ -218,6 +244,9 @@ void Fiber::switch_to(FiberHost& h, Fiber* self, Fiber* to) {
 void Fiber::exit_to(FiberHost& h, Fiber* self, Fiber* to) {
   self->state_ = State::Idle;
   h.from_ = self;
+#if defined(WS_TSAN_FIBERS)
+  __tsan_switch_to_fiber(to ? to->impl().tsan : h.impl().tsan, 0);
+#endif
   if (h.backend_ == FiberBackend::Boost) {
 #if defined(WS_FIBER_BOOST)
     bc::jump_fcontext(to ? to->impl().fctx : h.impl().fctx, to);

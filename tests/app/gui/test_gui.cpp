@@ -212,6 +212,46 @@ TEST(GuiWindow, AllPanelsEmulatorNoticeAndLessonSlot) {
   for (const viz::ChartMark& m : fd.bars.geom.marks) EXPECT_TRUE(m.modelled) << "emulated bars are hollow";
 }
 
+// The clipping check itself: a frame drawn by hand with a line longer than its window, a
+// button laid out past the edge and a long list in a window that scrolls. The first two
+// are cut, the list is not (its panel scrolls to it), and text inside is not.
+TEST(GuiClipping, TheCheckFindsCutTextAndLetsScrollingTextBe) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", tiled(0), View::BankMap);
+  ASSERT_TRUE(s);
+  auto& win = s->window();
+  win.new_frame();
+  const ImGuiWindowFlags f = ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoMove;
+  ImGui::SetNextWindowPos(ImVec2(10, 10));
+  ImGui::SetNextWindowSize(ImVec2(200, 120));
+  ImGui::Begin("Narrow", nullptr, f | ImGuiWindowFlags_NoScrollbar);
+  ImGui::TextUnformatted("fits");
+  ImGui::TextUnformatted("this line is much longer than two hundred pixels");
+  ImGui::Dummy(ImVec2(10, 1));
+  ImGui::SameLine(400);
+  ImGui::Button("far away");
+  ImGui::End();
+  ImGui::SetNextWindowPos(ImVec2(300, 10));
+  ImGui::SetNextWindowSize(ImVec2(200, 120));
+  ImGui::Begin("Scrolls", nullptr, f | ImGuiWindowFlags_AlwaysVerticalScrollbar);
+  for (int i = 0; i < 40; ++i) ImGui::Text("row %d", i);
+  ImGui::End();
+  win.render();
+  FrameDraw fd;
+  check_text(fd);
+  win.present();
+  EXPECT_GE(fd.texts_checked, 3);
+  bool long_line = false, far = false;
+  for (const CutText& c : fd.cut_texts) {
+    EXPECT_EQ(c.panel, "Narrow") << c.text;
+    long_line |= c.text.rfind("this line is", 0) == 0;
+    far |= c.text.empty() && c.rect.x1 > c.clip.x1;
+    EXPECT_NE(c.text, "fits");
+  }
+  EXPECT_TRUE(long_line) << "the long line is cut at the window's edge";
+  EXPECT_TRUE(far) << "the button laid out past the edge, not drawn at all, is found too";
+}
+
 TEST(GuiMetrics, NcuNamesAndModelledTime) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", tiled(0), View::Metrics);

@@ -638,23 +638,27 @@ class PlayerPanel : public LessonPanel {
       const bool current = player_ && player_->lesson().id == e.id;
       const std::string title = e.title.empty() ? e.id : e.title;
       const std::string label = title + "##" + e.id;
-      // The title gets all the width the status leaves; a title still longer shows whole
-      // under the mouse.
+      // The title gets all the width the status leaves, and wraps onto a second line
+      // rather than being cut; one click on it opens the lesson.
       const float avail = ImGui::GetContentRegionAvail().x;
       const float title_w = std::max(avail * 0.5f, avail - ImGui::CalcTextSize(status.c_str()).x -
                                                         ImGui::GetStyle().ItemSpacing.x);
-      const bool clicked = ImGui::Selectable(label.c_str(), current, 0, ImVec2(title_w, 0));
-      if (ImGui::IsItemHovered() && ImGui::CalcTextSize(title.c_str()).x > title_w)
-        ImGui::SetTooltip("%s", title.c_str());
+      const ImVec2 at = ImGui::GetCursorPos();
+      const float h = ImGui::CalcTextSize(title.c_str(), nullptr, false, title_w).y;
+      const bool clicked = ImGui::Selectable(label.c_str() + title.size(), current, 0, ImVec2(title_w, h));
       if (clicked && !current) {
         std::string err;
         open(e.path, err);
         entries_.clear();
-    scanned_ = false;
+        scanned_ = false;
         return;
       }
       ImGui::SameLine();
       ImGui::TextColored(status == "done" ? kGood : e.error.empty() ? kDim : kBad, "%s", status.c_str());
+      ImGui::SetCursorPos(at);
+      ImGui::PushTextWrapPos(at.x + title_w);
+      ImGui::TextUnformatted(title.c_str());
+      ImGui::PopTextWrapPos();
     }
   }
 

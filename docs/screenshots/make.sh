@@ -6,6 +6,11 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ws=${1:-$here/../../build/warpscope}
 shot() { out=$1; shift; "$ws" gui --backend emu --screenshot "$here/$out" "$@"; }
+# A fresh progress store and puzzle folder, the same path every time: the pictures show
+# no one's progress and no random folder name.
+export XDG_DATA_HOME=/tmp/warpscope-screenshots
+rm -rf "$XDG_DATA_HOME"
+mkdir -p "$XDG_DATA_HOME"
 
 T="--kernel transpose --variant tiled --set n=64 --set tile=32 --set block_rows=8"
 shot bank-map-pad0.png   --view bank-map   $T --set pad=0
@@ -22,12 +27,12 @@ shot presenter.png       --view window     $T --set pad=0 --presenter --size 160
 shot window-1280x720.png --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0 --size 1280x720
 shot presenter-1280x720.png --view window  $T --set pad=0 --presenter --size 1280x720
 L=$here/../../lessons/03-shared-banks.md
-XDG_DATA_HOME=$(mktemp -d) shot lesson-player.png --view window --lesson "$L" --size 1600x1000
-XDG_DATA_HOME=$(mktemp -d) shot lesson-player-1280x720.png --view window --lesson "$L" --size 1280x720
-XDG_DATA_HOME=$(mktemp -d) shot lesson-presenter.png --view window --lesson "$L" --presenter --size 1600x1000
-XDG_DATA_HOME=$(mktemp -d) shot lesson-presenter-1280x720.png --view window --lesson "$L" --presenter --size 1280x720
+shot lesson-player.png --view window --lesson "$L" --size 1600x1000
+shot lesson-player-1280x720.png --view window --lesson "$L" --size 1280x720
+shot lesson-presenter.png --view window --lesson "$L" --presenter --size 1600x1000
+shot lesson-presenter-1280x720.png --view window --lesson "$L" --presenter --size 1280x720
 # The kernel editor: a puzzle's starter in the window, and a compile error on its line.
-XDG_DATA_HOME=$(mktemp -d) shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
+shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
 sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \
     "$here/../../puzzles/solutions/03-pad-a-tile.cuh" > /tmp/pad_err.cuh
 shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.md" --edit /tmp/pad_err.cuh --size 1280x720

@@ -26,11 +26,6 @@ shot presenter.png       --view window     $T --set pad=0 --presenter --size 160
 # A projector's size: the window, presenter mode, and a lesson open in both.
 shot window-1280x720.png --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0 --size 1280x720
 shot presenter-1280x720.png --view window  $T --set pad=0 --presenter --size 1280x720
-L=$here/../../lessons/03-shared-banks.md
-shot lesson-player.png --view window --lesson "$L" --size 1600x1000
-shot lesson-player-1280x720.png --view window --lesson "$L" --size 1280x720
-shot lesson-presenter.png --view window --lesson "$L" --presenter --size 1600x1000
-shot lesson-presenter-1280x720.png --view window --lesson "$L" --presenter --size 1280x720
 # The kernel editor: a puzzle's starter in the window, and a compile error on its line.
 shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
 sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \
@@ -41,3 +36,9 @@ shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.
 shot metrics-hardware.png --view metrics --kernel transpose --variant tiled --set n=2048 \
   --set tile=16 --set block_rows=4 --set pad=0 --hardware-from "$here/h100-transpose-tiled-16x4.json"
 shot source-sass.png     --view stepper    --kernel matmul --variant tiled --sass
+# Lessons last: opening one writes its progress, which the lesson list above would show.
+L=$here/../../lessons/03-shared-banks.md
+shot lesson-player.png --view window --lesson "$L" --size 1600x1000
+shot lesson-player-1280x720.png --view window --lesson "$L" --size 1280x720
+shot lesson-presenter.png --view window --lesson "$L" --presenter --size 1600x1000
+shot lesson-presenter-1280x720.png --view window --lesson "$L" --presenter --size 1280x720

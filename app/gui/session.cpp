@@ -31,6 +31,7 @@ std::unique_ptr<Session> Session::open(const GuiOptions& opt, const SessionOptio
   wo.height = opt.height;
   wo.visible = so.visible;
   wo.vsync = so.vsync;
+  wo.focus = so.focus;
   wo.fullscreen = opt.presenter && so.visible && opt.screenshot.empty();
   wo.font = s->font_path_;
   wo.font_size = opt.presenter ? 26 : 17;

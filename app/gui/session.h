@@ -17,6 +17,10 @@ struct SessionOptions {
   bool visible = true;
   bool vsync = true;
   bool idle_wait = true;      // wait for input between frames when nothing moves
+  // Take the input focus when the window opens. Tests turn it off: on a display shared by
+  // tests running side by side, a new window's focus makes ImGui clear the keys that
+  // another test has just pressed.
+  bool focus = true;
   BackendFactory backend;     // empty: from GuiOptions::backend
 };
 

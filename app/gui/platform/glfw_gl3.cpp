@@ -76,6 +76,8 @@ std::unique_ptr<Window> Window::open(const WindowOptions& o, std::string& err) {
   glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
   glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
   glfwWindowHint(GLFW_VISIBLE, o.visible ? GLFW_TRUE : GLFW_FALSE);
+  glfwWindowHint(GLFW_FOCUSED, o.focus ? GLFW_TRUE : GLFW_FALSE);
+  glfwWindowHint(GLFW_FOCUS_ON_SHOW, o.focus ? GLFW_TRUE : GLFW_FALSE);
   glfwWindowHint(GLFW_SCALE_TO_MONITOR, GLFW_FALSE);
   g_glfw_error.clear();
   GLFWwindow* w = glfwCreateWindow(o.width, o.height, o.title.c_str(), nullptr, nullptr);

@@ -15,6 +15,7 @@ struct WindowOptions {
   bool visible = true;      // false: screenshots and tests (still a real GL context)
   bool fullscreen = false;  // on the primary monitor
   bool vsync = true;
+  bool focus = true;        // take the input focus when shown
   std::string font;         // TTF path; "" = ImGui's built-in font
   float font_size = 17;
 };

@@ -34,6 +34,7 @@ std::unique_ptr<Session> open_session(const std::string& family, const std::stri
   o.variant = variant;
   o.params = p;
   SessionOptions so;
+  so.focus = false;  // keys pressed by tests beside this one stay theirs
   so.visible = true;
   so.vsync = false;
   so.idle_wait = false;

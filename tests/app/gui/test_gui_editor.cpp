@@ -52,6 +52,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   o.puzzle = puzzle;
   o.edit = kernel;  // missing: created from the starter
   SessionOptions so;
+  so.focus = false;  // keys pressed by tests beside this one stay theirs
   so.visible = true;
   so.vsync = false;
   so.idle_wait = false;

@@ -58,6 +58,7 @@ std::unique_ptr<Session> open_lesson(const std::string& lesson, bool presenter, 
   o.lesson = lesson;
   o.presenter = presenter;
   SessionOptions so;
+  so.focus = false;  // keys pressed by tests beside this one stay theirs
   so.visible = true;
   so.vsync = false;
   so.idle_wait = false;
@@ -251,6 +252,7 @@ TEST(GuiLesson, PresenterWithoutLessonKeepsItsLayout) {
   o.params = {{"n", 64}, {"tile", 32}, {"block_rows", 8}};
   o.presenter = true;
   SessionOptions so;
+  so.focus = false;  // keys pressed by tests beside this one stay theirs
   so.vsync = false;
   so.idle_wait = false;
   so.backend = backend_factory("emu");

@@ -134,7 +134,7 @@ ChartDraw paint(const char* id, const ChartSpec& spec, ImVec2 size, const ViewSt
   PaintOptions o;
   o.font = ImGui::GetFontSize();
   o.meta_footer = false;
-  o.theme = style.high_contrast ? ChartTheme::high_contrast() : ChartTheme::dark();
+  o.theme = theme(style).chart;
   d.geom = paint_chart(spec, cv, p.x, p.y, size.x, size.y, o);
   dl->PopClipRect();
   d.drawn = true;
@@ -167,7 +167,8 @@ ChartDraw paint(const char* id, const ChartSpec& spec, ImVec2 size, const ViewSt
         where = (spec.x_label.empty() ? std::string("x") : spec.x_label) + " " + short_number(s.x[i]);
       ImGui::Text("%s - %s", s.name.c_str(), where.c_str());
       if (s.wrong_at(i)) {
-        ImGui::TextColored(ImVec4(1, 0.35f, 0.35f, 1), "wrong result: the output did not match the reference");
+        ImGui::TextColored(to_imvec4(theme(style).run_error),
+                           "wrong result: the output did not match the reference");
       } else {
         ImGui::Text("%.4g %s%s", s.y[i], spec.y_label.c_str(),
                     s.modelled_at(i) ? " (modelled, not measured)" : "");

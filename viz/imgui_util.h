@@ -13,6 +13,11 @@
 namespace ws::viz {
 
 inline ImVec2 v2(float x, float y) { return ImVec2(x, y); }
+// 0xRRGGBBAA -> ImGui's float colour (for TextColored and style colours).
+inline ImVec4 to_imvec4(std::uint32_t c) {
+  return ImVec4(float(c >> 24) / 255.f, float((c >> 16) & 0xFF) / 255.f,
+                float((c >> 8) & 0xFF) / 255.f, float(c & 0xFF) / 255.f);
+}
 inline Rect rect_of(ImVec2 a, ImVec2 b) { return Rect{a.x, a.y, b.x, b.y}; }
 
 inline void fill(ImDrawList* dl, const Rect& r, std::uint32_t col, float rounding = 0) {

@@ -57,11 +57,12 @@ void row(MetricsDraw& d, const std::string& name, const std::string& value, std:
 }  // namespace
 
 MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
-  const std::uint32_t modelled_col = style.high_contrast ? rgba(255, 220, 0) : rgba(240, 200, 90);
+  const Theme& th = theme(style);
+  const std::uint32_t modelled_col = th.modelled;
   MetricsDraw d;
   if (!in.error.empty()) {
     d.note = in.error;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 90, 90)));
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
     ImGui::TextWrapped("The run did not happen: %s", in.error.c_str());
     ImGui::PopStyleColor();
     return d;
@@ -75,14 +76,14 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   d.time_label = !in.recorded.empty() ? in.recorded : in.measured ? "measured" : "modelled";
   if (!in.verified) {
     d.wrong_shown = true;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 90, 90)));
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
     ImGui::TextWrapped("WRONG RESULT - the output differs from the CPU reference%s%s. Its time "
                        "is not a measurement of a working kernel.",
                        in.verify_message.empty() ? "" : ": ", in.verify_message.c_str());
     ImGui::PopStyleColor();
   }
   for (const std::string& p : in.problems) {
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(255, 170, 60)));
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.problem));
     ImGui::TextWrapped("%s", p.c_str());
     ImGui::PopStyleColor();
   }
@@ -113,7 +114,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
                                           format_value(std::round(in.peak)) + " " + in.unit);
     }
     row(d, "output", in.verified ? "matches the CPU reference" : "WRONG",
-        in.verified ? rgba(80, 200, 110) : rgba(255, 90, 90));
+        in.verified ? th.verified : th.run_error);
     ImGui::EndTable();
   }
   ImGui::Spacing();
@@ -146,7 +147,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   }
   if (in.collect_hardware && *in.collect_hardware && in.hardware.empty() && !in.hardware_note.empty()) {
     d.hardware_note_shown = true;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(rgba(240, 170, 80)));
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.hardware_note));
     ImGui::TextWrapped("%s", in.hardware_note.c_str());
     ImGui::PopStyleColor();
   }
@@ -169,10 +170,10 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   // model | hardware | difference; a difference row opens to its one-sentence reason.
   auto colour = [&](DiffColour c) -> std::uint32_t {
     switch (c) {
-      case DiffColour::Equal: return rgba(80, 200, 110);
-      case DiffColour::Noise: return style.high_contrast ? rgba(255, 220, 0) : rgba(240, 200, 90);
-      case DiffColour::Differs: return rgba(255, 110, 90);
-      case DiffColour::HardwareOnly: return rgba(150, 170, 200);
+      case DiffColour::Equal: return th.equal;
+      case DiffColour::Noise: return th.noise;
+      case DiffColour::Differs: return th.differs;
+      case DiffColour::HardwareOnly: return th.hardware_only;
     }
     return 0;
   };

@@ -11,15 +11,6 @@
 
 namespace ws::viz {
 
-std::uint32_t use_colour(double f) {
-  f = std::clamp(f, 0.0, 1.0);
-  // red (1/8 used) -> amber -> green (all used)
-  const double t = std::clamp((f - 0.125) / 0.875, 0.0, 1.0);
-  const unsigned r = unsigned(220 * (1 - t) + 50 * t), g = unsigned(60 * (1 - t) + 168 * t),
-                 b = unsigned(50 * (1 - t) + 82 * t);
-  return rgba(r, g, b);
-}
-
 namespace {
 
 // "7", "0-7", or "5 lanes": which lanes a sector serves, as short as fits.

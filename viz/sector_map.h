@@ -47,7 +47,4 @@ struct SectorMapDraw {
 //       sectors_drawn == access.sectors and lines_drawn == access.lines.
 SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style = {});
 
-// Sector fill by how much of it the warp uses: full use reads green, 1/8 red.
-std::uint32_t use_colour(double fraction);
-
 }  // namespace ws::viz

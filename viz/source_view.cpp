@@ -100,17 +100,18 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       if (in.sass_diffs.count(line)) rows.push_back({line, -2});
     }
   }
+  const Theme& th = theme(style);
   auto mem_colour = [&](const SassRow& r) -> std::uint32_t {
     switch (r.mem) {
-      case SassMem::Global: return style.high_contrast ? 0x66CCFFFFu : 0x5FB4E8FFu;
-      case SassMem::Shared: return style.high_contrast ? 0xFFB000FFu : 0xE6A23CFFu;
-      case SassMem::Local: return 0xFF6464FFu;
-      case SassMem::Barrier: return 0xB48CFFFFu;
+      case SassMem::Global: return th.sass_global;
+      case SassMem::Shared: return th.sass_shared;
+      case SassMem::Local: return th.sass_local;
+      case SassMem::Barrier: return th.sass_barrier;
       case SassMem::None: break;
     }
     return dim_text_colour(style);
   };
-  const std::uint32_t diff_col = style.high_contrast ? 0xFF40FFFFu : 0xE070E0FFu;
+  const std::uint32_t diff_col = th.sass_diff;
   if (scroll_to_target) {
     // Keep the line a third from the top: the loop around it stays in view.
     int row_of_target = 0;
@@ -135,7 +136,7 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       }
       if (row.sass >= 0) {
         const SassRow& r = *shown.at(line)[std::size_t(row.sass)];
-        fill(dl, Rect{p.x + num_w + 8, p.y, p.x + w, p.y + fh}, style.high_contrast ? 0x101010FFu : 0x1C2230FFu);
+        fill(dl, Rect{p.x + num_w + 8, p.y, p.x + w, p.y + fh}, th.sass_row_bg);
         std::uint32_t c = mem_colour(r);
         text_at(dl, p.x + num_w + 24, p.y, r.text, c);
         float right = p.x + num_w + 24 + ImGui::CalcTextSize(r.text.c_str()).x;
@@ -157,7 +158,7 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
       }
       if (line == in.current_line) {
         d.current_rect = Rect{p.x, p.y, p.x + w, p.y + fh};
-        fill(dl, d.current_rect, style.high_contrast ? 0x0050A0FFu : 0x2D4F8AFFu);
+        fill(dl, d.current_rect, th.current_line_bg);
         fill(dl, Rect{p.x, p.y, p.x + 4, p.y + fh}, highlight_colour(style));
       }
       char num[16];
@@ -179,21 +180,21 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
         }
       }
       const std::string& text = f.lines[std::size_t(i)];
-      text_at(dl, p.x + num_w, p.y, text, line == in.current_line ? 0xFFFFFFFFu : text_colour(style));
+      text_at(dl, p.x + num_w, p.y, text, line == in.current_line ? th.current_line_text : text_colour(style));
       float right = p.x + num_w + ImGui::CalcTextSize(text.c_str()).x;
       const float column = p.x + num_w + ImGui::CalcTextSize(std::string(64, 'x').c_str()).x;
       auto counted = in.counters.find(line);
       if (counted != in.counters.end()) {
         const float cx = std::max(right + 24, column);
         const std::string c = "| " + counted->second;
-        text_at(dl, cx, p.y, c, style.high_contrast ? 0x40E0FFFFu : 0x6FB7D8FFu);
+        text_at(dl, cx, p.y, c, th.counters);
         right = cx + ImGui::CalcTextSize(c.c_str()).x;
         ++d.counters_drawn;
       }
       auto note = in.notes.find(line);
       if (note != in.notes.end()) {
         const float nx = std::max(right + 24, column);
-        text_at(dl, nx, p.y, "// " + note->second, style.high_contrast ? 0xFFB000FFu : 0xE6A23CFFu);
+        text_at(dl, nx, p.y, "// " + note->second, th.note);
         right = nx + ImGui::CalcTextSize(("// " + note->second).c_str()).x;
       }
       if (has_sass) {

@@ -194,7 +194,9 @@ std::string EditorPanel::status() const {
 EditorDraw EditorPanel::draw(AppState& s) {
   EditorDraw d;
   d.drawn = true;
-  const ImVec4 red(0.93f, 0.33f, 0.31f, 1), green(0.40f, 0.80f, 0.45f, 1), dim(0.6f, 0.6f, 0.6f, 1);
+  const viz::Theme& th = viz::theme({});
+  const ImVec4 red = viz::to_imvec4(th.editor_error), green = viz::to_imvec4(th.editor_ok),
+               dim = viz::to_imvec4(th.editor_dim);
   ImGui::TextWrapped("%s", p_.title.empty() ? puzzle_file_.c_str() : p_.title.c_str());
   ImGui::PushTextWrapPos(0);  // a long path wraps rather than running under the next panel
   ImGui::TextColored(dim, "%s  (job %s/%s)", kernel_file_.c_str(), p_.family.c_str(), p_.variant.c_str());
@@ -262,12 +264,12 @@ EditorDraw EditorPanel::draw(AppState& s) {
     const auto m = marks_.find(i);
     const auto n = s.main.marks.find(i);
     if (i == current)
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + gutter - 2, y + lh), IM_COL32(230, 190, 60, 110));
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + gutter - 2, y + lh), viz::to_imgui(th.gutter_mark));
     if (m != marks_.end())
-      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + lh), IM_COL32(200, 60, 50, 110));
+      dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + width, y + lh), viz::to_imgui(th.error_line));
     char num[16];
     std::snprintf(num, sizeof num, "%4d", i);
-    dl->AddText(ImVec2(origin.x, y), m != marks_.end() ? IM_COL32(240, 90, 80, 255) : IM_COL32(130, 130, 130, 255), num);
+    dl->AddText(ImVec2(origin.x, y), viz::to_imgui(m != marks_.end() ? th.error_number : th.line_number), num);
     if (n != s.main.marks.end() && s.user_shown() && m == marks_.end())
       dl->AddCircleFilled(ImVec2(origin.x + gutter - 5, y + lh * 0.5f), lh * 0.22f, n->second);
   }

@@ -18,6 +18,7 @@
 #include "app/lesson/lesson_model.h"
 #include "app/paths.h"
 #include "app/lesson/player.h"
+#include "viz/imgui_util.h"
 
 namespace ws::gui {
 
@@ -26,15 +27,17 @@ namespace {
 using namespace ws::lesson;
 namespace fs = std::filesystem;
 
-const ImVec4 kText{0.92f, 0.92f, 0.92f, 1.f};
-const ImVec4 kEmph{0.62f, 0.82f, 1.00f, 1.f};
-const ImVec4 kStrong{1.00f, 0.86f, 0.50f, 1.f};
-const ImVec4 kCode{0.60f, 0.95f, 0.60f, 1.f};
-const ImVec4 kHeading{1.00f, 1.00f, 1.00f, 1.f};
-const ImVec4 kDim{0.62f, 0.62f, 0.66f, 1.f};
-const ImVec4 kGood{0.45f, 0.90f, 0.45f, 1.f};
-const ImVec4 kBad{1.00f, 0.50f, 0.40f, 1.f};
-const ImVec4 kBox{0.16f, 0.18f, 0.22f, 1.f};
+// The lesson's colours (viz/theme.h).
+const viz::Theme& kTheme = viz::theme({});
+const ImVec4 kText = viz::to_imvec4(kTheme.lesson_text);
+const ImVec4 kEmph = viz::to_imvec4(kTheme.lesson_emphasis);
+const ImVec4 kStrong = viz::to_imvec4(kTheme.lesson_strong);
+const ImVec4 kCode = viz::to_imvec4(kTheme.lesson_code);
+const ImVec4 kHeading = viz::to_imvec4(kTheme.lesson_heading);
+const ImVec4 kDim = viz::to_imvec4(kTheme.lesson_dim);
+const ImVec4 kGood = viz::to_imvec4(kTheme.lesson_good);
+const ImVec4 kBad = viz::to_imvec4(kTheme.lesson_bad);
+const ImVec4 kBox = viz::to_imvec4(kTheme.lesson_box);
 
 // Draws styled runs as flowing text, wrapped at the panel's width, word by word.
 void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {

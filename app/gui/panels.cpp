@@ -36,6 +36,9 @@ viz::ViewStyle style_of(const AppState& s) {
   return s.presenter_on ? viz::ViewStyle::presenter() : viz::ViewStyle{};
 }
 
+// The window's colours for the current style (viz/theme.h).
+const viz::Theme& th(const AppState& s) { return viz::theme(style_of(s)); }
+
 // The stepper panel `width` wide: title, rows of buttons, scrub bar, the description.
 float stepper_height(float width) {
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -298,7 +301,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
     return {};
   }
   if (&l == &s.main && !s.refusal().empty())
-    ImGui::TextColored(ImVec4(1, 0.7f, 0.3f, 1), "(from the last parameters that could run)");
+    ImGui::TextColored(viz::to_imvec4(th(s).stale), "(from the last parameters that could run)");
   if (&l == &s.main) in.collect_hardware = &s.collect_hardware;
   viz::MetricsDraw d = viz::draw_metrics_table(in, style_of(s));
   // Turned on for a run that has no counters yet: run again with them (they stay with
@@ -486,12 +489,12 @@ void result_line(const AppState& s) {
   }
   const RunResult& r = *s.main.run;
   if (!r.error.empty()) {
-    ImGui::TextColored(ImVec4(1, 0.45f, 0.35f, 1), "did not run");
+    ImGui::TextColored(viz::to_imvec4(th(s).bad), "did not run");
     return;
   }
   ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
   if (r.timing.throughput > 0)
-    ImGui::TextColored(r.timing.measured ? ImVec4(0.6f, 0.85f, 1, 1) : ImVec4(0.95f, 0.8f, 0.35f, 1),
+    ImGui::TextColored(r.timing.measured ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
                        "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
                        viz::format_ms(r.timing.median_ms).c_str(),
                        !r.timing.recorded.empty() ? r.timing.recorded.c_str()
@@ -504,9 +507,9 @@ void result_line(const AppState& s) {
     return;
   }
   if (r.ok())
-    ImGui::TextColored(ImVec4(0.5f, 0.85f, 0.5f, 1), "output matches the CPU reference");
+    ImGui::TextColored(viz::to_imvec4(th(s).good), "output matches the CPU reference");
   else
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "WRONG RESULT%s%s", r.verify_message.empty() ? "" : ": ",
+    ImGui::TextColored(viz::to_imvec4(th(s).wrong), "WRONG RESULT%s%s", r.verify_message.empty() ? "" : ": ",
                        r.verify_message.c_str());
   if (s.main_pending()) ImGui::TextDisabled("re-running with the new parameters...");
 }
@@ -546,7 +549,7 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   param_widgets(s);
   if (!s.refusal().empty()) {
     fd.refusal_shown = s.refusal();
-    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0f, 0.45f, 0.35f, 1));
+    ImGui::PushStyleColor(ImGuiCol_Text, viz::to_imvec4(th(s).bad));
     ImGui::TextWrapped("Not run: %s", s.refusal().c_str());
     ImGui::PopStyleColor();
   }
@@ -629,7 +632,7 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   if (ImGui::InputText("export to", dir, s.export_dir_edit.size())) s.export_dir = dir;
   if (ImGui::Button("save window PNG (F12)")) s.window_png_request = true;
   if (!s.last_export.empty()) {
-    ImGui::PushStyleColor(ImGuiCol_Text, s.last_export_failed ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.5f, 0.85f, 0.5f, 1));
+    ImGui::PushStyleColor(ImGuiCol_Text, s.last_export_failed ? viz::to_imvec4(th(s).bad) : viz::to_imvec4(th(s).good));
     ImGui::TextWrapped("%s", s.last_export.c_str());
     ImGui::PopStyleColor();
   }
@@ -653,7 +656,7 @@ void notices_bar(AppState& s, FrameDraw& fd) {
       break;
     }
     ImGui::SameLine();
-    ImGui::TextColored(n.error ? ImVec4(1, 0.45f, 0.35f, 1) : ImVec4(0.9f, 0.85f, 0.5f, 1), "%s", n.text.c_str());
+    ImGui::TextColored(n.error ? viz::to_imvec4(th(s).bad) : viz::to_imvec4(th(s).notice), "%s", n.text.c_str());
     fd.notices_shown.push_back(n.text);
     ImGui::PopID();
   }
@@ -705,8 +708,8 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::TextDisabled("| %s", s.backend_line().c_str());
   if (s.emulated()) {
     ImGui::SameLine();
-    ImGui::PushStyleColor(ImGuiCol_Button, ImVec4(0.55f, 0.42f, 0.05f, 1));
-    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, ImVec4(0.55f, 0.42f, 0.05f, 1));
+    ImGui::PushStyleColor(ImGuiCol_Button, viz::to_imvec4(th(s).badge));
+    ImGui::PushStyleColor(ImGuiCol_ButtonHovered, viz::to_imvec4(th(s).badge));
     ImGui::SmallButton(emulated_banner());
     ImGui::PopStyleColor(2);
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", s.worker().notice().c_str());
@@ -715,7 +718,7 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::SameLine();
   if (auto k = s.worker().running()) {
     // The class needs to know that something runs, not which job: the bar stays one line.
-    ImGui::TextColored(ImVec4(0.55f, 0.8f, 1, 1), "| %s %.1f s",
+    ImGui::TextColored(viz::to_imvec4(th(s).timer), "| %s %.1f s",
                        s.presenter_on ? "running" : std::string(to_string(*k)).c_str(), s.worker().running_seconds());
   } else {
     ImGui::TextDisabled("| idle");
@@ -802,7 +805,7 @@ void shortcut_list(FrameDraw& fd, const std::vector<std::pair<std::string, std::
       if (ImGui::GetCursorPosX() + w > right) ImGui::NewLine();
     }
     first = false;
-    ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", k.c_str());
+    ImGui::TextColored(viz::to_imvec4(viz::theme({}).key), "%s", k.c_str());
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
   }
@@ -819,11 +822,11 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
   const RunResult& r = *l.run;
   ImGui::TextWrapped("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (r.error.empty() && r.timing.throughput > 0) {
-    ImGui::TextColored(r.ok() ? ImVec4(0.5f, 0.85f, 0.5f, 1) : ImVec4(1, 0.4f, 0.4f, 1), "%.4g %s%s%s",
+    ImGui::TextColored(r.ok() ? viz::to_imvec4(th(s).good) : viz::to_imvec4(th(s).wrong), "%.4g %s%s%s",
                        r.timing.throughput, r.timing.unit.c_str(), r.timing.measured ? "" : " (modelled)",
                        r.ok() ? "" : " WRONG RESULT");
   } else if (!r.error.empty()) {
-    ImGui::TextColored(ImVec4(1, 0.4f, 0.4f, 1), "%s", r.error.c_str());
+    ImGui::TextColored(viz::to_imvec4(th(s).wrong), "%s", r.error.c_str());
   }
   const sim::Totals& t = r.totals;
   char counts[200];
@@ -935,12 +938,12 @@ void keys_line(FrameDraw& fd, const std::vector<std::pair<std::string, std::stri
     x += (first ? 0 : gap) + w;
     first = false;
     fd.shortcut_keys.push_back(k);
-    ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", k.c_str());
+    ImGui::TextColored(viz::to_imvec4(viz::theme({}).key), "%s", k.c_str());
     ImGui::SameLine();
     ImGui::TextUnformatted(what.c_str());
   }
   if (!first) ImGui::SameLine(0, gap);
-  ImGui::TextColored(ImVec4(1, 1, 0, 1), "%s", hide_key.c_str());
+  ImGui::TextColored(viz::to_imvec4(viz::theme({}).key), "%s", hide_key.c_str());
   ImGui::SameLine();
   ImGui::TextUnformatted("hide keys");
 }
@@ -1259,23 +1262,27 @@ std::uint32_t apply_style(bool presenter) {
     st.Colors[ImGuiCol_WindowBg].w = 0;
     return viz::rgba(unsigned(bg.x * 255 + 0.5f), unsigned(bg.y * 255 + 0.5f), unsigned(bg.z * 255 + 0.5f));
   };
+  // The theme's colours over ImGui's dark style; 0 keeps the dark default.
+  ImGui::StyleColorsDark(&st);
+  const viz::Theme& t = viz::theme(presenter ? viz::ViewStyle::presenter() : viz::ViewStyle{});
+  ImVec4* c = st.Colors;
+  auto set = [](ImVec4& slot, std::uint32_t col) {
+    if (col) slot = viz::to_imvec4(col);
+  };
+  set(c[ImGuiCol_WindowBg], t.window_bg);
+  set(c[ImGuiCol_ChildBg], t.child_bg);
+  set(c[ImGuiCol_Text], t.window_text);
+  set(c[ImGuiCol_TextDisabled], t.text_disabled);
+  set(c[ImGuiCol_TitleBg], t.title_bg);
+  set(c[ImGuiCol_TitleBgActive], t.title_bg);
+  set(c[ImGuiCol_Border], t.border);
+  set(c[ImGuiCol_FrameBg], t.frame_bg);
+  set(c[ImGuiCol_Button], t.button);
   if (!presenter) {
-    ImGui::StyleColorsDark(&st);
     st.WindowRounding = 0;
     st.FrameRounding = 2;
-    st.Colors[ImGuiCol_WindowBg] = ImVec4(0.06f, 0.06f, 0.065f, 1);
     return clear_from_window_bg();
   }
-  ImGui::StyleColorsDark(&st);
-  ImVec4* c = st.Colors;
-  c[ImGuiCol_WindowBg] = ImVec4(0, 0, 0, 1);
-  c[ImGuiCol_ChildBg] = ImVec4(0, 0, 0, 0);
-  c[ImGuiCol_Text] = ImVec4(1, 1, 1, 1);
-  c[ImGuiCol_TextDisabled] = ImVec4(0.8f, 0.8f, 0.8f, 1);
-  c[ImGuiCol_TitleBg] = c[ImGuiCol_TitleBgActive] = ImVec4(0.1f, 0.1f, 0.35f, 1);
-  c[ImGuiCol_Border] = ImVec4(1, 1, 1, 0.6f);
-  c[ImGuiCol_FrameBg] = ImVec4(0.15f, 0.15f, 0.15f, 1);
-  c[ImGuiCol_Button] = ImVec4(0.1f, 0.25f, 0.6f, 1);
   st.WindowBorderSize = 2;
   st.WindowRounding = 0;
   return clear_from_window_bg();
@@ -1383,7 +1390,7 @@ void export_toast(AppState& s, FrameDraw& fd, const ImVec2& ds) {
                ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoFocusOnAppearing |
                    ImGuiWindowFlags_NoNav | ImGuiWindowFlags_NoInputs);
   ImGui::PushTextWrapPos(ds.x * 0.6f);
-  ImGui::TextColored(s.last_export_failed ? ImVec4(1, 0.5f, 0.4f, 1) : ImVec4(0.5f, 0.95f, 0.5f, 1), "%s",
+  ImGui::TextColored(s.last_export_failed ? viz::to_imvec4(th(s).export_failed) : viz::to_imvec4(th(s).export_done), "%s",
                      s.last_export.c_str());
   ImGui::PopTextWrapPos();
   ImGui::End();

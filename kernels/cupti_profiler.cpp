@@ -88,6 +88,33 @@ CUcontext current_context() {
   return ctx;
 }
 
+// The chip name CUPTI knows device `dev` by ("GH100").
+std::string chip_name(int dev) {
+  CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+  cn.deviceIndex = std::size_t(dev);
+  check(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
+  return cn.pChipName;
+}
+
+void profiler_deinitialize() {
+  CUpti_Profiler_DeInitialize_Params pd{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+  cuptiProfilerDeInitialize(&pd);
+}
+
+// Undoes what profile_sass_lines set up, in reverse order: the patching, then the config.
+void sass_metrics_teardown(CUcontext ctx, int dev, bool enabled, bool configured) {
+  if (enabled) {
+    CUpti_SassMetricsDisable_Params di{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    di.ctx = ctx;
+    cuptiSassMetricsDisable(&di);
+  }
+  if (configured) {
+    CUpti_SassMetricsUnsetConfig_Params un{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    un.deviceIndex = std::uint32_t(dev);
+    cuptiSassMetricsUnsetConfig(&un);
+  }
+}
+
 struct HostObject {
   CUpti_Profiler_Host_Object* p = nullptr;
   HostObject(const std::string& chip, const std::vector<std::uint8_t>& avail) {
@@ -242,19 +269,12 @@ HardwareCounters profile_counters(const std::string& device_name, int runs,
     check(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize");
     // Undone on every way out, a callback's exception included.
     struct Deinit {
-      ~Deinit() {
-        CUpti_Profiler_DeInitialize_Params pd{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-        cuptiProfilerDeInitialize(&pd);
-      }
+      ~Deinit() { profiler_deinitialize(); }
     } deinit;
     const CUcontext ctx = current_context();
     int dev = 0;
     check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-
-    CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    cn.deviceIndex = std::size_t(dev);
-    check(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
-    const std::string chip = cn.pChipName;
+    const std::string chip = chip_name(dev);
 
     CUpti_Profiler_GetCounterAvailability_Params ca{CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE};
     ca.ctx = ctx;
@@ -298,10 +318,7 @@ void profile_sass_lines(HardwareCounters& h, const std::function<void()>& launch
     check(cuptiProfilerInitialize(&pi), "cuptiProfilerInitialize");
     ctx = current_context();
     check_cuda(cudaGetDevice(&dev), "cudaGetDevice");
-    CUpti_Device_GetChipName_Params cn{CUpti_Device_GetChipName_Params_STRUCT_SIZE};
-    cn.deviceIndex = std::size_t(dev);
-    check(cuptiDeviceGetChipName(&cn), "cuptiDeviceGetChipName");
-    const std::string chip = cn.pChipName;
+    const std::string chip = chip_name(dev);
 
     CUpti_SassMetrics_GetNumOfMetrics_Params np{CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
     np.pChipName = chip.c_str();
@@ -375,30 +392,11 @@ void profile_sass_lines(HardwareCounters& h, const std::function<void()>& launch
     h.per_pc.clear();
     h.per_pc_error = f.what;
   } catch (...) {  // the launch's own failure: undo the setup, then let it through
-    if (enabled) {
-      CUpti_SassMetricsDisable_Params di{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
-      di.ctx = ctx;
-      cuptiSassMetricsDisable(&di);
-    }
-    if (configured) {
-      CUpti_SassMetricsUnsetConfig_Params un{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
-      un.deviceIndex = std::uint32_t(dev);
-      cuptiSassMetricsUnsetConfig(&un);
-    }
+    sass_metrics_teardown(ctx, dev, enabled, configured);
     throw;
   }
-  if (enabled) {
-    CUpti_SassMetricsDisable_Params di{CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
-    di.ctx = ctx;
-    cuptiSassMetricsDisable(&di);
-  }
-  if (configured) {
-    CUpti_SassMetricsUnsetConfig_Params un{CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
-    un.deviceIndex = std::uint32_t(dev);
-    cuptiSassMetricsUnsetConfig(&un);
-  }
-  CUpti_Profiler_DeInitialize_Params pd{CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
-  cuptiProfilerDeInitialize(&pd);
+  sass_metrics_teardown(ctx, dev, enabled, configured);
+  profiler_deinitialize();
 }
 
 }  // namespace ws::cuda

@@ -136,31 +136,13 @@ class CairoCanvas : public Canvas {
   void rect(double x0, double y0, double x1, double y1, std::uint32_t fill, std::uint32_t stroke,
             double width) override {
     cairo_rectangle(cr_, x0, y0, x1 - x0, y1 - y0);
-    if (fill) {
-      set(fill);
-      stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);
-    }
-    if (stroke) {
-      set(stroke);
-      cairo_set_line_width(cr_, width);
-      cairo_stroke(cr_);
-    }
-    cairo_new_path(cr_);
+    fill_and_stroke(fill, stroke, width);
   }
   void circle(double cx, double cy, double r, std::uint32_t fill, std::uint32_t stroke,
               double width) override {
     cairo_new_sub_path(cr_);
     cairo_arc(cr_, cx, cy, r, 0, 2 * M_PI);
-    if (fill) {
-      set(fill);
-      stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);
-    }
-    if (stroke) {
-      set(stroke);
-      cairo_set_line_width(cr_, width);
-      cairo_stroke(cr_);
-    }
-    cairo_new_path(cr_);
+    fill_and_stroke(fill, stroke, width);
   }
   void polygon(const std::vector<std::pair<double, double>>& pts, std::uint32_t fill,
                std::uint32_t stroke, double width) override {
@@ -168,16 +150,7 @@ class CairoCanvas : public Canvas {
     cairo_move_to(cr_, pts[0].first, pts[0].second);
     for (std::size_t i = 1; i < pts.size(); ++i) cairo_line_to(cr_, pts[i].first, pts[i].second);
     cairo_close_path(cr_);
-    if (fill) {
-      set(fill);
-      stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);
-    }
-    if (stroke) {
-      set(stroke);
-      cairo_set_line_width(cr_, width);
-      cairo_stroke(cr_);
-    }
-    cairo_new_path(cr_);
+    fill_and_stroke(fill, stroke, width);
   }
   void text(double x, double y, std::string_view s, double size, std::uint32_t col, Anchor a,
             bool bold, bool vertical) override {
@@ -213,6 +186,19 @@ class CairoCanvas : public Canvas {
   }
 
  private:
+  // Fills and/or strokes the current path, then clears it.
+  void fill_and_stroke(std::uint32_t fill, std::uint32_t stroke, double width) {
+    if (fill) {
+      set(fill);
+      stroke ? cairo_fill_preserve(cr_) : cairo_fill(cr_);
+    }
+    if (stroke) {
+      set(stroke);
+      cairo_set_line_width(cr_, width);
+      cairo_stroke(cr_);
+    }
+    cairo_new_path(cr_);
+  }
   void set(std::uint32_t c) {
     cairo_set_source_rgba(cr_, (c >> 24) / 255.0, ((c >> 16) & 0xFF) / 255.0,
                           ((c >> 8) & 0xFF) / 255.0, (c & 0xFF) / 255.0);
@@ -250,13 +236,18 @@ std::string one_line(std::string s) {
   return s;
 }
 
+// An export's painting: the whole image, light theme, type scaled to its height.
+void paint_export(const ChartSpec& c, Canvas& cv, int width, int height) {
+  PaintOptions o;
+  o.font = std::max(10.0, height / 38.0);
+  paint_chart(c, cv, 0, 0, width, height, o);
+}
+
 }  // namespace
 
 std::string to_svg(const ChartSpec& c, int width, int height) {
   SvgCanvas cv;
-  PaintOptions o;
-  o.font = std::max(10.0, height / 38.0);
-  paint_chart(c, cv, 0, 0, width, height, o);
+  paint_export(c, cv, width, height);
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(width) +
        "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " + std::to_string(width) +
@@ -309,9 +300,7 @@ bool to_png(const ChartSpec& c, int width, int height, std::string& png, std::st
   cairo_surface_t* surf = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, width, height);
   cairo_t* cr = cairo_create(surf);
   CairoCanvas cv(cr);
-  PaintOptions o;
-  o.font = std::max(10.0, height / 38.0);
-  paint_chart(c, cv, 0, 0, width, height, o);
+  paint_export(c, cv, width, height);
   cairo_surface_flush(surf);
   const cairo_status_t st = cairo_surface_write_to_png_stream(surf, append_png, &png);
   cairo_destroy(cr);

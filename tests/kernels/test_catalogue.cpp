@@ -10,6 +10,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/catalogue.h"
+#include "tests/kernels/reference_output.h"
 
 namespace ws {
 namespace {
@@ -321,44 +322,7 @@ TEST(Reference, AgreesWithVerifyOnRightAndWrongOutputs) {
     fill_inputs(h, plan, 5);
     // The right output: computed by the reference itself from the inputs.
     const std::size_t out = plan.ref.out;
-    if (plan.ref.kind == RefKind::Gemm) {
-      auto A = h.as<float>(plan.ref.a), B = h.as<float>(plan.ref.b);
-      auto C = h.as<float>(out);
-      const std::uint64_t n = plan.ref.n;
-      for (std::uint64_t i = 0; i < n; ++i)
-        for (std::uint64_t j = 0; j < n; ++j) {
-          double s = 0;
-          for (std::uint64_t k = 0; k < n; ++k) s += double(A[i * n + k]) * B[k * n + j];
-          C[i * n + j] = float(s);
-        }
-    } else {
-      auto in = h.data.at(plan.ref.a).data();
-      auto o8 = h.data.at(out).data();
-      switch (plan.ref.kind) {
-        case RefKind::Gather:
-          for (std::uint64_t i = 0; i < plan.ref.count; ++i)
-            std::memcpy(o8 + i * plan.ref.elem,
-                        in + (i * plan.ref.step + plan.ref.shift) * plan.ref.elem, plan.ref.elem);
-          break;
-        case RefKind::Transpose: {
-          auto I = h.as<float>(plan.ref.a);
-          auto O = h.as<float>(out);
-          const std::uint64_t n = plan.ref.n;
-          for (std::uint64_t y = 0; y < n; ++y)
-            for (std::uint64_t x = 0; x < n; ++x) O[x * n + y] = I[y * n + x];
-          break;
-        }
-        case RefKind::BlockSums: {
-          auto I = h.as<int>(plan.ref.a);
-          auto O = h.as<int>(out);
-          std::fill(O.begin(), O.end(), 0);
-          for (std::uint64_t e = 0; e < plan.ref.count; ++e)
-            O[(e / plan.ref.div) % plan.ref.groups] += I[e];
-          break;
-        }
-        default: break;
-      }
-    }
+    ws::test::write_reference_output(h, plan.ref);
     EXPECT_EQ(v.verify(h, p), "");
     CheckResult c = check_reference(plan.ref, h);
     EXPECT_EQ(c.mismatches, 0u);

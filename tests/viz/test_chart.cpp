@@ -12,9 +12,11 @@
 
 #include "viz/chart.h"
 #include "viz/chart_paint.h"
+#include "tests/viz/count_canvas.h"
 
 namespace fs = std::filesystem;
 using namespace ws::viz;
+using ws::test::CountCanvas;
 
 namespace {
 
@@ -57,25 +59,6 @@ ChartSpec bars_spec() {
   c.meta["params"] = "n=1024 tile=32";
   return c;
 }
-
-// Records what a painter draws, to check geometry against the spec.
-class CountCanvas : public Canvas {
- public:
-  int rects = 0, texts = 0, lines = 0;
-  std::vector<std::string> strings;
-  void line(double, double, double, double, std::uint32_t, double, bool) override { ++lines; }
-  void polyline(const std::vector<std::pair<double, double>>&, std::uint32_t, double) override {}
-  void rect(double, double, double, double, std::uint32_t, std::uint32_t, double) override {
-    ++rects;
-  }
-  void circle(double, double, double, std::uint32_t, std::uint32_t, double) override {}
-  void text(double, double, std::string_view s, double, std::uint32_t, Anchor, bool,
-            bool) override {
-    ++texts;
-    strings.emplace_back(s);
-  }
-  double text_width(std::string_view s, double size) override { return 0.6 * size * s.size(); }
-};
 
 std::string temp_dir() {
   std::string d = (fs::temp_directory_path() / ("ws_chart_" + std::to_string(::getpid()))).string();

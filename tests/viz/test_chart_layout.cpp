@@ -7,8 +7,10 @@
 
 #include "viz/chart_layout.h"
 #include "viz/chart_paint.h"
+#include "tests/viz/count_canvas.h"
 
 using namespace ws::viz;
+using ws::test::CountCanvas;
 
 namespace {
 
@@ -68,24 +70,6 @@ ChartSpec sweep(int series) {
   c.meta = {{"device", "NVIDIA H100 80GB HBM3"}, {"params", "n=8192 block_rows=8"}};
   return c;
 }
-
-// Records only that it was drawn on; measures like FixedMeasure.
-class NullCanvas : public Canvas {
- public:
-  int drawn = 0;
-  void line(double, double, double, double, std::uint32_t, double, bool) override { ++drawn; }
-  void polyline(const std::vector<std::pair<double, double>>&, std::uint32_t, double) override {
-    ++drawn;
-  }
-  void rect(double, double, double, double, std::uint32_t, std::uint32_t, double) override {
-    ++drawn;
-  }
-  void circle(double, double, double, std::uint32_t, std::uint32_t, double) override { ++drawn; }
-  void text(double, double, std::string_view, double, std::uint32_t, Anchor, bool, bool) override {
-    ++drawn;
-  }
-  double text_width(std::string_view s, double size) override { return 0.6 * size * s.size(); }
-};
 
 }  // namespace
 
@@ -228,18 +212,18 @@ TEST(ChartLayoutFn, ThePainterDrawsTheLayoutItIsGiven) {
   FixedMeasure m;
   const ChartSpec c = bars_with_everything();
   const ChartLayout l = layout_chart(c, m, 0, 0, 960, 540);
-  NullCanvas cv;
+  CountCanvas cv;
   const ChartGeometry g = paint_chart(c, l, cv);
-  EXPECT_GT(cv.drawn, 0);
+  EXPECT_GT(cv.drawn(), 0);
   EXPECT_EQ(g.plot_x0, l.geom.plot_x0);
   EXPECT_EQ(g.plot_y1, l.geom.plot_y1);
   EXPECT_EQ(g.y_ticks, l.geom.y_ticks);
   EXPECT_EQ(g.bars, 5) << "3 emulator bars and 2 measured ones (one is wrong)";
   EXPECT_EQ(g.wrong, 1);
   // The one-call form is layout then paint.
-  NullCanvas cv2;
+  CountCanvas cv2;
   const ChartGeometry g2 = paint_chart(c, cv2, 0, 0, 960, 540);
   EXPECT_EQ(g2.plot_x0, g.plot_x0);
   EXPECT_EQ(g2.marks.size(), g.marks.size());
-  EXPECT_EQ(cv2.drawn, cv.drawn);
+  EXPECT_EQ(cv2.drawn(), cv.drawn());
 }

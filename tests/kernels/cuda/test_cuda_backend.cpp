@@ -11,24 +11,13 @@
 
 #include "kernels/backend.h"
 #include "kernels/cuda_backend.h"
+#include "tests/kernels/cuda/gpu_backend.h"
+#include "tests/kernels/reference_output.h"
 #include "sim/model.h"
 
 using namespace ws;
 
 namespace {
-
-Backend* gpu(std::string& why) {
-  static std::string reason;
-  static std::unique_ptr<Backend> b = ws::cuda::make_backend(reason);
-  why = reason;
-  return b.get();
-}
-
-#define NEED_GPU()                                        \
-  std::string why_;                                       \
-  Backend* cuda = gpu(why_);                              \
-  if (!cuda) GTEST_SKIP() << "no CUDA backend: " << why_; \
-  (void)cuda
 
 std::string id(const VariantInfo& v) { return v.family + "_" + v.name; }
 
@@ -355,33 +344,7 @@ TEST_P(EveryVariant, DeviceReferenceEqualsTheCpu) {
   EXPECT_EQ(gpu.mismatches, cpu.mismatches);
   EXPECT_EQ(gpu.first, cpu.first);
   // Then right everywhere but a few elements: the CPU's output rule fills it.
-  if (plan.ref.kind == RefKind::Gemm) {
-    auto A = h.as<float>(plan.ref.a), B = h.as<float>(plan.ref.b);
-    auto C = h.as<float>(out);
-    const std::uint64_t n = plan.ref.n;
-    for (std::uint64_t i = 0; i < n; ++i)
-      for (std::uint64_t j = 0; j < n; ++j) {
-        double s = 0;
-        for (std::uint64_t k = 0; k < n; ++k) s += double(A[i * n + k]) * B[k * n + j];
-        C[i * n + j] = float(s);
-      }
-  } else if (plan.ref.kind == RefKind::Gather) {
-    for (std::uint64_t i = 0; i < plan.ref.count; ++i)
-      std::memcpy(h.data[out].data() + i * plan.ref.elem,
-                  h.data[plan.ref.a].data() + (i * plan.ref.step + plan.ref.shift) * plan.ref.elem,
-                  plan.ref.elem);
-  } else if (plan.ref.kind == RefKind::Transpose) {
-    auto I = h.as<float>(plan.ref.a);
-    auto O = h.as<float>(out);
-    const std::uint64_t n = plan.ref.n;
-    for (std::uint64_t y = 0; y < n; ++y)
-      for (std::uint64_t x = 0; x < n; ++x) O[x * n + y] = I[y * n + x];
-  } else if (plan.ref.kind == RefKind::BlockSums) {
-    auto I = h.as<int>(plan.ref.a);
-    auto O = h.as<int>(out);
-    std::fill(O.begin(), O.end(), 0);
-    for (std::uint64_t e = 0; e < plan.ref.count; ++e) O[(e / plan.ref.div) % plan.ref.groups] += I[e];
-  }
+  ws::test::write_reference_output(h, plan.ref);
   cpu = check_reference(plan.ref, h);
   gpu = ws::cuda::check_on_device(plan.ref, h, err);
   EXPECT_EQ(cpu.mismatches, 0u);

@@ -10,23 +10,11 @@
 
 #include "kernels/backend.h"
 #include "kernels/cuda_backend.h"
+#include "tests/kernels/cuda/gpu_backend.h"
 
 using namespace ws;
 
 namespace {
-
-Backend* gpu(std::string& why) {
-  static std::string reason;
-  static std::unique_ptr<Backend> b = ws::cuda::make_backend(reason);
-  why = reason;
-  return b.get();
-}
-
-#define NEED_GPU()                                        \
-  std::string why_;                                       \
-  Backend* cuda = gpu(why_);                              \
-  if (!cuda) GTEST_SKIP() << "no CUDA backend: " << why_; \
-  (void)cuda
 
 const char* kMetrics[8] = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",

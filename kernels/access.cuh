@@ -134,6 +134,7 @@ inline void add_access(Registry& r) {
   r.family({.name = "access",
             .source_file = "kernels/access.cuh",
             .peers = {Peer::MemcpyD2D},
+            .copy_bytes = [](const Params& p) { return double(p.at("n")) * double(p.at("elem")); },
             .size_params = {"n", "block"},
             .timing = {{"n", 1 << 26}},
             .small = {{"n", 4096}, {"block", 128}},

@@ -24,6 +24,12 @@ Params peer_params(Peer p, const Plan& plan, const Params& params) {
   return params;
 }
 
+Params peer_params(Peer p, const FamilyInfo& f, const Params& params) {
+  if (p == Peer::MemcpyD2D && f.copy_bytes)
+    return {{"bytes", static_cast<long long>(f.copy_bytes(params))}};
+  return params;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(std::string& why) {
 #if defined(WS_HAVE_CUDA)
   return cuda::make_backend(why);

@@ -87,6 +87,11 @@ struct RunResult {
 // @post for Peer::MemcpyD2D the result is exactly {{"bytes", plan.logical_bytes / 2}};
 //       for the other peers it equals `params`.
 Params peer_params(Peer p, const Plan& plan, const Params& params);
+// The same for a caller that holds only a variant's completed parameters: the copy's size
+// as family `f` declares it (FamilyInfo::copy_bytes).
+// @post for Peer::MemcpyD2D and f.copy_bytes set, the result is exactly
+//       {{"bytes", f.copy_bytes(params)}}; otherwise it equals `params`.
+Params peer_params(Peer p, const FamilyInfo& f, const Params& params);
 
 struct PeerResult {
   Peer peer;

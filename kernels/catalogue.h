@@ -80,6 +80,10 @@ struct FamilyInfo {
   std::string name;          // "transpose"
   std::string source_file;   // "kernels/transpose.cuh", the source of every variant
   std::vector<Peer> peers;   // library routines that put its numbers in context
+  // The bytes the device-to-device copy (Peer::MemcpyD2D) moves beside a run at these
+  // completed parameters: the data a perfect kernel reads once, half its logical bytes
+  // (read + written). Every family with the copy among its peers declares it.
+  std::function<double(const Params&)> copy_bytes;
   // The sweeps offered first: the first pair whose two parameters the variant has
   // (transpose: tile x pad). A variant with none of them gets default_sweep()'s rule.
   std::vector<SweepAxes> sweeps;

@@ -64,7 +64,7 @@ class CudaBackend final : public Backend {
       check(cudaSetDevice(device_), "cudaSetDevice");
       pool_.release_all();
       switch (p) {
-        case Peer::MemcpyD2D: r.timing = peer_memcpy(params, opt, stream_, pool_, info_.limits); break;
+        case Peer::MemcpyD2D: r.timing = peer_memcpy(params, opt, stream_, pool_); break;
         case Peer::CubReduceSum: r.timing = peer_cub(params, opt, stream_, pool_); break;
         case Peer::CublasSgemm: r.timing = peer_sgemm(params, opt, stream_, pool_, blas_); break;
       }

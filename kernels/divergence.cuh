@@ -284,6 +284,7 @@ inline void add_divergence(Registry& r) {
   r.family({.name = "divergence",
             .source_file = "kernels/divergence.cuh",
             .peers = {Peer::MemcpyD2D},
+            .copy_bytes = [](const Params& p) { return 4.0 * double(p.at("n")); },
             .size_params = {"n", "block"},
             .timing = {},  // timed at its defaults: the work in the branch is the point
             .small = {{"n", 128}, {"block", 64}}});

@@ -127,6 +127,7 @@ inline void add_histogram(Registry& r) {
   r.family({.name = "histogram",
             .source_file = "kernels/histogram.cuh",
             .peers = {Peer::MemcpyD2D},
+            .copy_bytes = [](const Params& p) { return 2.0 * double(p.at("n")) + 2.0 * double(p.at("bins")); },
             .size_params = {"n", "block"},
             .timing = {{"n", 1 << 26}},
             .small = {{"n", 4096}, {"bins", 64}},

@@ -241,6 +241,7 @@ inline void add_transpose(Registry& r) {
   r.family({.name = "transpose",
             .source_file = "kernels/transpose.cuh",
             .peers = {Peer::MemcpyD2D},
+            .copy_bytes = [](const Params& p) { return 4.0 * double(p.at("n")) * double(p.at("n")); },
             .sweeps = {{"tile", "pad"}},
             .size_params = {"n"},
             .compare_flip = "pad",

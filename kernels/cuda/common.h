@@ -140,8 +140,7 @@ class DeviceVerifier {
 };
 
 // --- peers.cu: library routines timed beside the kernels ---
-Timing peer_memcpy(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
-                   const DeviceLimits& limits);
+Timing peer_memcpy(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool);
 Timing peer_cub(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool);
 Timing peer_sgemm(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
                   Cublas& blas);

@@ -47,38 +47,19 @@ void fill_on(cudaStream_t s, void* p, std::uint64_t words, InputGen g, std::uint
   check(cudaGetLastError(), "fill launch");
 }
 
-// The bytes a copy must move to match a variant's run: given as bytes=B (what
-// peer_params() gives a caller that holds the run's plan: the CLI, the GUI and the
-// lessons), or, for a caller that passes only a variant's parameters, half the logical
-// bytes (read + written) of the plan of the first catalogue variant whose parameter names
-// are exactly the given ones. Variants of one family can differ a little for the same
-// parameters (a reduction's partial sums depend on its grid): within 5% the first one
-// sizes the copy.
-long long copy_bytes(const Params& p, const DeviceLimits& limits) {
+// The bytes the copy moves: bytes=B, as peer_params() gives it from a run's plan (the
+// CLI, the GUI, the lessons) or from the family's declared copy size (a caller holding
+// only a variant's parameters).
+long long copy_bytes(const Params& p) {
   long long bytes = 0;
   if (param_or(p, "bytes", bytes).empty()) return bytes;
-  std::vector<double> sizes;
-  for (const VariantInfo* v : fast_catalogue()) {
-    if (v->params.size() != p.size()) continue;
-    bool same = true;
-    for (const ParamSpec& s : v->params) same = same && p.count(s.name);
-    Params done;
-    if (!same || !validate(*v, p, limits, done).empty()) continue;
-    sizes.push_back(v->plan(done).logical_bytes);
-  }
-  if (sizes.empty()) throw Failure{"give the copy's size as bytes=B, or a variant's parameters"};
-  const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
-  if (*hi > 1.05 * *lo)
-    throw Failure{"the parameters fit variants of different sizes (" + mb(std::uint64_t(*lo)) +
-                  " to " + mb(std::uint64_t(*hi)) + "): give bytes=B"};
-  return (long long)(sizes.front() / 2);
+  throw Failure{"give the copy's size as bytes=B (peer_params gives it for a run or a family)"};
 }
 
 }  // namespace
 
-Timing peer_memcpy(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
-                   const DeviceLimits& limits) {
-  const long long bytes = copy_bytes(p, limits);
+Timing peer_memcpy(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool) {
+  const long long bytes = copy_bytes(p);
   if (bytes <= 0) throw Failure{"the copy's size must be positive (bytes=B)"};
   fits(2ull * std::uint64_t(bytes), "the copy", pool);
   void* src = pool.acquire(std::size_t(bytes), "the copy's source");

@@ -92,6 +92,40 @@ TEST(Families, PeersForKeepsTheRunsUnit) {
   EXPECT_TRUE(peers_for(f, false).empty());
 }
 
+// A family with the copy among its peers declares the copy's size, and the declaration
+// agrees with every GB/s variant's plan (half its logical bytes) at its small and timing
+// sizes, within 5 % (a reduction that leaves one partial sum per block writes a little
+// more than one sum); peer_params sizes the copy from it for a caller without a plan.
+TEST(Families, CopySizeIsDeclaredAndAgreesWithThePlans) {
+  for (const FamilyInfo& f : families()) {
+    const bool copies = std::count(f.peers.begin(), f.peers.end(), Peer::MemcpyD2D) > 0;
+    EXPECT_EQ(bool(f.copy_bytes), copies) << f.name;
+    if (!copies) continue;
+    int checked = 0;
+    for (const VariantInfo& v : catalogue()) {
+      if (v.family != f.name) continue;
+      for (const Params* sizes : {&f.small, &f.timing}) {
+        SCOPED_TRACE(v.family + "/" + v.name + " at " + to_string(*sizes));
+        Params p, done;
+        for (const auto& [k, val] : *sizes)
+          if (find_param(v, k)) p[k] = val;
+        ASSERT_EQ(validate(v, p, DeviceLimits{}, done), "");
+        const Plan plan = v.plan(done);
+        if (plan.gflops()) continue;  // the copy is a GB/s run's peer only
+        const double half = plan.logical_bytes / 2;
+        EXPECT_NEAR(f.copy_bytes(done), half, 0.05 * half);
+        EXPECT_EQ(peer_params(Peer::MemcpyD2D, f, done),
+                  (Params{{"bytes", static_cast<long long>(f.copy_bytes(done))}}));
+        EXPECT_EQ(peer_params(Peer::CubReduceSum, f, done), done);
+        ++checked;
+      }
+    }
+    EXPECT_GT(checked, 0) << f.name;
+  }
+  FamilyInfo none;  // no declaration: the parameters pass through
+  EXPECT_EQ(peer_params(Peer::MemcpyD2D, none, {{"n", 4}}), (Params{{"n", 4}}));
+}
+
 TEST(Families, DefaultSweepPrefersTheFamilysPairThenTheRule) {
   VariantInfo v;
   v.params = {{"n", 1024, 32, 4096, {}, ""},

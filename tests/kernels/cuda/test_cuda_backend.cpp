@@ -211,10 +211,12 @@ TEST(CudaBackend, PeersRunAndRefuseBadSizes) {
   EXPECT_EQ(m.error, "");
   EXPECT_GT(m.timing.throughput, 0);
   EXPECT_EQ(m.timing.unit, "GB/s");
-  // A variant's own parameters size the copy: half the plan's logical bytes.
-  const PeerResult mt =
-      cuda->run_peer(Peer::MemcpyD2D, {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}},
-                     opt);
+  // A variant's own parameters size the copy, as its family declares (copy_bytes).
+  const PeerResult mt = cuda->run_peer(
+      Peer::MemcpyD2D,
+      peer_params(Peer::MemcpyD2D, *find_family("transpose"),
+                  {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}}),
+      opt);
   EXPECT_EQ(mt.error, "");
   const PeerResult c = cuda->run_peer(Peer::CubReduceSum, {{"n", 1 << 20}}, opt);
   EXPECT_EQ(c.error, "");

@@ -232,20 +232,41 @@ WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
     if (n == 0) continue;
     // Distinct words are what a bank serves: lanes sharing a word are one broadcast.
     const int ranges = merge_spans(words, n, &c.broadcast);
-    unsigned per_bank[32] = {};
     unsigned full_rounds = 0;  // words given to every bank by ranges of >= banks words
-    unsigned degree = 0;       // the most words one bank serves, kept as banks fill
+    // Words per bank as six bit planes (bit b of plane k: bit k of bank b's count), so the
+    // counts stay in registers: an array indexed by bank lives in local memory on the GPU,
+    // where its read-modify-writes were 7.5 % of the traced matmul's stall samples. A
+    // range's leftover words (fewer than `banks`) are consecutive, so they fall in distinct
+    // banks: one rotated mask added to the planes. At most 32 ranges: counts <= 32 < 2^6.
+    std::uint32_t plane[6] = {};
+    const std::uint64_t all = banks.d >= 32 ? 0xFFFFFFFFull : (std::uint64_t(1) << banks.d) - 1;
     for (int r = 0; r < ranges; ++r) {
       const std::uint64_t count = words[r].hi - words[r].lo + 1;
       const std::uint64_t full = banks.div(count);
       full_rounds += unsigned(full);
-      for (std::uint64_t wd = words[r].lo + full * banks.d; wd <= words[r].hi; ++wd)
-        degree = max_of(degree, ++per_bank[banks.mod(wd)]);
+      const std::uint64_t left = count - full * banks.d, start = banks.mod(words[r].lo);
+      const std::uint64_t run = (std::uint64_t(1) << left) - 1;
+      std::uint32_t carry = std::uint32_t(((run << start) | (run >> (banks.d - start))) & all);
+      for (int k = 0; k < 6; ++k) {
+        const std::uint32_t t = plane[k] & carry;
+        plane[k] ^= carry;
+        carry = t;
+      }
     }
+    unsigned degree = 0;  // the most words one bank serves: the planes' largest count
+    std::uint32_t cand = std::uint32_t(all);
+    for (int k = 5; k >= 0; --k)
+      if (plane[k] & cand) {
+        degree |= 1u << k;
+        cand &= plane[k];
+      }
     degree += full_rounds;
     if (detail)
-      for (std::uint64_t b = 0; b < banks.d; ++b)
-        detail->bank_words[b] = max_of(detail->bank_words[b], per_bank[b] + full_rounds);
+      for (std::uint64_t b = 0; b < banks.d; ++b) {
+        unsigned words_b = 0;
+        for (int k = 0; k < 6; ++k) words_b |= ((plane[k] >> b) & 1u) << k;
+        detail->bank_words[b] = max_of(detail->bank_words[b], words_b + full_rounds);
+      }
     c.max_degree = max_of(c.max_degree, degree);
     c.wavefronts += max_of(1u, degree);
     c.ideal += 1;

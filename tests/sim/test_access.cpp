@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <random>
+#include <set>
 
 #include "sim/inputs.h"
 #include "sim/model.h"
@@ -119,6 +120,53 @@ TEST(Access, SharedCoreKeepsTheMeasuredPairRule) {
   c = shared_core(e, AccessModel{});
   EXPECT_EQ(c.ideal, 1u);
   EXPECT_EQ(c.wavefronts, 32u);
+}
+
+// shared_core's contract against the plainest reading of it: per pass, the distinct words
+// each bank serves, counted with a set. Random lanes, widths, masks and bank counts
+// (1 to 32, powers of two or not), so the bit-plane counting meets wraps and long ranges.
+TEST(Access, SharedCoreEqualsDistinctWordsPerBank) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 4000; ++trial) {
+    AccessModel m;
+    m.shared_banks = 1 + rng() % 32;
+    m.bank_bytes = (rng() % 2) ? 4 : 8;
+    WarpEvent e;
+    e.kind = (rng() % 2) ? EventKind::SharedLoad : EventKind::SharedStore;
+    const unsigned widths[] = {1, 2, 4, 8, 16};
+    e.bytes = std::uint8_t(widths[rng() % 5]);
+    e.mask = (rng() % 4) ? std::uint32_t(rng()) : 0xFFFFFFFFu;
+    const std::uint32_t span = (rng() % 3) ? 512 : 1u << 16;
+    for (int l = 0; l < 32; ++l)
+      e.offset[l] = (rng() % 4 == 0 && l) ? e.offset[l - 1] : std::uint32_t(rng() % span) & ~(e.bytes - 1u);
+    std::int32_t lane_bank[32];
+    unsigned bank_words[32] = {};
+    SharedDetail d{lane_bank, bank_words};
+    const SharedCore c = shared_core(e, m, &d);
+
+    const unsigned nb = std::min(std::max(m.shared_banks, 1u), 32u);
+    unsigned per_pass = std::min(std::max(m.lanes_per_shared_pass(e.bytes), 1u), 32u);
+    if (per_pass < 32 && e.kind == EventKind::SharedLoad && lanes_paired(e)) per_pass = std::min(32u, 2 * per_pass);
+    unsigned wavefronts = 0, ideal = 0, most = 0, want_words[32] = {};
+    for (unsigned first = 0; first < 32; first += per_pass) {
+      std::set<std::uint64_t> words;
+      for (unsigned l = first; l < std::min(32u, first + per_pass); ++l)
+        if (e.mask >> l & 1u)
+          for (std::uint64_t w = e.offset[l] / m.bank_bytes; w <= (e.offset[l] + e.bytes - 1) / m.bank_bytes; ++w)
+            words.insert(w);
+      if (words.empty()) continue;
+      unsigned per_bank[32] = {}, degree = 0;
+      for (std::uint64_t w : words) degree = std::max(degree, ++per_bank[w % nb]);
+      for (unsigned b = 0; b < nb; ++b) want_words[b] = std::max(want_words[b], per_bank[b]);
+      wavefronts += std::max(1u, degree);
+      ideal += 1;
+      most = std::max(most, degree);
+    }
+    ASSERT_EQ(c.wavefronts, wavefronts) << "trial " << trial;
+    ASSERT_EQ(c.ideal, ideal) << "trial " << trial;
+    ASSERT_EQ(c.max_degree, most) << "trial " << trial;
+    for (unsigned b = 0; b < nb; ++b) ASSERT_EQ(bank_words[b], want_words[b]) << "trial " << trial << " bank " << b;
+  }
 }
 
 TEST(Access, BranchDivergenceAndBarriers) {

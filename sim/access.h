@@ -149,15 +149,40 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
   if (e.mask == 0) return c;
   const Divider sb(m.sector_bytes), lb(m.line_bytes);
   const std::uint64_t w = width_of(e);
-  int n = 0;
+  // Lanes whose sectors come in address order (most accesses) are merged as they come, in
+  // registers, each merged range stored once; in any other order `sec` is sorted (local
+  // memory on the GPU, where sorting is a chain of dependent loads).
+  int n = 0;  // in `sec`: the merged ranges so far, then (out of order) the raw spans
+  bool in_order = true, started = false;
+  Span cur{0, 0};
+  std::uint64_t prev_lo = 0;
   for (int l = 0; l < 32; ++l) {
     if (!(e.mask >> l & 1u)) continue;
     const std::uint64_t first = e.offset[l];
-    sec[n++] = {sb.div(first), sb.div(first + w - 1)};
+    const Span s{sb.div(first), sb.div(first + w - 1)};
+    if (!in_order) {
+      sec[n++] = s;
+      continue;
+    }
+    if (!started) {
+      cur = s;
+      started = true;
+    } else if (s.lo < prev_lo) {
+      in_order = false;
+      sec[n++] = cur;
+      sec[n++] = s;
+    } else if (s.lo <= cur.hi + 1) {
+      cur.hi = max_of(cur.hi, s.hi);  // overlapping or adjacent: one range
+    } else {
+      sec[n++] = cur;
+      cur = s;
+    }
+    prev_lo = s.lo;
   }
+  if (in_order) sec[n++] = cur;
   const unsigned active = popc(e.mask);
   c.requests = 1;
-  c.sector_spans = merge_spans(sec, n);
+  c.sector_spans = in_order ? n : merge_spans(sec, n);
   c.sectors = unsigned(span_units(sec, c.sector_spans));
   if (lb.d % sb.d == 0) {
     // Lines hold whole sectors: the sorted, disjoint sector ranges give the lines in order.
@@ -172,7 +197,7 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
     Span lin[32];
     for (int i = 0, l = 0; l < 32; ++l)
       if (e.mask >> l & 1u) lin[i++] = {lb.div(e.offset[l]), lb.div(e.offset[l] + w - 1)};
-    c.lines = unsigned(span_units(lin, merge_spans(lin, n)));
+    c.lines = unsigned(span_units(lin, merge_spans(lin, int(active))));
   }
   c.bytes_requested = std::uint64_t(active) * e.bytes;
   c.ideal = unsigned(sb.div(c.bytes_requested + sb.d - 1));
@@ -191,6 +216,46 @@ WS_HD inline bool lanes_paired(const WarpEvent& e) {
     if ((e.mask >> l & 3u) == 3u && e.offset[l] != e.offset[l + 1]) return false;
   return true;
 }
+
+// Words per bank of one pass as six bit planes (bit b of plane k: bit k of bank b's count),
+// so the counts stay in registers: an array indexed by bank lives in local memory on the
+// GPU, where its read-modify-writes were 7.5 % of the traced matmul's stall samples. A
+// disjoint range gives every bank full_rounds words, and its leftover words (fewer than
+// `banks`, consecutive) fall in distinct banks: one rotated mask added to the planes. At
+// most 32 ranges a pass, so a bank's leftover count is <= 32 < 2^6.
+struct BankPlanes {
+  std::uint32_t plane[6] = {};
+  unsigned full_rounds = 0;
+  WS_HD void add(const access_detail::Span& r, const access_detail::Divider& banks, std::uint64_t all) {
+    const std::uint64_t count = r.hi - r.lo + 1;
+    const std::uint64_t full = banks.div(count);
+    full_rounds += unsigned(full);
+    const std::uint64_t left = count - full * banks.d, start = banks.mod(r.lo);
+    const std::uint64_t run = (std::uint64_t(1) << left) - 1;
+    std::uint32_t carry = std::uint32_t(((run << start) | (run >> (banks.d - start))) & all);
+    for (int k = 0; k < 6; ++k) {
+      const std::uint32_t t = plane[k] & carry;
+      plane[k] ^= carry;
+      carry = t;
+    }
+  }
+  // The largest leftover count over the banks in `all`.
+  WS_HD unsigned most(std::uint64_t all) const {
+    unsigned m = 0;
+    std::uint32_t cand = std::uint32_t(all);
+    for (int k = 5; k >= 0; --k)
+      if (plane[k] & cand) {
+        m |= 1u << k;
+        cand &= plane[k];
+      }
+    return m;
+  }
+  WS_HD unsigned words(unsigned b) const {
+    unsigned v = 0;
+    for (int k = 0; k < 6; ++k) v |= ((plane[k] >> b) & 1u) << k;
+    return v;
+  }
+};
 
 struct SharedCore {
   unsigned wavefronts = 0, ideal = 0, max_degree = 0;
@@ -219,54 +284,55 @@ WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
   if (per_pass < 32 && e.kind == EventKind::SharedLoad && lanes_paired(e))
     per_pass = min_of(32u, 2 * per_pass);
   const std::uint64_t w = width_of(e);
+  const std::uint64_t all = banks.d >= 32 ? 0xFFFFFFFFull : (std::uint64_t(1) << banks.d) - 1;
   for (unsigned first = 0; first < 32; first += per_pass) {
     const unsigned end = min_of(32u, first + per_pass);
+    // Distinct words are what a bank serves: lanes sharing a word are one broadcast. Lanes
+    // whose words come in address order (most accesses) are merged as they come, in
+    // registers; any other order is sorted in `words` first (local memory on the GPU, where
+    // the sort was 10 % of the traced matmul's stall samples).
     Span words[32];
     int n = 0;
+    BankPlanes planes;
+    bool in_order = true, overlap = false;
+    Span cur{0, 0};
+    std::uint64_t prev_lo = 0;
     for (unsigned l = first; l < end; ++l) {
       if (!(e.mask >> l & 1u)) continue;
       const std::uint64_t lo = bb.div(e.offset[l]), hi = bb.div(e.offset[l] + w - 1);
       words[n++] = {lo, hi};
       if (detail) detail->lane_bank[l] = std::int32_t(banks.mod(lo));
+      if (!in_order) continue;
+      if (n == 1) {
+        cur = {lo, hi};
+      } else if (lo < prev_lo) {
+        in_order = false;
+      } else if (lo <= cur.hi) {
+        overlap = true;
+        cur.hi = max_of(cur.hi, hi);
+      } else if (lo == cur.hi + 1) {
+        cur.hi = hi;  // adjacent: one range, no shared word
+      } else {
+        planes.add(cur, banks, all);
+        cur = {lo, hi};
+      }
+      prev_lo = lo;
     }
     if (n == 0) continue;
-    // Distinct words are what a bank serves: lanes sharing a word are one broadcast.
-    const int ranges = merge_spans(words, n, &c.broadcast);
-    unsigned full_rounds = 0;  // words given to every bank by ranges of >= banks words
-    // Words per bank as six bit planes (bit b of plane k: bit k of bank b's count), so the
-    // counts stay in registers: an array indexed by bank lives in local memory on the GPU,
-    // where its read-modify-writes were 7.5 % of the traced matmul's stall samples. A
-    // range's leftover words (fewer than `banks`) are consecutive, so they fall in distinct
-    // banks: one rotated mask added to the planes. At most 32 ranges: counts <= 32 < 2^6.
-    std::uint32_t plane[6] = {};
-    const std::uint64_t all = banks.d >= 32 ? 0xFFFFFFFFull : (std::uint64_t(1) << banks.d) - 1;
-    for (int r = 0; r < ranges; ++r) {
-      const std::uint64_t count = words[r].hi - words[r].lo + 1;
-      const std::uint64_t full = banks.div(count);
-      full_rounds += unsigned(full);
-      const std::uint64_t left = count - full * banks.d, start = banks.mod(words[r].lo);
-      const std::uint64_t run = (std::uint64_t(1) << left) - 1;
-      std::uint32_t carry = std::uint32_t(((run << start) | (run >> (banks.d - start))) & all);
-      for (int k = 0; k < 6; ++k) {
-        const std::uint32_t t = plane[k] & carry;
-        plane[k] ^= carry;
-        carry = t;
-      }
+    if (in_order) {
+      planes.add(cur, banks, all);
+      c.broadcast = c.broadcast || overlap;
+    } else {
+      planes = BankPlanes{};
+      const int ranges = merge_spans(words, n, &c.broadcast);
+      for (int r = 0; r < ranges; ++r) planes.add(words[r], banks, all);
     }
-    unsigned degree = 0;  // the most words one bank serves: the planes' largest count
-    std::uint32_t cand = std::uint32_t(all);
-    for (int k = 5; k >= 0; --k)
-      if (plane[k] & cand) {
-        degree |= 1u << k;
-        cand &= plane[k];
-      }
+    const unsigned full_rounds = planes.full_rounds;
+    unsigned degree = planes.most(all);  // the most words one bank serves
     degree += full_rounds;
     if (detail)
-      for (std::uint64_t b = 0; b < banks.d; ++b) {
-        unsigned words_b = 0;
-        for (int k = 0; k < 6; ++k) words_b |= ((plane[k] >> b) & 1u) << k;
-        detail->bank_words[b] = max_of(detail->bank_words[b], words_b + full_rounds);
-      }
+      for (std::uint64_t b = 0; b < banks.d; ++b)
+        detail->bank_words[b] = max_of(detail->bank_words[b], planes.words(unsigned(b)) + full_rounds);
     c.max_degree = max_of(c.max_degree, degree);
     c.wavefronts += max_of(1u, degree);
     c.ideal += 1;

@@ -122,9 +122,52 @@ TEST(Access, SharedCoreKeepsTheMeasuredPairRule) {
   EXPECT_EQ(c.wavefronts, 32u);
 }
 
+// global_core's contract against sets of sectors and lines, for lanes in address order
+// (merged as they come) and in any order (sorted), with line sizes that hold whole sectors
+// and ones that do not.
+TEST(Access, GlobalCoreEqualsDistinctSectorsAndLines) {
+  std::mt19937 rng(5);
+  for (int trial = 0; trial < 4000; ++trial) {
+    AccessModel m;
+    m.sector_bytes = (rng() % 4) ? 32 : 24;
+    m.line_bytes = (rng() % 3) ? 128 : 96;
+    WarpEvent e;
+    e.kind = (rng() % 2) ? EventKind::GlobalLoad : EventKind::GlobalStore;
+    const unsigned widths[] = {0, 1, 2, 4, 8, 16};
+    e.bytes = std::uint8_t(widths[rng() % 6]);
+    e.mask = (rng() % 4) ? std::uint32_t(rng()) : 0xFFFFFFFFu;
+    const std::uint32_t span = (rng() % 3) ? 1024 : 1u << 20;
+    for (int l = 0; l < 32; ++l)
+      e.offset[l] = (rng() % 4 == 0 && l) ? e.offset[l - 1] + (rng() % 3) * e.bytes : std::uint32_t(rng() % span);
+    if (trial % 2) std::sort(e.offset, e.offset + 32);
+    access_detail::Span sec[32];
+    const GlobalCore c = global_core(e, m, sec);
+    std::set<std::uint64_t> sectors, lines;
+    const std::uint64_t w = e.bytes ? e.bytes : 1;
+    for (int l = 0; l < 32; ++l)
+      if (e.mask >> l & 1u) {
+        for (std::uint64_t s = e.offset[l] / m.sector_bytes; s <= (e.offset[l] + w - 1) / m.sector_bytes; ++s)
+          sectors.insert(s);
+        for (std::uint64_t s = e.offset[l] / m.line_bytes; s <= (e.offset[l] + w - 1) / m.line_bytes; ++s)
+          lines.insert(s);
+      }
+    ASSERT_EQ(c.sectors, sectors.size()) << "trial " << trial;
+    ASSERT_EQ(c.lines, lines.size()) << "trial " << trial;
+    ASSERT_EQ(c.requests, e.mask ? 1u : 0u);
+    // The merged ranges: sorted, disjoint, not adjacent, covering exactly the sectors.
+    std::uint64_t covered = 0;
+    for (int r = 0; r < c.sector_spans; ++r) {
+      if (r) ASSERT_GT(sec[r].lo, sec[r - 1].hi + 1) << "trial " << trial;
+      covered += sec[r].hi - sec[r].lo + 1;
+    }
+    ASSERT_EQ(covered, sectors.size()) << "trial " << trial;
+  }
+}
+
 // shared_core's contract against the plainest reading of it: per pass, the distinct words
 // each bank serves, counted with a set. Random lanes, widths, masks and bank counts
-// (1 to 32, powers of two or not), so the bit-plane counting meets wraps and long ranges.
+// (1 to 32, powers of two or not), so the bit-plane counting meets wraps and long ranges;
+// half the trials in address order (merged as they come), half in any order (sorted).
 TEST(Access, SharedCoreEqualsDistinctWordsPerBank) {
   std::mt19937 rng(11);
   for (int trial = 0; trial < 4000; ++trial) {
@@ -139,6 +182,8 @@ TEST(Access, SharedCoreEqualsDistinctWordsPerBank) {
     const std::uint32_t span = (rng() % 3) ? 512 : 1u << 16;
     for (int l = 0; l < 32; ++l)
       e.offset[l] = (rng() % 4 == 0 && l) ? e.offset[l - 1] : std::uint32_t(rng() % span) & ~(e.bytes - 1u);
+    // Lanes in address order take the merge-as-they-come path, the others the sort.
+    if (trial % 2) std::sort(e.offset, e.offset + 32);
     std::int32_t lane_bank[32];
     unsigned bank_words[32] = {};
     SharedDetail d{lane_bank, bank_words};

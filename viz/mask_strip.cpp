@@ -38,8 +38,8 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
       if (b != 0 && b != h.masks[i]) ++divergent_branches;
     }
   }
-  ImGui::Text("block %u warp %u: %d events, SIMD efficiency %s", h.block, unsigned(h.warp),
-              d.rows_total, percent(d.simd_efficiency).c_str());
+  ImGui::TextWrapped("block %u warp %u: %d events, SIMD efficiency %s", h.block, unsigned(h.warp),
+                     d.rows_total, percent(d.simd_efficiency).c_str());
   char br[96];
   std::snprintf(br, sizeof br, "- %d marked branch%s, %d divergent", branches,
                 branches == 1 ? "" : "es", divergent_branches);
@@ -72,9 +72,22 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
 
   const float fh = ImGui::GetTextLineHeight();
   const ImVec2 avail = ImGui::GetContentRegionAvail();
-  const float label_w = ImGui::CalcTextSize("#0000 L000 atom.shared ").x;
+  // The label column as wide as this warp's longest label ("#16 L103 shared_load"), so
+  // a narrow panel keeps room for the cells and the counts.
+  unsigned max_line = 0;
+  float kind_w = ImGui::CalcTextSize("other side").x;
+  std::vector<bool> seen(64, false);
+  for (std::size_t i = 0; i < h.lines.size(); ++i) max_line = std::max(max_line, unsigned(h.lines[i]));
+  for (EventKind k : h.kinds)
+    if (std::size_t(k) < seen.size() && !seen[std::size_t(k)]) {
+      seen[std::size_t(k)] = true;
+      kind_w = std::max(kind_w, ImGui::CalcTextSize(std::string(to_string(k)).c_str()).x);
+    }
+  const std::string digits = "#" + std::string(std::to_string(std::max(0, d.rows_total - 1)).size(), '0') + " L" +
+                             std::string(std::to_string(max_line).size(), '0') + "  ";
+  const float label_w = ImGui::CalcTextSize(digits.c_str()).x + kind_w;
   const float count_w = ImGui::CalcTextSize(" 32/32").x + 6;
-  d.cell_w = std::clamp((avail.x - label_w - count_w - ImGui::GetStyle().ScrollbarSize - 4) / 32.0f, 4.0f, 36.0f);
+  d.cell_w = std::clamp((avail.x - label_w - count_w - ImGui::GetStyle().ScrollbarSize - 4) / 32.0f, 3.0f, 36.0f);
   d.cell_h = std::max(fh + 2, 6.0f);
   const float row_h = d.cell_h + 1;
   const float height = in.height > 0 ? in.height : std::max(avail.y, row_h * 3);

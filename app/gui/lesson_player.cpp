@@ -391,7 +391,9 @@ class PlayerPanel : public LessonPanel {
         (!pres || ImGui::CollapsingHeader("Introduction")))
       draw_blocks(p.lesson().intro, c);
     ImGui::SetWindowFontScale(pres ? 1.25f : 1.15f);
+    ImGui::PushTextWrapPos(0);  // a long title wraps in the column
     ImGui::TextColored(kHeading, "%s", p.step().title.c_str());
+    ImGui::PopTextWrapPos();
     ImGui::SetWindowFontScale(1.f);
     ImGui::Spacing();
     draw_blocks(p.step().body, c);
@@ -468,7 +470,9 @@ class PlayerPanel : public LessonPanel {
     const Lesson& l = p.lesson();
     if (!pres) {
       ImGui::SetWindowFontScale(1.2f);
+      ImGui::PushTextWrapPos(0);
       ImGui::TextColored(kHeading, "%s", l.title.c_str());
+      ImGui::PopTextWrapPos();
       ImGui::SetWindowFontScale(1.f);
       ImGui::TextColored(kDim, "%s, %d min", l.level.c_str(), l.minutes);
       // The other lessons stay one click away.

@@ -1,6 +1,8 @@
 // Trace analysis shared by the views (see sim/analysis.h).
 #include "sim/analysis.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <optional>
 
@@ -112,6 +114,48 @@ std::size_t interesting_pos(const std::vector<WarpEvent>& ev, const std::vector<
       break;
   }
   return p.value_or(0);
+}
+
+std::string line_counters_text(const Totals& t) {
+  auto num = [](double v) {
+    char b[32];
+    if (v >= 1e9) std::snprintf(b, sizeof b, "%.3gG", v / 1e9);
+    else if (v >= 1e6) std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
+    else if (v >= 1e4) std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
+    else std::snprintf(b, sizeof b, "%.0f", v);
+    return std::string(b);
+  };
+  std::string s;
+  auto add = [&](const std::string& x) { s += (s.empty() ? "" : "  ") + x; };
+  const std::uint64_t greq = t.global_ld_requests + t.global_st_requests + t.global_atom_requests;
+  const std::uint64_t sreq = t.shared_ld_requests + t.shared_st_requests;
+  if (greq) {
+    add(num(double(greq)) + " req");
+    add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_atom_sectors)) +
+        " sectors (ideal " + num(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors)) + ")");
+  }
+  if (sreq) {
+    if (!greq) add(num(double(sreq)) + " req");
+    const std::uint64_t wf = t.shared_ld_wavefronts + t.shared_st_wavefronts;
+    const std::uint64_t ideal = t.shared_ld_ideal + t.shared_st_ideal;
+    add(num(double(wf)) + " wavefronts (ideal " + num(double(ideal)) + ")");
+    add(num(double(wf - ideal)) + " conflicts");
+  }
+  if (t.branches) add(num(double(t.divergent_branches)) + " of " + num(double(t.branches)) + " divergent");
+  if (s.empty()) return s;
+  char eff[32];
+  std::snprintf(eff, sizeof eff, "SIMD %.0f%%", 100.0 * t.simd_efficiency());
+  add(eff);
+  return s;
+}
+
+std::map<int, std::string> line_counters(const SiteList& sites) {
+  std::map<int, std::string> out;
+  for (const auto& [line, t] : by_line(sites)) {
+    std::string c = line_counters_text(t);
+    if (!c.empty()) out[line] = std::move(c);
+  }
+  return out;
 }
 
 }  // namespace ws::sim

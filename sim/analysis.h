@@ -55,4 +55,12 @@ std::size_t interesting_pos(const std::vector<WarpEvent>& events,
                             const std::vector<std::size_t>& order, Focus f,
                             const DeviceModel& m = {});
 
+// A line's whole-grid counters in a few words, for the source view's margin: "262k req
+// 1.05M sectors (ideal 1.05M)  8.39M wavefronts (ideal 262k)  8.13M conflicts  SIMD 100%".
+// @post "" iff t has no global or shared request and no branch; else it ends "SIMD n%".
+std::string line_counters_text(const Totals& t);
+// line_counters_text of every source line of `sites` (by_line) that has something to say.
+// @post the keys are lines of `sites`; no value is "".
+std::map<int, std::string> line_counters(const SiteList& sites);
+
 }  // namespace ws::sim

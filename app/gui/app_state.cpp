@@ -68,19 +68,19 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
           break;
         }
     if (v) {
-      sel_.family = v->family;
-      sel_.variant = v->name;
+      selection_.sel.family = v->family;
+      selection_.sel.variant = v->name;
     } else {
       add_notice("unknown kernel " + opt.family + (opt.variant.empty() ? "" : "/" + opt.variant) +
                      ": showing the first in the catalogue",
                  true);
     }
   }
-  if (sel_.family.empty() && !cat.empty()) {
-    sel_.family = cat.front().family;
-    sel_.variant = cat.front().name;
+  if (selection_.sel.family.empty() && !cat.empty()) {
+    selection_.sel.family = cat.front().family;
+    selection_.sel.variant = cat.front().name;
   }
-  sel_.params = opt.params;
+  selection_.sel.params = opt.params;
   lesson = make_lesson_panel();
   if (!opt.lesson.empty()) {
     std::string err;
@@ -103,7 +103,7 @@ void AppState::add_notice(const std::string& text, bool error) {
   if (notices.size() > 8) notices.erase(notices.begin());
 }
 
-const VariantInfo* AppState::variant_info() const { return find_variant(sel_.family, sel_.variant); }
+const VariantInfo* AppState::variant_info() const { return find_variant(selection_.sel.family, selection_.sel.variant); }
 
 DeviceLimits AppState::limits() const {
   return worker_.ready() ? worker_.device().limits : DeviceLimits{};
@@ -126,9 +126,9 @@ void AppState::select(const std::string& family, const std::string& variant) {
     add_notice("unknown kernel " + family + "/" + variant, true);
     return;
   }
-  const bool same_family = family == sel_.family;
-  sel_.family = family;
-  sel_.variant = variant;
+  const bool same_family = family == selection_.sel.family;
+  selection_.sel.family = family;
+  selection_.sel.variant = variant;
   // A sweep of another variant is not this one's: its lines would be relabelled.
   if (sweep_for != family + "/" + variant) {
     sweep.clear();
@@ -137,12 +137,12 @@ void AppState::select(const std::string& family, const std::string& variant) {
   // Keep the values the new variant also has, so switching naive -> tiled keeps n.
   Params kept;
   for (const ParamSpec& ps : v->params)
-    if (auto it = sel_.params.find(ps.name); it != sel_.params.end()) kept[ps.name] = it->second;
-  sel_.params = kept;
-  sel_.launch = 0;
+    if (auto it = selection_.sel.params.find(ps.name); it != selection_.sel.params.end()) kept[ps.name] = it->second;
+  selection_.sel.params = kept;
+  selection_.sel.launch = 0;
   if (!same_family) {
-    sel_.block = 0;
-    sel_.warp = 0;
+    selection_.sel.block = 0;
+    selection_.sel.warp = 0;
   }
   default_sweep_params();
   request_run();
@@ -151,22 +151,22 @@ void AppState::select(const std::string& family, const std::string& variant) {
 void AppState::set_param(const std::string& name, long long value) {
   user_pinned_ = false;
   main.user_source.clear();
-  sel_.params[name] = value;
+  selection_.sel.params[name] = value;
   request_run();
 }
 
 void AppState::set_params(const Params& p) {
-  for (const auto& [k, v] : p) sel_.params[k] = v;
+  for (const auto& [k, v] : p) selection_.sel.params[k] = v;
   request_run();
 }
 
 void AppState::set_block(std::uint32_t block) {
-  sel_.block = block;
+  selection_.sel.block = block;
   request_run();
 }
 
 void AppState::set_warp(std::uint16_t warp) {
-  sel_.warp = warp;
+  selection_.sel.warp = warp;
   main.sel.warp = warp;
   derive(main, false);
   if (cmp.valid()) {
@@ -178,7 +178,7 @@ void AppState::set_warp(std::uint16_t warp) {
 }
 
 void AppState::set_launch(std::size_t launch) {
-  sel_.launch = launch;
+  selection_.sel.launch = launch;
   main.sel.launch = launch;
   derive(main, false);
   stepper.order = main.order;
@@ -193,20 +193,20 @@ void AppState::set_compare(bool on, const std::string& variant, const Params& ov
   }
   if (on && compare_variant.empty()) {
     const VariantInfo* v = variant_info();
-    const FamilyInfo* f = find_family(sel_.family);
+    const FamilyInfo* f = find_family(selection_.sel.family);
     const std::string flip = f ? f->compare_flip : std::string();
     if (v && !flip.empty() && find_param(*v, flip)) {
-      compare_variant = sel_.variant;
-      const auto it = completed_.find(flip);
-      compare_overrides = {{flip, it != completed_.end() && it->second != 0 ? 0 : 1}};
+      compare_variant = selection_.sel.variant;
+      const auto it = selection_.completed.find(flip);
+      compare_overrides = {{flip, it != selection_.completed.end() && it->second != 0 ? 0 : 1}};
     } else {
       std::vector<std::string> names;
       for (const auto& c : catalogue())
-        if (c.family == sel_.family) names.push_back(c.name);
-      auto it = std::find(names.begin(), names.end(), sel_.variant);
+        if (c.family == selection_.sel.family) names.push_back(c.name);
+      auto it = std::find(names.begin(), names.end(), selection_.sel.variant);
       if (it != names.end() && it != names.begin()) compare_variant = *(it - 1);
       else if (it != names.end() && it + 1 != names.end()) compare_variant = *(it + 1);
-      else compare_variant = sel_.variant;
+      else compare_variant = selection_.sel.variant;
       compare_overrides.clear();
     }
   }
@@ -223,13 +223,13 @@ std::string AppState::compare_label() const {
 Job AppState::make_job(JobKind k, const std::string& variant, const Params& p) const {
   Job j;
   j.kind = k;
-  j.family = sel_.family;
+  j.family = selection_.sel.family;
   j.variant = variant;
   j.params = p;
   j.opt.timing = true;
   j.opt.totals = true;
   j.opt.keep_blocks = (k == JobKind::Main || k == JobKind::Compare)
-                          ? std::vector<std::uint32_t>{sel_.block}
+                          ? std::vector<std::uint32_t>{selection_.sel.block}
                           : std::vector<std::uint32_t>{};
   if (k == JobKind::Main && collect_hardware) {
     j.opt.hardware_runs = 3;  // three profiled runs: the spread shows what is noise
@@ -241,27 +241,27 @@ Job AppState::make_job(JobKind k, const std::string& variant, const Params& p) c
 void AppState::request_run() {
   const VariantInfo* v = variant_info();
   if (!v) {
-    refusal_ = "unknown kernel " + sel_.family + "/" + sel_.variant;
+    selection_.refusal = "unknown kernel " + selection_.sel.family + "/" + selection_.sel.variant;
     return;
   }
   Params full;
-  refusal_ = validate(*v, sel_.params, limits(), full);
-  if (!refusal_.empty()) return;
-  completed_ = full;
+  selection_.refusal = validate(*v, selection_.sel.params, limits(), full);
+  if (!selection_.refusal.empty()) return;
+  selection_.completed = full;
   // A block outside the new grid falls back to block 0.
   const Plan plan = v->plan(full);
   if (!plan.launches.empty()) {
-    const std::size_t li = std::min(sel_.launch, plan.launches.size() - 1);
-    if (sel_.block >= plan.launches[li].grid.count()) sel_.block = 0;
+    const std::size_t li = std::min(selection_.sel.launch, plan.launches.size() - 1);
+    if (selection_.sel.block >= plan.launches[li].grid.count()) selection_.sel.block = 0;
     const unsigned warps = unsigned((plan.launches[li].block.count() + 31) / 32);
-    if (sel_.warp >= warps) sel_.warp = 0;
+    if (selection_.sel.warp >= warps) selection_.sel.warp = 0;
   }
-  Job j = make_job(JobKind::Main, sel_.variant, full);
+  Job j = make_job(JobKind::Main, selection_.sel.variant, full);
   j.gen = next_gen_++;
   main_pending_gen_ = j.gen;
   worker_.submit(j);
   if (compare_mode) {
-    const VariantInfo* cv = find_variant(sel_.family, compare_variant);
+    const VariantInfo* cv = find_variant(selection_.sel.family, compare_variant);
     if (cv) {
       Params given, cfull;
       for (const ParamSpec& ps : cv->params) {
@@ -280,7 +280,7 @@ void AppState::request_run() {
     }
   }
   if (live_charts) request_bars();
-  const std::string peers_key = sel_.family + " " + std::to_string(plan.logical_bytes);
+  const std::string peers_key = selection_.sel.family + " " + std::to_string(plan.logical_bytes);
   if (peers_key != peers_for_) {
     peers_for_ = peers_key;
     request_peers();
@@ -288,15 +288,15 @@ void AppState::request_run() {
 }
 
 void AppState::request_bars() {
-  Params full = completed_;
-  Job j = make_job(JobKind::Bars, sel_.variant, full);
+  Params full = selection_.completed;
+  Job j = make_job(JobKind::Bars, selection_.sel.variant, full);
   j.gen = next_gen_++;
   bars_pending_gen_ = j.gen;
   worker_.submit(j);
 }
 
 void AppState::request_peers() {
-  Job j = make_job(JobKind::Peers, sel_.variant, completed_);
+  Job j = make_job(JobKind::Peers, selection_.sel.variant, selection_.completed);
   j.opt.timing = true;
   j.gen = next_gen_++;
   peers_pending_gen_ = j.gen;
@@ -316,9 +316,9 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
     }
     // Wide ranges go in powers of two: a problem size around its current value (the
     // emulator would take minutes at the top of the range), anything else over its range.
-    const auto cur_it = completed_.find(param);
-    const long long cur = cur_it != completed_.end() ? cur_it->second : ps.def;
-    const FamilyInfo* f = find_family(sel_.family);
+    const auto cur_it = selection_.completed.find(param);
+    const long long cur = cur_it != selection_.completed.end() ? cur_it->second : ps.def;
+    const FamilyInfo* f = find_family(selection_.sel.family);
     const bool size = f && std::find(f->size_params.begin(), f->size_params.end(), param) !=
                                f->size_params.end();
     std::vector<long long> out;
@@ -333,7 +333,7 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
 
 void AppState::default_sweep_params() {
   const VariantInfo* v = variant_info();
-  const FamilyInfo* f = find_family(sel_.family);
+  const FamilyInfo* f = find_family(selection_.sel.family);
   sweep_x.clear();
   sweep_series.clear();
   if (!v || !f) return;
@@ -344,11 +344,11 @@ void AppState::default_sweep_params() {
 }
 
 void AppState::request_sweep() {
-  if (!refusal_.empty()) {
-    add_notice("sweep not started: " + refusal_, true);
+  if (!selection_.refusal.empty()) {
+    add_notice("sweep not started: " + selection_.refusal, true);
     return;
   }
-  Job j = make_job(JobKind::Sweep, sel_.variant, completed_);
+  Job j = make_job(JobKind::Sweep, selection_.sel.variant, selection_.completed);
   j.sweep_x = sweep_x;
   j.sweep_series = sweep_series;
   j.xs = sweep_values(sweep_x);
@@ -356,7 +356,7 @@ void AppState::request_sweep() {
   j.gen = next_gen_++;
   sweep_pending_gen_ = j.gen;
   sweep.clear();
-  sweep_for = sel_.family + "/" + sel_.variant;
+  sweep_for = selection_.sel.family + "/" + selection_.sel.variant;
   worker_.submit(j);
 }
 
@@ -371,12 +371,12 @@ void AppState::poll() {
     worker_ready_seen_ = true;
     if (const std::string e = worker_.error(); !e.empty()) add_notice(e, true);
     // Validation before the backend was up used default limits; check again with its own.
-    const std::string before = refusal_;
+    const std::string before = selection_.refusal;
     Params full;
     if (const VariantInfo* v = variant_info()) {
-      const std::string now = validate(*v, sel_.params, limits(), full);
+      const std::string now = validate(*v, selection_.sel.params, limits(), full);
       if (now != before) {
-        refusal_ = now;
+        selection_.refusal = now;
         if (now.empty()) request_run();
       }
     }
@@ -393,8 +393,8 @@ void AppState::install(JobResult& r) {
       if (!r.run) return;
       const bool first_of_gen = main.gen != r.gen;
       const bool keep = main.valid() && main.sel.family == r.job.family &&
-                        main.sel.variant == r.job.variant && main.sel.block == sel_.block &&
-                        main.sel.warp == sel_.warp;
+                        main.sel.variant == r.job.variant && main.sel.block == selection_.sel.block &&
+                        main.sel.warp == selection_.sel.warp;
       main.run = r.run;
       main.gen = r.gen;
       main.seconds = r.seconds;
@@ -404,7 +404,7 @@ void AppState::install(JobResult& r) {
       if (r.times.measured >= 0) last_latency.measured = r.times.measured;
       if (r.times.counters >= 0) last_latency.counters = r.times.counters;
       if (first_of_gen) last_latency = r.times;
-      main.sel = sel_;
+      main.sel = selection_.sel;
       main.sel.variant = r.job.variant;
       main.sel.params = r.job.params;
       if (!r.job.opt.keep_blocks.empty()) main.sel.block = r.job.opt.keep_blocks.front();
@@ -441,7 +441,7 @@ void AppState::install(JobResult& r) {
       cmp.stages = r.stages;
       cmp.final = r.final;
       cmp.times = r.times;
-      cmp.sel = sel_;
+      cmp.sel = selection_.sel;
       cmp.sel.variant = r.job.variant;
       cmp.sel.params = r.job.params;
       derive(cmp, false);
@@ -512,62 +512,20 @@ void AppState::derive(Loaded& l, bool) {
   l.counters.clear();
   if (l.run && !l.run->launches.empty()) {
     const std::size_t li = std::min(l.sel.launch, l.run->launches.size() - 1);
-    for (const auto& [line, t] : sim::by_line(l.run->launches[li].sites)) {
-      const std::string c = line_counters_text(t);
-      if (!c.empty()) l.counters[line] = c;
-    }
+    l.counters = sim::line_counters(l.run->launches[li].sites);
   }
 }
 
-std::string line_counters_text(const sim::Totals& t) {
-  auto num = [](double v) {
-    char b[32];
-    if (v >= 1e9) std::snprintf(b, sizeof b, "%.3gG", v / 1e9);
-    else if (v >= 1e6) std::snprintf(b, sizeof b, "%.3gM", v / 1e6);
-    else if (v >= 1e4) std::snprintf(b, sizeof b, "%.3gk", v / 1e3);
-    else std::snprintf(b, sizeof b, "%.0f", v);
-    return std::string(b);
-  };
-  std::string s;
-  auto add = [&](const std::string& x) { s += (s.empty() ? "" : "  ") + x; };
-  const std::uint64_t greq = t.global_ld_requests + t.global_st_requests + t.global_atom_requests;
-  const std::uint64_t sreq = t.shared_ld_requests + t.shared_st_requests;
-  if (greq) {
-    add(num(double(greq)) + " req");
-    add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_atom_sectors)) +
-        " sectors (ideal " + num(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors)) + ")");
-  }
-  if (sreq) {
-    if (!greq) add(num(double(sreq)) + " req");
-    const std::uint64_t wf = t.shared_ld_wavefronts + t.shared_st_wavefronts;
-    const std::uint64_t ideal = t.shared_ld_ideal + t.shared_st_ideal;
-    add(num(double(wf)) + " wavefronts (ideal " + num(double(ideal)) + ")");
-    add(num(double(wf - ideal)) + " conflicts");
-  }
-  if (t.branches) add(num(double(t.divergent_branches)) + " of " + num(double(t.branches)) + " divergent");
-  if (s.empty()) return s;
-  char eff[32];
-  std::snprintf(eff, sizeof eff, "SIMD %.0f%%", 100.0 * t.simd_efficiency());
-  add(eff);
-  return s;
-}
-
-std::size_t AppState::compare_pos() const {
+std::size_t ResultsModel::compare_pos() const {
   if (cmp.order.empty()) return 0;
   return std::min(stepper.pos, cmp.order.size() - 1);
 }
 
-std::size_t AppState::interesting_pos(View v) const {
+std::size_t ResultsModel::interesting_pos(View v) const {
   return sim::interesting_pos(main.events(), main.order, viz::focus_of(v));
 }
 
 // --- charts ---------------------------------------------------------------------------
-
-double AppState::copy_gbps() const {
-  for (const PeerResult& p : peers)
-    if (p.peer == Peer::MemcpyD2D && p.error.empty() && p.timing.throughput > 0) return p.timing.throughput;
-  return 0;
-}
 
 double AppState::peak() const {
   const std::string unit = main.valid() ? main.run->timing.unit : "GB/s";
@@ -584,127 +542,17 @@ std::map<std::string, std::string> AppState::export_meta() const {
   const DeviceInfo d = worker_.device();
   const int repeats = main.valid() ? std::max<int>(1, int(main.run->timing.samples_ms.size())) : 10;
   return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, emulated(), repeats,
-                         sel_.family + "/" + sel_.variant, ws::to_string(completed_),
+                         selection_.sel.family + "/" + selection_.sel.variant, ws::to_string(selection_.completed),
                          utc_now_iso8601());
 }
 
-viz::ChartSpec AppState::history_chart() const {
-  viz::ChartSpec c;
-  c.title = "Throughput per run";
-  c.x_label = "run";
-  const std::string unit = history.empty() ? "GB/s" : history.back().unit;
-  c.y_label = unit + (emulated() ? " (modelled)" : "");
-  std::map<std::string, std::size_t> index;
-  for (const HistoryPoint& h : history) {
-    if (h.unit != unit) continue;
-    auto it = index.find(h.series);
-    if (it == index.end()) {
-      it = index.emplace(h.series, c.series.size()).first;
-      viz::Series s;
-      s.name = h.series;
-      s.kind = viz::SeriesKind::Line;
-      c.series.push_back(s);
-    }
-    viz::Series& s = c.series[it->second];
-    s.x.push_back(h.run);
-    s.y.push_back(h.throughput);
-    s.wrong.push_back(h.wrong);
-    s.modelled.push_back(h.modelled);
-  }
-  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
-  if (const double cp = copy_gbps(); cp > 0 && unit == "GB/s")
-    c.refs.push_back({emulated() ? "copy (modelled)" : "cudaMemcpy D2D", cp, 0});
+ChartContext AppState::chart_context() const {
+  ChartContext c;
+  c.emulated = emulated();
+  c.peak = peak();
+  c.family = selection_.sel.family;
+  c.completed = selection_.completed;
   c.meta = export_meta();
-  return c;
-}
-
-viz::ChartSpec AppState::bars_chart() const {
-  viz::ChartSpec c;
-  c.title = "Variants of " + (bars_family.empty() ? sel_.family : bars_family) + " at " + ws::to_string(completed_);
-  c.x_label = "variant";
-  viz::Series s;
-  s.name = "throughput";
-  s.kind = viz::SeriesKind::Bars;
-  std::string unit;
-  for (std::size_t i = 0; i < bars.size(); ++i) {
-    const BarPoint& b = bars[i];
-    const bool ran = b.skipped.empty() && b.result.error.empty();
-    c.categories.push_back(ran ? b.variant : b.variant + " (n/a)");
-    s.x.push_back(double(i));
-    s.y.push_back(ran ? b.result.timing.throughput : NAN);
-    s.wrong.push_back(ran && !b.result.ok());
-    s.modelled.push_back(ran && !b.result.timing.measured);
-    if (ran && unit.empty()) unit = b.result.timing.unit;
-  }
-  c.y_label = unit.empty() ? "GB/s" : unit;
-  c.series.push_back(s);
-  const std::string unit_label = c.y_label;
-  if (const double pk = peak(); pk > 0) c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
-  for (const PeerResult& p : peers) {
-    if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != unit_label) continue;
-    std::string name = std::string(ws::to_string(p.peer));
-    if (!p.timing.measured) name += " (modelled)";
-    c.refs.push_back({name, p.timing.throughput, 0});
-  }
-  c.meta = export_meta();
-  if (emulated()) c.y_label += " (modelled)";
-  return c;
-}
-
-viz::ChartSpec AppState::sweep_chart() const {
-  viz::ChartSpec c;
-  c.title = "Sweep of " + sweep_x + (sweep_series.empty() ? "" : " x " + sweep_series) + " (" + sweep_for + ")";
-  c.x_label = sweep_x;
-  std::map<long long, std::size_t> index;
-  std::string unit;
-  for (const SweepPoint& p : sweep) {
-    if (!p.skipped.empty() || !p.error.empty()) continue;
-    auto it = index.find(p.s);
-    if (it == index.end()) {
-      it = index.emplace(p.s, c.series.size()).first;
-      viz::Series s;
-      s.name = sweep_series.empty() ? sweep_for : sweep_series + "=" + std::to_string(p.s);
-      s.kind = viz::SeriesKind::Line;
-      c.series.push_back(s);
-    }
-    viz::Series& s = c.series[it->second];
-    double y = p.throughput;
-    if (!sweep_metric.empty()) {
-      y = NAN;
-      for (const auto& [k, v] : p.plain)
-        if (k == sweep_metric) y = v;
-    }
-    s.x.push_back(double(p.x));
-    s.y.push_back(y);
-    s.wrong.push_back(!p.verified);
-    // Counts come from the model on every backend; only times can be modelled.
-    s.modelled.push_back(sweep_metric.empty() && !p.measured);
-    if (unit.empty()) unit = p.unit;
-  }
-  c.y_label = !sweep_metric.empty() ? sweep_metric : unit.empty() ? "GB/s" : unit;
-  if (sweep_metric.empty() && emulated()) c.y_label += " (modelled)";
-  if (const double pk = peak(); pk > 0 && sweep_metric.empty())
-    c.refs.push_back({emulated() ? "peak (modelled device)" : "theoretical peak", pk, 0});
-  c.meta = export_meta();
-  // The swept parameters as swept (x=8,16,32), not the controls' current values.
-  std::set<long long> xs, ss;
-  for (const SweepPoint& p : sweep) {
-    xs.insert(p.x);
-    ss.insert(p.s);
-  }
-  auto list = [](const std::set<long long>& v) {
-    std::string t;
-    for (long long x : v) t += (t.empty() ? "" : ",") + std::to_string(x);
-    return t;
-  };
-  Params rest = completed_;
-  rest.erase(sweep_x);
-  if (!sweep_series.empty()) rest.erase(sweep_series);
-  std::string params = ws::to_string(rest);
-  if (!xs.empty()) params += (params.empty() ? "" : " ") + sweep_x + "=" + list(xs);
-  if (!sweep_series.empty() && !ss.empty()) params += " " + sweep_series + "=" + list(ss);
-  c.meta["params"] = params;
-  c.meta["kernel"] = sweep_for.empty() ? c.meta["kernel"] : sweep_for;
   return c;
 }
 
@@ -712,14 +560,14 @@ void AppState::show_user_run(std::shared_ptr<const RunResult> run, const std::st
                              const std::string& variant, const std::string& source_file,
                              const std::string& struct_name) {
   user_pinned_ = true;
-  sel_.family = family;
-  sel_.variant = variant;
-  sel_.params = run->params;
-  completed_ = run->params;
-  refusal_.clear();
+  selection_.sel.family = family;
+  selection_.sel.variant = variant;
+  selection_.sel.params = run->params;
+  selection_.completed = run->params;
+  selection_.refusal.clear();
   main.run = std::move(run);
   main.gen = next_gen_++;
-  main.sel = sel_;
+  main.sel = selection_.sel;
   main.user_source = source_file;
   main.user_struct = struct_name;
   main.source = {};
@@ -733,8 +581,8 @@ void AppState::show_user_run(std::shared_ptr<const RunResult> run, const std::st
 std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
   Job j;
   j.kind = JobKind::Lesson;
-  j.family = sel_.family;
-  j.variant = sel_.variant;
+  j.family = selection_.sel.family;
+  j.variant = selection_.sel.variant;
   j.task = std::move(task);
   j.gen = next_gen_++;
   lesson_pending_gen_ = j.gen;
@@ -769,10 +617,10 @@ void AppState::open_lab(const std::string& family, const std::string& variant, c
     add_notice("the lesson names an unknown kernel " + family + "/" + variant, true);
     return;
   }
-  sel_.family = family;
-  sel_.variant = variant;
-  sel_.params = params;
-  sel_.launch = 0;
+  selection_.sel.family = family;
+  selection_.sel.variant = variant;
+  selection_.sel.params = params;
+  selection_.sel.launch = 0;
   default_sweep_params();
   request_run();
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/chart_model.h"
 #include "app/gui/editor_panel.h"
 #include "app/gui/gui.h"
 #include "app/gui/lesson_panel.h"
@@ -69,15 +70,6 @@ struct Loaded {
   const ArrayDesc* array_of(const WarpEvent& e) const;
 };
 
-struct HistoryPoint {
-  int run = 0;
-  std::string label;  // "tiled n=1024 tile=32 pad=1"
-  std::string series; // variant name: one colour per variant
-  double throughput = 0;
-  std::string unit;
-  bool wrong = false, modelled = false;
-};
-
 struct Notice {
   std::string text;
   bool error = false;
@@ -91,7 +83,36 @@ struct Panels {
   bool none = true;
 };
 
-class AppState : public LessonHost {
+// What the student selected: the variant and its parameters as set, as completed by
+// validate, and why they cannot run ("" when they can).
+struct SelectionModel {
+  Selection sel;
+  Params completed;
+  std::string refusal;
+};
+
+// The installed results and where the views stand in them: the main run, the comparison
+// side and what it compares, the stepper (viz::StepperState, its own model), and how long
+// the last change took.
+struct ResultsModel {
+  Loaded main, cmp;
+  viz::StepperState stepper;
+  bool compare_mode = false;
+  std::string compare_variant;
+  Params compare_overrides;  // B's parameters that differ from A's
+  // How long the last change took to its measured point and to its counters (status bar).
+  StageTimes last_latency;
+  // The comparison side's position, in step with main.
+  // @post < cmp.order.size() when cmp has events, else 0.
+  std::size_t compare_pos() const;
+  // The first event of the warp that a view is about (a conflict for the maps, a divergent
+  // branch for the mask strip), or 0: sim::interesting_pos over main's warp.
+  std::size_t interesting_pos(View v) const;
+};
+
+// The app's state joins its models (selection, results and stepper, charts) to the worker
+// and the window: a change of selection runs on the worker, poll() installs what came back.
+class AppState : public LessonHost, public ResultsModel, public ChartModel {
  public:
   AppState(const GuiOptions& opt, Worker& worker);
 
@@ -103,12 +124,12 @@ class AppState : public LessonHost {
   void set_block(std::uint32_t block);
   void set_warp(std::uint16_t warp);
   void set_launch(std::size_t launch);
-  const Selection& selection() const { return sel_; }
+  const Selection& selection() const { return selection_.sel; }
   const VariantInfo* variant_info() const;
   // Why the current parameters cannot run ("" when they can). The last good result stays
   // on screen, marked as not matching the controls.
-  const std::string& refusal() const { return refusal_; }
-  Params completed_params() const { return completed_; }
+  const std::string& refusal() const { return selection_.refusal; }
+  Params completed_params() const { return selection_.completed; }
   DeviceLimits limits() const;
 
   // --- running ---
@@ -123,42 +144,19 @@ class AppState : public LessonHost {
   Worker& worker() { return worker_; }
   const Worker& worker() const { return worker_; }
 
-  // --- views ---
-  Loaded main, cmp;
-  viz::StepperState stepper;
-  bool compare_mode = false;
-  std::string compare_variant;
-  Params compare_overrides;  // B's parameters that differ from A's
+  // --- views (ResultsModel: main, cmp, stepper, compare_mode, compare_variant) ---
   // Turns compare mode on or off. With no variant named, B is the family's padding knob
   // flipped when the variant has one (the comparison students ask for first), else the
   // variant before this one in the family (its baseline).
   void set_compare(bool on, const std::string& variant = "", const Params& overrides = {});
-  std::size_t compare_pos() const;
-  std::string compare_label() const;  // "tiled pad=1"  // the comparison side's position, in step with main
-  // The first event of the warp that a view is about (a conflict for the maps, a divergent
-  // branch for the mask strip), or 0.
-  std::size_t interesting_pos(View v) const;
+  std::string compare_label() const;  // "tiled pad=1"
 
-  // How long the last change took to its measured point and to its counters (status bar).
-  StageTimes last_latency;
-
-  // --- charts ---
-  std::deque<HistoryPoint> history;
-  int runs_done = 0;
-  std::vector<BarPoint> bars;
-  std::string bars_family;
-  bool bars_cancelled = false;
-  std::vector<SweepPoint> sweep;
-  std::string sweep_x, sweep_series;           // parameter names
-  std::string sweep_for;                       // "family/variant" the sweep belongs to
-  std::string sweep_metric;                    // "" = throughput, else a Totals::plain() name
-  std::vector<PeerResult> peers;
-  bool live_charts = true;                     // bars follow every change
+  // --- charts (ChartModel: history, bars, sweep, peers; built with this state's context) ---
   std::vector<long long> sweep_values(const std::string& param) const;
-  viz::ChartSpec history_chart() const;
-  viz::ChartSpec bars_chart() const;
-  viz::ChartSpec sweep_chart() const;
-  double copy_gbps() const;     // the memcpy peer's throughput (0: none)
+  ChartContext chart_context() const;
+  viz::ChartSpec history_chart() const { return ChartModel::history_chart(chart_context()); }
+  viz::ChartSpec bars_chart() const { return ChartModel::bars_chart(chart_context()); }
+  viz::ChartSpec sweep_chart() const { return ChartModel::sweep_chart(chart_context()); }
   double peak() const;          // theoretical peak in the main run's unit (0: unknown)
   std::map<std::string, std::string> export_meta() const;
 
@@ -218,9 +216,7 @@ class AppState : public LessonHost {
 
   GuiOptions opt_;
   Worker& worker_;
-  Selection sel_;
-  Params completed_;
-  std::string refusal_;
+  SelectionModel selection_;
   std::uint64_t next_gen_ = 1;
   std::uint64_t history_gen_ = 0;  // the change whose history point is in
   std::uint64_t main_pending_gen_ = 0, cmp_pending_gen_ = 0, bars_pending_gen_ = 0,
@@ -230,11 +226,6 @@ class AppState : public LessonHost {
   bool worker_ready_seen_ = false;
   bool user_pinned_ = false;
 };
-
-// A line's whole-grid counters in a few words: "262k req  1.05M sectors (ideal 1.05M)
-// 8.39M wavefronts (ideal 262k)  8.13M conflicts  SIMD 100%"; "" for a line without
-// memory accesses or branches.
-std::string line_counters_text(const sim::Totals& t);
 
 // Roots searched for a variant's family header: app/paths.h data_roots() (next to the
 // binary first, then the source tree it was built from, then the working directory).

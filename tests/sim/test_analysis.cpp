@@ -93,3 +93,32 @@ TEST(Analysis, InterestingPosFindsWhatEachFocusLooksFor) {
   EXPECT_EQ(sim::interesting_pos(ev, {}, sim::Focus::Shared), 0u);
   EXPECT_EQ(sim::to_string(sim::Focus::Branch), "branch");
 }
+
+// @post of line_counters_text: "" without requests or branches, else it ends "SIMD n%".
+TEST(Analysis, LineCountersInAFewWords) {
+  EXPECT_EQ(sim::line_counters_text(sim::Totals{}), "");
+  sim::Totals g;
+  g.add(access(10, EventKind::GlobalLoad, 1));  // 32 lanes, 4 B apart: 4 sectors
+  EXPECT_EQ(sim::line_counters_text(g), "1 req  4 sectors (ideal 4)  SIMD 100%");
+  sim::Totals s;
+  s.add(access(11, EventKind::SharedLoad, 32));  // one bank, 32 words: 32 wavefronts
+  EXPECT_EQ(sim::line_counters_text(s), "1 req  32 wavefronts (ideal 1)  31 conflicts  SIMD 100%");
+  sim::Totals b;
+  b.add(branch(12, 0x0000FFFFu));
+  const std::string t = sim::line_counters_text(b);
+  EXPECT_EQ(t.rfind("1 of 1 divergent", 0), 0u) << t;
+  EXPECT_NE(t.find("SIMD"), std::string::npos) << t;
+}
+
+// @post of line_counters: one entry per line with something to say, none empty.
+TEST(Analysis, LineCountersPerSourceLine) {
+  sim::SiteSink sink;
+  sink.on_event(access(20, EventKind::GlobalLoad, 1));
+  sink.on_event(access(20, EventKind::GlobalStore, 1));
+  sink.on_event(access(21, EventKind::SharedLoad, 2));
+  const std::map<int, std::string> m = sim::line_counters(sink.sites());
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.at(20).rfind("2 req  8 sectors", 0), 0u) << m.at(20);
+  EXPECT_EQ(m.at(21).rfind("1 req  2 wavefronts", 0), 0u) << m.at(21);
+  EXPECT_TRUE(sim::line_counters({}).empty());
+}

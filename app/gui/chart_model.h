@@ -1,0 +1,61 @@
+#pragma once
+// The charts' model on the UI thread: the run history, the variants' bars, the sweep and
+// the peers, and the ChartSpecs built from them. Plain data and functions: no window, no
+// worker; what a chart says besides its data (the device's peak, modelled or measured,
+// the export metadata) comes in a ChartContext from the app's state.
+#include <deque>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "app/gui/worker.h"
+#include "kernels/backend.h"
+#include "viz/chart.h"
+
+namespace ws::gui {
+
+struct HistoryPoint {
+  int run = 0;
+  std::string label;  // "tiled n=1024 tile=32 pad=1"
+  std::string series; // variant name: one colour per variant
+  double throughput = 0;
+  std::string unit;
+  bool wrong = false, modelled = false;
+};
+
+// What the charts need from the rest of the app.
+struct ChartContext {
+  bool emulated = true;     // times are modelled: the axis and the references say so
+  double peak = 0;          // the device's theoretical peak in the run's unit (0: unknown)
+  std::string family;       // the selected family (the bars name theirs when they differ)
+  Params completed;         // the selected variant's completed parameters
+  std::map<std::string, std::string> meta;  // the export metadata (kernels/run_meta.h)
+};
+
+struct ChartModel {
+  std::deque<HistoryPoint> history;
+  int runs_done = 0;
+  std::vector<BarPoint> bars;
+  std::string bars_family;
+  bool bars_cancelled = false;
+  std::vector<SweepPoint> sweep;
+  std::string sweep_x, sweep_series;           // parameter names
+  std::string sweep_for;                       // "family/variant" the sweep belongs to
+  std::string sweep_metric;                    // "" = throughput, else a Totals::plain() name
+  std::vector<PeerResult> peers;
+  bool live_charts = true;                     // bars follow every change
+
+  // The memcpy peer's throughput (0: none measured).
+  double copy_gbps() const;
+  // @post one line series per variant, of the points in the last point's unit, in run
+  //       order; the peak and (for GB/s) the copy as references when known.
+  viz::ChartSpec history_chart(const ChartContext& ctx) const;
+  // @post one bar per BarPoint in order; one that did not run is "(n/a)" with no value;
+  //       the peers in the bars' unit are references.
+  viz::ChartSpec bars_chart(const ChartContext& ctx) const;
+  // @post one line per series value of the points that ran; meta "params" names the
+  //       swept values as swept and the other parameters as completed.
+  viz::ChartSpec sweep_chart(const ChartContext& ctx) const;
+};
+
+}  // namespace ws::gui

@@ -23,14 +23,20 @@ std::string kernel(int k) {
          "    out(i) = in(i) * " + std::to_string(k) + ".f;\n  }\n};\n";
 }
 
-void BM_RecompileEmu(benchmark::State& state) {
-  namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / "warpscope-bench-user";
-  fs::create_directories(dir);
+// The student's copy kernel, edited in `dir` (created).
+ws::user::KernelSpec copy_spec(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir);
   ws::user::KernelSpec spec;
   spec.source_path = (dir / "k.cuh").string();
   spec.struct_name = "Copy";
   spec.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
+  return spec;
+}
+
+void BM_RecompileEmu(benchmark::State& state) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / "warpscope-bench-user";
+  const ws::user::KernelSpec spec = copy_spec(dir);
   ws::user::CompileOptions opt;
   opt.cache_dir = (dir / "cache").string();
   int k = 0;
@@ -59,11 +65,7 @@ BENCHMARK(BM_RecompileEmu)
 void BM_RecompileNvrtc(benchmark::State& state) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "warpscope-bench-nvrtc";
-  fs::create_directories(dir);
-  ws::user::KernelSpec spec;
-  spec.source_path = (dir / "k.cuh").string();
-  spec.struct_name = "Copy";
-  spec.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
+  const ws::user::KernelSpec spec = copy_spec(dir);
   int k = 0;
   std::ofstream(spec.source_path) << kernel(k++);
   if (!ws::user::compile_nvrtc(spec, false, "sm_90").compiled.ok) {
@@ -91,11 +93,7 @@ BENCHMARK(BM_RecompileNvrtc)
 void BM_RecompileNvrtcBoth(benchmark::State& state) {
   namespace fs = std::filesystem;
   const fs::path dir = fs::temp_directory_path() / "warpscope-bench-nvrtc2";
-  fs::create_directories(dir);
-  ws::user::KernelSpec spec;
-  spec.source_path = (dir / "k.cuh").string();
-  spec.struct_name = "Copy";
-  spec.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
+  const ws::user::KernelSpec spec = copy_spec(dir);
   int k = 0;
   std::ofstream(spec.source_path) << kernel(k++);
   for (auto _ : state) {

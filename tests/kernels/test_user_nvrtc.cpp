@@ -24,13 +24,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The kernel spec of a puzzle's solution.
+KernelSpec solution_spec(const std::string& puzzle_file) {
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> e;
+  EXPECT_TRUE(puzzle::parse_file(puzzle_file, p, e)) << puzzle_file;
+  KernelSpec spec = p.spec;
+  spec.source_path = puzzle::solution_path(puzzle_file);
+  return spec;
+}
+
 TEST(UserNvrtc, EverySolutionBuildsFastAndTraced) {
   for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles")) {
-    puzzle::Puzzle p;
-    std::vector<puzzle::Error> e;
-    ASSERT_TRUE(puzzle::parse_file(f, p, e));
-    KernelSpec spec = p.spec;
-    spec.source_path = puzzle::solution_path(f);
+    const KernelSpec spec = solution_spec(f);
     for (bool traced : {false, true}) {
       const NvrtcBuild b = compile_nvrtc(spec, traced, "sm_90");
       EXPECT_TRUE(b.compiled.ok) << f << (traced ? " traced: " : " fast: ") << b.compiled.message()
@@ -50,11 +56,7 @@ TEST(UserNvrtc, ThePrecompiledHeaderBuildsTheSameCubin) {
   ASSERT_GE(files.size(), 3u);
   files.resize(3);
   for (const auto& f : files) {
-    puzzle::Puzzle p;
-    std::vector<puzzle::Error> e;
-    ASSERT_TRUE(puzzle::parse_file(f, p, e));
-    KernelSpec spec = p.spec;
-    spec.source_path = puzzle::solution_path(f);
+    const KernelSpec spec = solution_spec(f);
     for (bool traced : {false, true}) {
       const NvrtcBuild with = compile_nvrtc(spec, traced, "sm_90", true);
       const NvrtcBuild without = compile_nvrtc(spec, traced, "sm_90", false);

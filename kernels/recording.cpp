@@ -85,7 +85,7 @@ json totals_json(const sim::Totals& t) {
   json j;
 #define X(f) j[#f] = t.f;
   WS_TOTALS_FIELDS(X)
-  X(warp_instructions) X(lane_instructions)
+  X(warp_instructions) X(lane_instructions) X(global_ld_fetches)
 #undef X
   return j;
 }
@@ -97,6 +97,8 @@ sim::Totals totals_of(const json& j) {
   // Recordings made before Work events (t.work) counted one instruction per event.
   t.warp_instructions = whole_or(j, "warp_instructions", t.events);
   t.lane_instructions = whole_or(j, "lane_instructions", t.active_lane_sum);
+  // Recordings made before DRAM fetches were counted: sim::dram_bytes falls back to sectors.
+  t.global_ld_fetches = whole_or(j, "global_ld_fetches", std::uint64_t{0});
   return t;
 }
 

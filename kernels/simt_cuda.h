@@ -122,7 +122,7 @@ struct TraceCtl {
   WarpEvent* batch;
   std::uint32_t* batch_n;
   std::uint32_t batch_slots;     // slots allocated (%smid may be past the SM count)
-  std::uint32_t sector_bytes, line_bytes, shared_banks, bank_bytes;  // sim::AccessModel
+  std::uint32_t sector_bytes, line_bytes, shared_banks, bank_bytes, fetch_bytes;  // sim::AccessModel
   // Which traced blocks write their events: all of them, or only the listed ones.
   std::uint32_t keep_all;
   std::uint32_t keep_n;
@@ -252,7 +252,7 @@ __device__ __forceinline__ bool ws_block_kept() {
 static __device__ __noinline__ void ws_count_one(const WarpEvent& e) {
   sim::Counters c;
   const sim::AccessModel m{ws_trace.sector_bytes, ws_trace.line_bytes, ws_trace.shared_banks,
-                          ws_trace.bank_bytes};
+                          ws_trace.bank_bytes, ws_trace.fetch_bytes};
   sim::count_event(e, m, c);
   const std::uint32_t tag = sim::site_key(e.line, e.array, e.kind) + 1u;
   cuda::SiteSlot* table = ws_trace.sites + (ws_block_linear() % cuda::kSiteShards) * cuda::kSiteSlots;

@@ -265,6 +265,7 @@ void run(const GpuRequest& q, GpuReply& rep) {
       ctl.line_bytes = m.line_bytes;
       ctl.shared_banks = m.shared_banks;
       ctl.bank_bytes = m.bank_bytes;
+      ctl.fetch_bytes = m.fetch_bytes;
       ctl.keep_all = 0;
       ctl.keep_n = 1;
       ctl.keep[0] = q.keep_block;

@@ -13,11 +13,20 @@ DRAM-bound variants are within 25% of the measured time.
 
 The metrics run on the backend given (cuda: the traced build's whole-grid counts; emu:
 the emulator's, which are the same counts but only for sizes the emulator can run).
+With --ncu, each row also runs the fast build once under Nsight Compute and sets the
+DRAM bytes it read and wrote beside the bytes the model streams.
+
+Two variants whose modelled times are equal (the same counts) are a tie the model cannot
+break; the order check lists them apart from pairs the model orders the wrong way.
 """
 import argparse
+import csv
+import io
 import json
 import subprocess
 import sys
+
+DRAM = ["dram__bytes_read.sum", "dram__bytes_write.sum"]
 
 
 def metrics(ws, backend, family, variant, params):
@@ -28,6 +37,27 @@ def metrics(ws, backend, family, variant, params):
     if p.returncode != 0:
         return None, (p.stderr.strip().splitlines() or ["metrics failed"])[-1]
     return json.loads(p.stdout), ""
+
+
+def ncu_dram(ncu, ws, family, variant, params):
+    """DRAM bytes (read, written) of the fast build's kernels (ws_entry), or None."""
+    cmd = [ncu, "--metrics", ",".join(DRAM), "--csv", "--page", "raw", "--clock-control",
+           "none", "-k", "regex:ws_entry", ws, "metrics", "--kernel", family, "--variant",
+           variant, "--backend", "cuda", "--fast-only"]
+    for k, v in sorted(params.items()):
+        cmd += ["--set", f"{k}={v}"]
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    start = p.stdout.find('"ID"')
+    if p.returncode != 0 or start < 0:
+        return None
+    rows = list(csv.reader(io.StringIO(p.stdout[start:])))
+    h = rows[0]
+    sums = [0.0, 0.0]
+    for r in rows[1:]:
+        if len(r) == len(h) and r[0].isdigit() and "ws_entry" in r[h.index("Kernel Name")]:
+            for i, m in enumerate(DRAM):
+                sums[i] += float(r[h.index(m)].replace(",", "") or 0)
+    return sums
 
 
 def ranks(values):
@@ -43,6 +73,7 @@ def main():
     ap.add_argument("--warpscope", required=True)
     ap.add_argument("--backend", default="cuda")
     ap.add_argument("--tolerance", type=float, default=0.25)
+    ap.add_argument("--ncu", default="", help="Nsight Compute, to measure DRAM bytes")
     ap.add_argument("bench", nargs="+")
     a = ap.parse_args()
 
@@ -76,6 +107,9 @@ def main():
                 "modelled": mod.get("time_us", float("nan")) / 1000.0 if mod else float("nan"),
                 "bound": mod.get("bound", "-") if mod else "-",
                 "simd": mod.get("simd_efficiency"),
+                "dram_model": mod.get("dram_bytes") if mod else None,
+                "dram_hw": ncu_dram(a.ncu, a.warpscope, fam, r["variant"], r["params"])
+                if a.ncu else None,
                 "error": err,
             })
 
@@ -83,39 +117,57 @@ def main():
     summary = []
     for title, rows in groups.items():
         print(f"## {title}\n")
-        print("| variant | measured ms | modelled ms | modelled / measured | bound | SIMD eff. |")
-        print("| --- | --- | --- | --- | --- | --- |")
+        ncu = any(r["dram_hw"] for r in rows)
+        print("| variant | measured ms | modelled ms | modelled / measured | bound | SIMD eff. |"
+              + (" DRAM MB modelled | DRAM MB read + written (ncu) | DRAM GB/s (ncu) |"
+                 if ncu else ""))
+        print("| --- | --- | --- | --- | --- | --- |" + (" --- | --- | --- |" if ncu else ""))
         for r in rows:
             ratio = r["modelled"] / r["measured"] if r["measured"] else float("nan")
             simd = "" if r["simd"] is None else f"{100 * r['simd']:.0f}%"
             note = f" ({r['error']})" if r["error"] else ""
+            extra = ""
+            if ncu:
+                mb = "" if r["dram_model"] is None else f"{r['dram_model'] / 1e6:.0f}"
+                hw = rate = ""
+                if r["dram_hw"]:
+                    hw = f"{r['dram_hw'][0] / 1e6:.0f} + {r['dram_hw'][1] / 1e6:.0f}"
+                    # What DRAM sustained over the measured median: a kernel far below the
+                    # copy rate is bound by something other than DRAM bandwidth.
+                    rate = f"{sum(r['dram_hw']) / (r['measured'] * 1e6):.0f}"
+                extra = f" {mb} | {hw} | {rate} |"
             print(f"| {r['label']}{note} | {r['measured']:.4f} | {r['modelled']:.4f} | "
-                  f"{ratio:.2f} | {r['bound']} | {simd} |")
+                  f"{ratio:.2f} | {r['bound']} | {simd} |{extra}")
         ok = [r for r in rows if r["modelled"] == r["modelled"]]
         # Same order: every pair the measurement tells apart by more than 5% is ordered
         # the same way by the model (pairs within 5% are measured ties).
-        wrong_pairs = []
+        wrong_pairs, ties = [], []
         for i in range(len(ok)):
             for k in range(i + 1, len(ok)):
                 x, y = ok[i], ok[k]
                 if abs(x["measured"] - y["measured"]) <= 0.05 * max(x["measured"], y["measured"]):
                     continue
-                if (x["measured"] < y["measured"]) != (x["modelled"] < y["modelled"]):
-                    wrong_pairs.append(f"{x['label']} / {y['label']}")
+                pair = f"{x['label']} / {y['label']}"
+                if abs(x["modelled"] - y["modelled"]) <= 1e-9 * max(x["modelled"], y["modelled"]):
+                    ties.append(pair)
+                elif (x["measured"] < y["measured"]) != (x["modelled"] < y["modelled"]):
+                    wrong_pairs.append(pair)
         dram = [r for r in ok if r["bound"] == "dram"]
         off = [r for r in dram if abs(r["modelled"] / r["measured"] - 1) > a.tolerance]
         print()
         print(f"- order: {'as measured' if not wrong_pairs else 'differs for ' + '; '.join(wrong_pairs)}")
+        if ties:
+            print(f"- ties (equal counts, measured apart): {'; '.join(ties)}")
         print(f"- DRAM-bound within {int(100 * a.tolerance)}%: {len(dram) - len(off)} of {len(dram)}"
               + ("" if not off else " (not: " + ", ".join(
                   f"{r['label']} {r['modelled'] / r['measured']:.2f}" for r in off) + ")"))
         print()
-        summary.append((title, not wrong_pairs, len(dram) - len(off), len(dram)))
+        summary.append((title, not wrong_pairs, len(ties), len(dram) - len(off), len(dram)))
     print("## Summary\n")
-    print("| family | order as measured | DRAM-bound within tolerance |")
-    print("| --- | --- | --- |")
-    for title, order_ok, good, n in summary:
-        print(f"| {title} | {'yes' if order_ok else 'no'} | {good} of {n} |")
+    print("| family | order as measured | ties | DRAM-bound within tolerance |")
+    print("| --- | --- | --- | --- |")
+    for title, order_ok, n_ties, good, n in summary:
+        print(f"| {title} | {'yes' if order_ok else 'no'} | {n_ties} | {good} of {n} |")
     return 0
 
 

@@ -280,7 +280,7 @@ calibrate() {
     "$w" bench --kernel "$fam" $sets $sweeps --repeats 10 --backend cuda --json "$o/bench_$i.json" \
       >/dev/null || rc=1
   done
-  python3 "$root/scripts/calibrate.py" --warpscope "$w" --backend cuda "$o"/bench_*.json \
+  python3 "$root/scripts/calibrate.py" --warpscope "$w" --backend cuda --ncu ncu "$o"/bench_*.json \
     > "$o/calibration.md" || rc=1
   cp "$o/calibration.md" "$OUT/calibration.md"
   return $rc

@@ -16,6 +16,16 @@ struct AccessModel {
   unsigned line_bytes = 128;
   unsigned shared_banks = 32;
   unsigned bank_bytes = 4;
+  // What the L2 reads from DRAM for a load that misses: a whole 64-byte pair of sectors on
+  // the H100 (cudaLimitMaxL2FetchGranularity reads 64 there), so a warp that uses one
+  // sector of a pair still costs two in DRAM traffic (docs/CALIBRATION.md).
+  unsigned fetch_bytes = 64;
+  // The unit global_core counts fetches in: fetch_bytes when it is a whole number of
+  // sectors above one, else a sector.
+  WS_HD unsigned fetch_unit() const {
+    return fetch_bytes > sector_bytes && fetch_bytes % sector_bytes == 0 ? fetch_bytes
+                                                                         : sector_bytes;
+  }
   // Lanes served per shared pass: 4 B accesses by the whole warp, 8 B per half-warp, 16 B
   // per quarter-warp (128 bytes of lanes a pass); see DeviceModel.
   WS_HD unsigned lanes_per_shared_pass(unsigned bytes) const {
@@ -40,8 +50,11 @@ struct Counters {
   std::uint64_t warp_instructions = 0, lane_instructions = 0;
   std::uint64_t branches = 0, divergent_branches = 0;
   std::uint64_t barriers = 0;
+  // DRAM fetches of the loads (AccessModel::fetch_bytes each), counted per access: what
+  // the modelled time streams; the hardware's L2 shares a fetch between warps.
+  std::uint64_t global_ld_fetches = 0;
 };
-constexpr int kCounterFields = 24;
+constexpr int kCounterFields = 25;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -127,6 +140,17 @@ struct Divider {
   WS_HD std::uint64_t mod(std::uint64_t x) const { return shift >= 0 ? x & (d - 1) : x % d; }
 };
 
+// Distinct groups of `per` consecutive units that sorted, disjoint ranges touch.
+WS_HD inline std::uint64_t groups_touched(const Span* s, int n, const Divider& per) {
+  std::uint64_t groups = 0, last = 0;
+  for (int r = 0; r < n; ++r) {
+    const std::uint64_t lo = per.div(s[r].lo), hi = per.div(s[r].hi);
+    groups += hi - lo + 1 - (groups != 0 && lo == last);
+    last = hi;
+  }
+  return groups;
+}
+
 // A zero-width access still names the byte at its offset, so it is drawn and counted.
 WS_HD inline std::uint64_t width_of(const WarpEvent& e) { return e.bytes == 0 ? 1 : e.bytes; }
 
@@ -134,6 +158,7 @@ WS_HD inline std::uint64_t width_of(const WarpEvent& e) { return e.bytes == 0 ? 
 
 struct GlobalCore {
   unsigned requests = 0, sectors = 0, lines = 0, ideal = 0;
+  unsigned fetches = 0;  // distinct DRAM fetch units (AccessModel::fetch_bytes) touched
   std::uint64_t bytes_requested = 0, bytes_moved = 0;
   int sector_spans = 0;  // merged sector ranges left in the caller's buffer
 };
@@ -141,7 +166,8 @@ struct GlobalCore {
 // Sectors, lines and ideal sectors of one global access; `sec` (32 spans) receives the
 // sorted, merged sector ranges.
 // @post sectors == sum of the merged ranges' lengths; ideal == ceil(bytes requested /
-//       sector); bytes_moved == sectors * sector; requests == (mask != 0).
+//       sector); bytes_moved == sectors * sector; requests == (mask != 0); fetches ==
+//       distinct fetch_unit()-aligned units holding a touched sector.
 WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
                                     access_detail::Span* sec) {
   using namespace access_detail;
@@ -186,19 +212,14 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
   c.sectors = unsigned(span_units(sec, c.sector_spans));
   if (lb.d % sb.d == 0) {
     // Lines hold whole sectors: the sorted, disjoint sector ranges give the lines in order.
-    const Divider per_line(lb.d / sb.d);
-    std::uint64_t last_line = 0;
-    for (int r = 0; r < c.sector_spans; ++r) {
-      const std::uint64_t lo = per_line.div(sec[r].lo), hi = per_line.div(sec[r].hi);
-      c.lines += unsigned(hi - lo + 1) - (c.lines != 0 && lo == last_line);
-      last_line = hi;
-    }
+    c.lines = unsigned(groups_touched(sec, c.sector_spans, Divider(lb.d / sb.d)));
   } else {
     Span lin[32];
     for (int i = 0, l = 0; l < 32; ++l)
       if (e.mask >> l & 1u) lin[i++] = {lb.div(e.offset[l]), lb.div(e.offset[l] + w - 1)};
     c.lines = unsigned(span_units(lin, merge_spans(lin, int(active))));
   }
+  c.fetches = unsigned(groups_touched(sec, c.sector_spans, Divider(m.fetch_unit() / sb.d)));
   c.bytes_requested = std::uint64_t(active) * e.bytes;
   c.ideal = unsigned(sb.div(c.bytes_requested + sb.d - 1));
   c.bytes_moved = std::uint64_t(c.sectors) * sb.d;
@@ -365,9 +386,9 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 // the host model and by the traced CUDA build.
 // @post events grows by 1, active_lane_sum by popcount(mask), warp_instructions and
 //       lane_instructions by event_warp_instructions and event_lane_instructions; a global
-//       access adds its global_core counts to its kind's fields, a shared load/store its shared_core
-//       wavefronts and ideal passes, a Branch counts divergent when its taken lanes are
-//       neither none nor all of the mask.
+//       access adds its global_core counts to its kind's fields (a load its fetches too),
+//       a shared load/store its shared_core wavefronts and ideal passes, a Branch counts
+//       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
   ++t.events;
   t.active_lane_sum += access_detail::popc(e.mask);
@@ -380,6 +401,7 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
     t.global_bytes_requested += c.bytes_requested;
     t.global_bytes_moved += c.bytes_moved;
     if (e.kind == EventKind::GlobalLoad) {
+      t.global_ld_fetches += c.fetches;
       t.global_ld_requests += c.requests;
       t.global_ld_sectors += c.sectors;
       t.global_ld_ideal_sectors += c.ideal;

@@ -171,10 +171,17 @@ const char* TimeParts::bound() const {
   return "compute";
 }
 
+std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m) {
+  const std::uint64_t loads = t.global_ld_fetches > 0 || t.global_ld_sectors == 0
+                                  ? std::uint64_t(m.access().fetch_unit()) * t.global_ld_fetches
+                                  : std::uint64_t(m.sector_bytes) * t.global_ld_sectors;
+  return loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_atom_sectors);
+}
+
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m) {
   TimeParts p;
   // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond; GHz is 1e3 clocks per us.
-  p.dram_us = m.dram_gbps > 0 ? double(t.global_bytes_moved) / (m.dram_gbps * 1e3) : 0.0;
+  p.dram_us = m.stream_gbps > 0 ? double(dram_bytes(t, m)) / (m.stream_gbps * 1e3) : 0.0;
   p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   const double wavefronts = double(t.shared_ld_wavefronts + t.shared_st_wavefronts);

@@ -26,6 +26,9 @@ inline constexpr Dim3 kMaxGrid = {2147483647u, 65535, 65535};
 inline constexpr std::uint32_t kMaxSharedPerBlock = 48 * 1024;        // without opt-in
 inline constexpr std::uint32_t kMaxSharedPerBlockOptin = 227 * 1024;  // cudaFuncSetAttribute
 inline constexpr double kDramGbps = 3352.0;  // theoretical
+// What the H100 streams at best: cudaMemcpy device-to-device of 1 GiB, measured
+// (shared/reference/h100-anchors.md: 2986 GB/s, 89% of the theoretical figure).
+inline constexpr double kCopyGbps = 2986.0;
 inline constexpr double kFp32Gflops = 66900.0;
 inline constexpr double kSmClockGhz = 1.755;
 }  // namespace h100
@@ -47,9 +50,16 @@ struct DeviceModel {
     return AccessModel{}.lanes_per_shared_pass(bytes);
   }
   // The unit sizes of the per-access analysis (sim/access.h), for host and device.
-  AccessModel access() const { return {sector_bytes, line_bytes, shared_banks, bank_bytes}; }
-  // For the modelled time of emulated runs (never shown as measured).
+  unsigned fetch_bytes = 64;  // what the L2 reads from DRAM per load miss (AccessModel)
+  AccessModel access() const {
+    return {sector_bytes, line_bytes, shared_banks, bank_bytes, fetch_bytes};
+  }
+  // For the modelled time of emulated runs (never shown as measured). dram_gbps is the
+  // theoretical peak that charts and "of peak" compare with; the modelled time streams
+  // DRAM bytes at stream_gbps, the best rate measured on the device, because no kernel
+  // reaches the theoretical figure.
   double dram_gbps = h100::kDramGbps;
+  double stream_gbps = h100::kCopyGbps;
   double fp32_gflops = h100::kFp32Gflops;
   double launch_overhead_us = 3.0;
   // Each SM has 4 schedulers, each issuing one warp instruction per clock: the ceiling on
@@ -170,7 +180,7 @@ MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t blo
 
 // The parts of a modelled time, in microseconds.
 struct TimeParts {
-  double dram_us = 0;     // global bytes moved at DRAM bandwidth
+  double dram_us = 0;     // modelled DRAM bytes (dram_bytes) at stream_gbps
   double compute_us = 0;  // FLOPs at peak FP32
   double shared_us = 0;   // shared wavefronts at one per SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
@@ -179,13 +189,20 @@ struct TimeParts {
   // "dram", "compute", "shared", "issue": the largest part (the bound)
   const char* bound() const;
 };
+// DRAM bytes the model streams: the loads' fetches of m.fetch_bytes, the stores' and atomics'
+// sectors. Totals recorded before fetches were counted (loads with sectors, no fetches)
+// stream their load sectors instead.
+// @post == access().fetch_unit() * global_ld_fetches (or sector_bytes * global_ld_sectors when
+//       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_atom_sectors).
+std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {});
+
 // @post every part >= 0; launch_us == max(0, m.launch_overhead_us).
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {});
 
-// Modelled time for an emulated run, a roofline: the largest of bytes moved at DRAM
-// bandwidth, shared wavefronts at one per SM clock, FLOPs at peak and warp instructions
+// Modelled time for an emulated run, a roofline: the largest of DRAM bytes at the
+// measured streaming rate, shared wavefronts at one per SM clock, FLOPs at peak and warp instructions
 // at the schedulers' issue rate; plus launch overhead. Labelled "modelled" wherever shown.
-// @post >= launch_overhead_us; grows with global bytes moved, shared wavefronts, flops
+// @post >= launch_overhead_us; grows with DRAM bytes, shared wavefronts, flops
 //       and warp instructions (so with divergent work).
 double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {});
 

@@ -431,6 +431,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       mj["time_us"] = number(modelled_us);
       mj["bound"] = parts.bound();
       mj["dram_us"] = number(parts.dram_us);
+      mj["dram_bytes"] = number(double(sim::dram_bytes(r.totals)));
       mj["shared_us"] = number(parts.shared_us);
       mj["issue_us"] = number(parts.issue_us);
       mj["compute_us"] = number(parts.compute_us);

@@ -283,9 +283,10 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
       if (!(copy > 0) && r.timing.measured) continue;  // a GPU run needs a measured copy
       if (!(copy > 0)) {
         // No measured copy (the emulator): the model's time for moving the same logical
-        // bytes with no waste, the same estimate the kernel's own time comes from.
+        // bytes with no waste, the same estimate the kernel's own time comes from (whole
+        // sectors, which sim::dram_bytes streams as they are).
         sim::Totals ideal;
-        ideal.global_bytes_moved = std::uint64_t(r.plan.logical_bytes);
+        ideal.global_st_sectors = (std::uint64_t(r.plan.logical_bytes) + 31) / 32;
         double us = sim::modelled_time_us(ideal, 0);
         copy = us > 0 ? r.plan.logical_bytes / (us * 1e3) : 0;
       }

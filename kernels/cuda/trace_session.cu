@@ -98,6 +98,7 @@ bool TraceSession::before(int index, const LaunchCfg&, TraceCtl& ctl, std::strin
   ctl.line_bytes = m.line_bytes;
   ctl.shared_banks = m.shared_banks;
   ctl.bank_bytes = m.bank_bytes;
+  ctl.fetch_bytes = m.fetch_bytes;
   ctl.keep_all = device_keep_ ? 0u : 1u;
   ctl.keep_n = device_keep_ ? std::uint32_t(keep_list_.size()) : 0u;
   for (std::size_t k = 0; k < keep_list_.size() && k < std::size_t(kMaxKeptBlocks); ++k)

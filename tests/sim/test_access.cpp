@@ -122,6 +122,43 @@ TEST(Access, SharedCoreKeepsTheMeasuredPairRule) {
   EXPECT_EQ(c.wavefronts, 32u);
 }
 
+// The L2 reads DRAM in 64-byte pairs of sectors: lanes 64 bytes apart (a stride of 16
+// floats) fetch a pair each for the one sector they use; a coalesced warp fetches its two
+// pairs; a warp shifted by one float spans three pairs. Measured on the H100 with Nsight
+// Compute (docs/CALIBRATION.md): stride 16 reads twice its sectors' bytes from DRAM.
+TEST(Access, GlobalCoreCountsDramFetchesOfSectorPairs) {
+  WarpEvent e;
+  e.kind = EventKind::GlobalLoad;
+  e.bytes = 4;
+  e.mask = 0xFFFFFFFFu;
+  access_detail::Span sec[32];
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(64 * l);
+  GlobalCore c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.sectors, 32u);
+  EXPECT_EQ(c.fetches, 32u);
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(4 * l);
+  c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.sectors, 4u);
+  EXPECT_EQ(c.fetches, 2u);
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(4 * (l + 1));
+  c = global_core(e, AccessModel{}, sec);
+  EXPECT_EQ(c.sectors, 5u);
+  EXPECT_EQ(c.fetches, 3u);
+  AccessModel sector_fetch;
+  sector_fetch.fetch_bytes = 32;
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(64 * l);
+  EXPECT_EQ(global_core(e, sector_fetch, sec).fetches, 32u);
+  sector_fetch.fetch_bytes = 48;  // not whole sectors: one fetch per sector
+  EXPECT_EQ(sector_fetch.fetch_unit(), 32u);
+  // Loads count their fetches; stores do not.
+  Counters t;
+  count_event(e, AccessModel{}, t);
+  EXPECT_EQ(t.global_ld_fetches, 32u);
+  e.kind = EventKind::GlobalStore;
+  count_event(e, AccessModel{}, t);
+  EXPECT_EQ(t.global_ld_fetches, 32u);
+}
+
 // global_core's contract against sets of sectors and lines, for lanes in address order
 // (merged as they come) and in any order (sorted), with line sizes that hold whole sectors
 // and ones that do not.
@@ -131,6 +168,8 @@ TEST(Access, GlobalCoreEqualsDistinctSectorsAndLines) {
     AccessModel m;
     m.sector_bytes = (rng() % 4) ? 32 : 24;
     m.line_bytes = (rng() % 3) ? 128 : 96;
+    const unsigned fetches[] = {64, 128, 32, 48};
+    m.fetch_bytes = fetches[rng() % 4];
     WarpEvent e;
     e.kind = (rng() % 2) ? EventKind::GlobalLoad : EventKind::GlobalStore;
     const unsigned widths[] = {0, 1, 2, 4, 8, 16};
@@ -153,6 +192,9 @@ TEST(Access, GlobalCoreEqualsDistinctSectorsAndLines) {
       }
     ASSERT_EQ(c.sectors, sectors.size()) << "trial " << trial;
     ASSERT_EQ(c.lines, lines.size()) << "trial " << trial;
+    std::set<std::uint64_t> fetch_units;
+    for (std::uint64_t s : sectors) fetch_units.insert(s * m.sector_bytes / m.fetch_unit());
+    ASSERT_EQ(c.fetches, fetch_units.size()) << "trial " << trial;
     ASSERT_EQ(c.requests, e.mask ? 1u : 0u);
     // The merged ranges: sorted, disjoint, not adjacent, covering exactly the sectors.
     std::uint64_t covered = 0;

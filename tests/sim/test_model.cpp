@@ -918,28 +918,59 @@ TEST(MaskHistory, SimdEfficiencyOfConstructedMasks) {
 
 TEST(ModelledTime, LargerOfMemoryAndComputePlusOverhead) {
   sim::DeviceModel m;
-  m.dram_gbps = 1000;      // 1 byte per picosecond: 1e9 bytes take 1000 us
+  m.stream_gbps = 1000;    // 1 byte per picosecond: 1e9 bytes take 1000 us
   m.fp32_gflops = 2000;    // 4e9 FLOPs take 2000 us
   m.launch_overhead_us = 5;
   sim::Totals t;
-  t.global_bytes_moved = 1'000'000'000;
+  t.global_st_sectors = 1'000'000'000 / 32;
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 1005.0);
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 4e9, m), 2005.0);
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(sim::Totals{}, 0, m), 5.0);
-  // The default device: a 1 GB/s-scale check that it is H100-like, not arbitrary.
+  // The peak charts compare with does not set the time: the streaming rate does.
+  m.dram_gbps = 1;
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 1005.0);
+  // The default device streams at the H100's measured copy rate, below its theoretical peak.
   sim::Totals gb;
-  gb.global_bytes_moved = 3'352'000'000;
+  gb.global_st_sectors = 2'986'000'000 / 32;
   EXPECT_NEAR(sim::modelled_time_us(gb, 0), 1000.0 + sim::DeviceModel{}.launch_overhead_us, 1e-6);
+  EXPECT_LT(sim::DeviceModel{}.stream_gbps, sim::DeviceModel{}.dram_gbps);
+}
+
+TEST(ModelledTime, DramBytesAreTheLoadsFetchesAndTheStoresSectors) {
+  sim::DeviceModel m;
+  sim::Totals t;
+  t.global_ld_sectors = 100;  // a stride of 16 floats: each sector alone in its pair
+  t.global_ld_fetches = 100;
+  t.global_st_sectors = 7;
+  t.global_atom_sectors = 3;
+  EXPECT_EQ(sim::dram_bytes(t, m), 64u * 100 + 32u * (7 + 3));
+  t.global_ld_fetches = 50;  // coalesced: two sectors a fetch
+  EXPECT_EQ(sim::dram_bytes(t, m), 64u * 50 + 32u * 10);
+  // Totals recorded before fetches were counted stream their load sectors.
+  t.global_ld_fetches = 0;
+  EXPECT_EQ(sim::dram_bytes(t, m), 32u * 100 + 32u * 10);
+  m.fetch_bytes = 32;  // one fetch per sector
+  t.global_ld_fetches = 100;
+  EXPECT_EQ(sim::dram_bytes(t, m), 32u * 100 + 32u * 10);
+  EXPECT_EQ(sim::dram_bytes(sim::Totals{}, m), 0u);
+  // The strided copy's loads take twice the DRAM time of the same sectors in pairs.
+  sim::Totals pairs = t, lone = t;
+  pairs.global_st_sectors = lone.global_st_sectors = pairs.global_atom_sectors =
+      lone.global_atom_sectors = 0;
+  pairs.global_ld_fetches = 50;
+  sim::DeviceModel h100;
+  h100.launch_overhead_us = 0;
+  EXPECT_DOUBLE_EQ(sim::modelled_time_us(lone, 0, h100), 2 * sim::modelled_time_us(pairs, 0, h100));
 }
 
 TEST(ModelledTime, SharedWavefrontsCostOneSmClockEach) {
   sim::DeviceModel m;
-  m.dram_gbps = 1000;
+  m.stream_gbps = 1000;
   m.launch_overhead_us = 0;
   m.sm_count = 10;
   m.sm_clock_ghz = 1.0;  // 10 SMs x 1e3 wavefronts per microsecond
   sim::Totals t;
-  t.global_bytes_moved = 1'000'000;  // 1 us of DRAM
+  t.global_st_sectors = 1'000'000 / 32;  // 1 us of DRAM
   t.shared_ld_wavefronts = 100'000;  // 10 us of banks
   t.shared_st_wavefronts = 50'000;   // 5 us more
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 15.0);
@@ -951,7 +982,9 @@ TEST(ModelledTime, TheBankConflictOfTheUnpaddedTransposeShows) {
   // Whole-grid totals of the 1024^2 tiled transpose (docs/h100-anchors.md): with pad=0 the
   // column read needs 32x the wavefronts, and the modelled time must say so.
   sim::Totals pad0, pad1;
-  pad0.global_bytes_moved = pad1.global_bytes_moved = 2ull * 1024 * 1024 * 4;
+  pad0.global_ld_sectors = pad1.global_ld_sectors = 1024 * 1024 * 4 / 32;
+  pad0.global_ld_fetches = pad1.global_ld_fetches = 1024 * 1024 * 4 / 64;
+  pad0.global_st_sectors = pad1.global_st_sectors = 1024 * 1024 * 4 / 32;
   pad0.shared_st_wavefronts = pad1.shared_st_wavefronts = 32768;
   pad0.shared_ld_wavefronts = 1048576;
   pad1.shared_ld_wavefronts = 32768;
@@ -998,7 +1031,7 @@ TEST(Totals, BothSidesOfADivergentBranchCountAtTheirMasks) {
   EXPECT_DOUBLE_EQ(aligned.simd_efficiency(), 1.0);
   sim::DeviceModel m;
   m.launch_overhead_us = 0;
-  m.dram_gbps = 0;
+  m.stream_gbps = 0;
   EXPECT_NEAR(sim::modelled_time_us(split, 0, m), 2 * sim::modelled_time_us(aligned, 0, m),
               1e-9 + 0.01 * sim::modelled_time_us(aligned, 0, m));
   sim::Totals merged = split;
@@ -1019,7 +1052,7 @@ TEST(ModelledTime, IssueTimeIsWarpInstructionsAtTheSchedulersRate) {
   EXPECT_STREQ(p.bound(), "issue");
   EXPECT_DOUBLE_EQ(p.launch_us, 2.0);
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 12.0);
-  t.global_bytes_moved = 100'000'000'000ull;  // far more DRAM time: the bound moves
+  t.global_st_sectors = 100'000'000'000ull / 32;  // far more DRAM time: the bound moves
   EXPECT_STREQ(sim::modelled_time_parts(t, 0, m).bound(), "dram");
 }
 

@@ -27,6 +27,8 @@ GlobalAccess analyze_global(const WarpEvent& e, const DeviceModel& m) {
   g.ideal_sectors = c.ideal;
   g.bytes_requested = c.bytes_requested;
   g.bytes_moved = c.bytes_moved;
+  g.fetches = c.fetches;
+  g.fetch_bytes = std::uint64_t(c.fetches) * m.access().fetch_unit();
   g.sector_ids.reserve(c.sectors);
   for (int r = 0; r < c.sector_spans; ++r)
     for (std::uint64_t s = sec[r].lo; s <= sec[r].hi; ++s) g.sector_ids.push_back(s);

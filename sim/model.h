@@ -79,11 +79,14 @@ struct GlobalAccess {
   unsigned ideal_sectors = 0;     // ceil(bytes requested / 32): perfectly coalesced
   std::uint64_t bytes_requested = 0;  // active lanes x bytes
   std::uint64_t bytes_moved = 0;      // sectors x 32
+  unsigned fetches = 0;               // DRAM fetches a miss costs (DeviceModel::fetch_bytes)
+  std::uint64_t fetch_bytes = 0;      // fetches x the fetch unit
   std::vector<std::uint64_t> sector_ids;  // sorted distinct sector numbers (offset / 32)
   std::array<std::int32_t, 32> lane_sector{};  // index into sector_ids per lane; -1 inactive
 };
 // @post sectors == sector_ids.size(); ideal_sectors <= sectors (for accesses within
-//       sector-aligned arrays); bytes_moved == 32 * sectors; requests == (mask != 0).
+//       sector-aligned arrays); bytes_moved == 32 * sectors; requests == (mask != 0);
+//       fetches == global_core's; fetch_bytes == fetches * access().fetch_unit().
 GlobalAccess analyze_global(const WarpEvent& e, const DeviceModel& m = {});
 
 // One shared access of a warp.

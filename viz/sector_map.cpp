@@ -56,6 +56,15 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
               (unsigned long long)a.bytes_requested, (unsigned long long)a.bytes_moved,
               percent(eff).c_str());
   ImGui::PopStyleColor();
+  if (e.kind == EventKind::GlobalLoad && a.fetch_bytes > a.bytes_moved) {
+    const unsigned unit = in.model.access().fetch_unit();
+    d.fetch_note = "from DRAM, on a miss: " + std::to_string(a.fetches) + " fetches of " +
+                   std::to_string(unit) + " B = " + std::to_string(a.fetch_bytes) +
+                   " B; the L2 reads sectors in pairs, so a sector used alone costs two";
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
+    ImGui::TextWrapped("%s", d.fetch_note.c_str());
+    ImGui::PopStyleColor();
+  }
 
   // Lanes per sector (by each lane's first byte), from the model's lane -> sector map.
   std::vector<int> lanes(a.sector_ids.size(), 0);

@@ -38,6 +38,8 @@ struct SectorMapDraw {
   int lines_drawn = 0;
   int rows = 0;              // rows of 128 B lines drawn
   int links = 0;             // lane -> sector lines (drawn when the lines fit one row)
+  // A load whose sectors DRAM must fetch in larger units than it uses: what that costs.
+  std::string fetch_note;
   std::vector<SectorCell> cells;
   std::array<Rect, 32> lane_rect{};
   RowNumbers lane_numbers;  // how many lane numbers were drawn, and at what font size

@@ -127,6 +127,8 @@ TEST(Global, AlignedWarpOfFloats) {
   EXPECT_EQ(g.lines, 1u);
   EXPECT_EQ(g.bytes_requested, 128u);
   EXPECT_EQ(g.bytes_moved, 128u);
+  EXPECT_EQ(g.fetches, 2u);
+  EXPECT_EQ(g.fetch_bytes, 128u);
   EXPECT_EQ(g.sector_ids, (std::vector<std::uint64_t>{0, 1, 2, 3}));
   for (int l = 0; l < 32; ++l) EXPECT_EQ(g.lane_sector[l], l / 8) << "lane " << l;
 }
@@ -138,6 +140,8 @@ TEST(Global, OffsetByOneElement) {
   EXPECT_EQ(g.ideal_sectors, 4u);
   EXPECT_EQ(g.lines, 2u);
   EXPECT_EQ(g.bytes_moved, 160u);
+  EXPECT_EQ(g.fetches, 3u);
+  EXPECT_EQ(g.fetch_bytes, 192u);
   EXPECT_EQ(g.lane_sector[31], 4);
 }
 
@@ -151,6 +155,12 @@ TEST(Global, Strided) {
   EXPECT_EQ(s32.lines, 32u);
   EXPECT_EQ(s32.ideal_sectors, 4u);
   EXPECT_EQ(s32.bytes_moved, 32u * 32u);
+  EXPECT_EQ(s32.fetch_bytes, 32u * 64u);  // each sector alone in its pair
+  sim::DeviceModel sector_fetch;
+  sector_fetch.fetch_bytes = 32;
+  const auto s32b = sim::analyze_global(
+      access(EventKind::GlobalStore, 4, [](int l) { return 128 * l; }), sector_fetch);
+  EXPECT_EQ(s32b.fetch_bytes, s32b.bytes_moved);
 }
 
 TEST(Global, WideLanes) {

@@ -194,6 +194,28 @@ TEST(SectorMap, StridedStoreTouchesThirtyTwoSectors) {
     if (c.touched) { EXPECT_EQ(c.lanes, 1); }
 }
 
+// A load with lanes 64 bytes apart uses one sector of each pair; DRAM fetches the pair
+// (measured on the H100, docs/CALIBRATION.md), and the map says what that costs. A
+// coalesced load and a store say nothing of fetches.
+TEST(SectorMap, ALoneSectorCostsAPairFromDram) {
+  Headless h;
+  WarpEvent e = strided_store(16);
+  e.kind = EventKind::GlobalLoad;
+  SectorMapDraw d;
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  ASSERT_TRUE(d.drawn);
+  EXPECT_EQ(d.access.bytes_moved, 32u * 32u);
+  EXPECT_EQ(d.access.fetch_bytes, 32u * 64u);
+  EXPECT_NE(d.fetch_note.find("32 fetches of 64 B = 2048 B"), std::string::npos) << d.fetch_note;
+  e.kind = EventKind::GlobalStore;
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  EXPECT_EQ(d.fetch_note, "");
+  const WarpEvent row = row_load();
+  h.frame([&] { d = draw_sector_map({&row, nullptr, {}, ""}); });
+  EXPECT_EQ(d.access.fetch_bytes, d.access.bytes_moved);
+  EXPECT_EQ(d.fetch_note, "");
+}
+
 TEST(SectorMap, CoalescedLoadTouchesFour) {
   Headless h;
   const WarpEvent e = row_load();

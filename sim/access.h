@@ -21,10 +21,10 @@ struct AccessModel {
   // sector of a pair still costs two in DRAM traffic (docs/CALIBRATION.md).
   unsigned fetch_bytes = 64;
   // The unit global_core counts fetches in: fetch_bytes when it is a whole number of
-  // sectors above one, else a sector.
+  // sectors above one, else a sector (a zero sector counts as one byte, as in Divider).
   WS_HD unsigned fetch_unit() const {
-    return fetch_bytes > sector_bytes && fetch_bytes % sector_bytes == 0 ? fetch_bytes
-                                                                         : sector_bytes;
+    const unsigned s = sector_bytes ? sector_bytes : 1;
+    return fetch_bytes > s && fetch_bytes % s == 0 ? fetch_bytes : s;
   }
   // Lanes served per shared pass: 4 B accesses by the whole warp, 8 B per half-warp, 16 B
   // per quarter-warp (128 bytes of lanes a pass); see DeviceModel.

@@ -150,6 +150,10 @@ TEST(Access, GlobalCoreCountsDramFetchesOfSectorPairs) {
   EXPECT_EQ(global_core(e, sector_fetch, sec).fetches, 32u);
   sector_fetch.fetch_bytes = 48;  // not whole sectors: one fetch per sector
   EXPECT_EQ(sector_fetch.fetch_unit(), 32u);
+  AccessModel no_sector;  // nonsense sizes do not divide by zero
+  no_sector.sector_bytes = 0;
+  no_sector.fetch_bytes = 0;
+  EXPECT_EQ(no_sector.fetch_unit(), 1u);
   // Loads count their fetches; stores do not.
   Counters t;
   count_event(e, AccessModel{}, t);

@@ -1,6 +1,7 @@
 // Recordings: reading and writing assets/recordings/<gpu>.json, and the emulator backend
 // that answers timed runs at recorded configurations with the recorded measurement.
 #include "kernels/recording.h"
+#include "io/json_whole.h"
 
 #include "kernels/sass.h"
 
@@ -32,21 +33,8 @@ json params_json(const Params& p) {
   for (const auto& [k, v] : p) j[k] = v;
   return j;
 }
-// An integer field: a JSON integer within T's range. nlohmann's get<T>() converts a float
-// or an out-of-range number with a cast, which is undefined behaviour for 1e300.
-template <class T>
-T whole(const json& v, const std::string& what) {
-  if (v.is_number_unsigned()) {
-    if (const auto u = v.get<std::uint64_t>(); std::in_range<T>(u)) return T(u);
-  } else if (v.is_number_integer()) {
-    if (const auto i = v.get<std::int64_t>(); std::in_range<T>(i)) return T(i);
-  }
-  throw std::runtime_error(what + " is not a whole number in range");
-}
-template <class T>
-T whole_or(const json& obj, const char* key, T otherwise) {
-  return obj.is_object() && obj.contains(key) ? whole<T>(obj.at(key), key) : otherwise;
-}
+using io::whole;
+using io::whole_or;
 
 Params params_of(const json& j) {
   if (!j.is_object()) throw std::runtime_error("params is not an object");

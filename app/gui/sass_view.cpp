@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "io/json_whole.h"
 #include "kernels/sass.h"
 #include "viz/metrics_table.h"
 
@@ -174,7 +175,7 @@ bool load_recorded_hardware(const std::string& path, const std::string& family,
       return false;
     }
     Params p;
-    for (const auto& [k, v] : j.at("params").items()) p[k] = v.get<long long>();
+    for (const auto& [k, v] : j.at("params").items()) p[k] = io::whole<long long>(v, "parameter " + k);
     if (p != params) {
       err = "--hardware-from: " + path + " was recorded with " + to_string(p) + ", this run has " + to_string(params);
       return false;

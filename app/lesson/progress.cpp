@@ -15,6 +15,7 @@
 
 #include "app/lesson/lesson_model.h"
 #include "io/atomic_file.h"
+#include "io/json_whole.h"
 
 namespace ws::lesson {
 
@@ -69,12 +70,13 @@ json to_json(const Progress& p) {
 
 Progress from_json(const json& j) {
   if (!j.is_object()) throw std::runtime_error("the top level is not an object");
-  if (j.value("version", 0) != kVersion)
-    throw std::runtime_error("unknown version " + j.value("version", json()).dump());
+  const json version = j.value("version", json());
+  if (!version.is_number_integer() || version.get<std::int64_t>() != kVersion)
+    throw std::runtime_error("unknown version " + version.dump().substr(0, 40));
   Progress p;
   for (const auto& [id, lj] : j.at("lessons").items()) {
     LessonProgress lp;
-    lp.current_step = lj.at("current_step").get<std::size_t>();
+    lp.current_step = io::whole<std::size_t>(lj.at("current_step"), "current_step");
     lp.completed = lj.at("completed").get<bool>();
     for (const auto& [k, sj] : lj.at("steps").items()) {
       StepProgress sp;

@@ -194,6 +194,20 @@ TEST(LessonProgress, WrongShapeIsCorruptToo) {
   EXPECT_TRUE(fs::exists(d.path / "progress.json.bak.1"));
 }
 
+TEST(LessonProgress, HugeOrFractionalNumbersAreCorruptNotUndefined) {
+  // fuzz_progress found these: nlohmann's get<int>() of 1.4e110 is an undefined cast.
+  EXPECT_THROW(parse_progress(R"({"version": 1.444e110, "lessons": {}})"), std::runtime_error);
+  EXPECT_THROW(parse_progress(R"({"version": 1.0, "lessons": {}})"), std::runtime_error);
+  try {
+    parse_progress(R"({"version": 1, "lessons": {"a": {"current_step": 1e300, "completed": false,)"
+                   R"( "steps": {}}}})");
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("current_step is not a whole number"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(LessonProgress, BadIndexIsNamedInTheNotice) {
   TempDir d;
   fs::create_directories(d.path);

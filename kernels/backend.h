@@ -129,10 +129,24 @@ std::unique_ptr<Backend> make_emu_backend();
 // emulator runs estimated above 2^28 (about half a minute) are refused.
 // @post grows with plan.work_rounds (a work loop can no longer make a run look free)
 double estimated_lane_events(const Plan& plan);
-// The modelled time of an emulated run from its per-launch totals (sim::modelled_time_us),
-// the plan's FLOPs shared equally among its launches.
-// @post measured == false; median_ms == sum over launches of modelled_time_us / 1000.
-Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches);
+// A launch's shape for the model: its blocks, threads, shared bytes, the registers when
+// known, and the bytes of every array of the plan.
+// @post blocks == cfg.grid.count(); footprint_bytes == sum of plan.arrays' elem_bytes * count.
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_per_thread = 0);
+// What the model makes of a run, launch by launch: the plan's FLOPs shared equally among
+// its launches, each launch modelled with its own shape.
+struct ModelledRun {
+  sim::TimeParts parts;         // each part summed over launches (parts.bound(): the run's bound)
+  double us = 0;                // sum over launches of each launch's total
+  std::uint64_t dram_bytes = 0; // sum over launches of sim::dram_bytes
+};
+// @post us == sum over launches of sim::modelled_time_us(totals, flops / launches, {}, launch_shape).
+ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                         int regs_per_thread = 0);
+// The modelled time of an emulated run (modelled_run), as a Timing.
+// @post measured == false; median_ms == modelled_run(plan, launches, regs).us / 1000.
+Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                       int regs_per_thread = 0);
 // Why the emulator refuses to run `plan` over the whole grid ("" when it fits): the
 // sentence RunResult::error carries, so a command can refuse before its first run.
 std::string emulator_refusal(const Plan& plan);

@@ -325,7 +325,7 @@ class EmuBackend : public Backend {
     }
 
     if (opt.timing && whole && res.launches.size() == res.plan.launches.size())
-      res.timing = modelled_timing(res.plan, res.launches);
+      res.timing = modelled_timing(res.plan, res.launches, res.regs_per_thread);
   }
 };
 
@@ -333,10 +333,39 @@ class EmuBackend : public Backend {
 
 std::unique_ptr<Backend> make_emu_backend() { return std::make_unique<EmuBackend>(); }
 
-Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches) {
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_per_thread) {
+  sim::LaunchShape s;
+  s.blocks = cfg.grid.count();
+  s.threads_per_block = unsigned(cfg.block.count());
+  s.shared_bytes = cfg.shared_bytes;
+  s.regs_per_thread = regs_per_thread;
+  for (const ArraySpec& a : plan.arrays) s.footprint_bytes += std::uint64_t(a.elem_bytes) * a.count;
+  return s;
+}
+
+ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                         int regs_per_thread) {
   const double share = plan.flops / double(std::max<std::size_t>(1, launches.size()));
-  double us = 0;
-  for (const auto& l : launches) us += sim::modelled_time_us(l.totals, share);
+  ModelledRun r;
+  for (const auto& l : launches) {
+    const sim::TimeParts p =
+        sim::modelled_time_parts(l.totals, share, {}, launch_shape(plan, l.cfg, regs_per_thread));
+    r.parts.dram_us += p.dram_us;
+    r.parts.compute_us += p.compute_us;
+    r.parts.shared_us += p.shared_us;
+    r.parts.issue_us += p.issue_us;
+    r.parts.l2_us += p.l2_us;
+    r.parts.latency_us += p.latency_us;
+    r.parts.launch_us += p.launch_us;
+    r.dram_bytes += sim::dram_bytes(l.totals, {}, launch_shape(plan, l.cfg, regs_per_thread));
+    r.us += p.total_us();
+  }
+  return r;
+}
+
+Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                       int regs_per_thread) {
+  const double us = modelled_run(plan, launches, regs_per_thread).us;
   Timing t;
   t.measured = false;
   t.median_ms = t.min_ms = t.max_ms = us / 1000.0;

@@ -942,7 +942,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       res.verified = res.verify_message.empty();
     }
     if (opt.timing && res.launches.size() == res.plan.launches.size())
-      res.timing = modelled_timing(res.plan, res.launches);
+      res.timing = modelled_timing(res.plan, res.launches, res.regs_per_thread);
   } catch (const std::bad_alloc&) {
     res.error = "not enough host memory for the arrays of the job";
   } catch (const std::exception& e) {

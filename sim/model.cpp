@@ -162,28 +162,64 @@ std::vector<std::pair<std::uint16_t, Totals>> by_line(const SiteList& sites) {
 }
 
 double TimeParts::total_us() const {
-  return std::max({dram_us, compute_us, shared_us, issue_us}) + launch_us;
+  return std::max({dram_us, compute_us, shared_us, issue_us, l2_us, latency_us}) + launch_us;
 }
 
 const char* TimeParts::bound() const {
-  const double most = std::max({dram_us, compute_us, shared_us, issue_us});
+  const double most = std::max({dram_us, compute_us, shared_us, issue_us, l2_us, latency_us});
   if (most == dram_us) return "dram";
   if (most == shared_us) return "shared";
   if (most == issue_us) return "issue";
+  if (most == l2_us) return "l2";
+  if (most == latency_us) return "latency";
   return "compute";
 }
 
-std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m) {
+unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m) {
+  if (s.threads_per_block == 0) return 0;
+  const std::uint64_t warps = (s.threads_per_block + 31) / 32;
+  std::uint64_t n = std::min<std::uint64_t>(m.max_warps_per_sm / warps, m.max_blocks_per_sm);
+  n = std::min<std::uint64_t>(n, m.shared_per_sm / (std::uint64_t(s.shared_bytes) + m.shared_reserved_per_block));
+  if (s.regs_per_thread > 0 && m.reg_alloc_unit > 0) {
+    const std::uint64_t unit = m.reg_alloc_unit;
+    const std::uint64_t per_warp = (std::uint64_t(s.regs_per_thread) * 32 + unit - 1) / unit * unit;
+    n = std::min<std::uint64_t>(n, m.regs_per_sm / per_warp / warps);
+  }
+  return unsigned(n);
+}
+
+namespace {
+bool fits_l2(const LaunchShape& s, const DeviceModel& m) {
+  return s.footprint_bytes > 0 && s.footprint_bytes <= m.l2_bytes;
+}
+}  // namespace
+
+std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m, const LaunchShape& s) {
   const std::uint64_t loads = t.global_ld_fetches > 0 || t.global_ld_sectors == 0
                                   ? std::uint64_t(m.access().fetch_unit()) * t.global_ld_fetches
                                   : std::uint64_t(m.sector_bytes) * t.global_ld_sectors;
-  return loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_atom_sectors);
+  const std::uint64_t streamed =
+      loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_atom_sectors);
+  return fits_l2(s, m) ? std::min(streamed, s.footprint_bytes) : streamed;
 }
 
-TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m) {
+double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
+  const unsigned per_sm = resident_blocks(s, m);
+  if (s.blocks == 0 || per_sm == 0) return 0.0;
+  const double warps = double(s.blocks) * double((s.threads_per_block + 31) / 32);
+  const double load_ns = t.global_ld_requests == 0 ? 0.0
+                         : fits_l2(s, m)           ? m.l2_latency_ns
+                                                   : m.dram_latency_ns;
+  const double path_ns = load_ns + double(t.barriers) / warps * m.barrier_round_ns;
+  const double together = std::min(double(s.blocks), double(m.sm_count) * per_sm);
+  return double(s.blocks) / together * path_ns / 1000.0;
+}
+
+TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m,
+                              const LaunchShape& s) {
   TimeParts p;
   // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond; GHz is 1e3 clocks per us.
-  p.dram_us = m.stream_gbps > 0 ? double(dram_bytes(t, m)) / (m.stream_gbps * 1e3) : 0.0;
+  p.dram_us = m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0;
   p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   const double wavefronts = double(t.shared_ld_wavefronts + t.shared_st_wavefronts);
@@ -191,12 +227,17 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   p.issue_us = sm_clocks_per_us > 0 && m.schedulers_per_sm > 0
                    ? double(t.warp_instructions) / (sm_clocks_per_us * m.schedulers_per_sm)
                    : 0.0;
+  const double sector = m.sector_bytes;
+  if (m.l2_read_gbps > 0) p.l2_us += sector * double(t.global_ld_sectors) / (m.l2_read_gbps * 1e3);
+  if (m.l2_write_gbps > 0)
+    p.l2_us += sector * double(t.global_st_sectors + t.global_atom_sectors) / (m.l2_write_gbps * 1e3);
+  p.latency_us = latency_us(t, s, m);
   p.launch_us = std::max(0.0, m.launch_overhead_us);
   return p;
 }
 
-double modelled_time_us(const Totals& t, double flops, const DeviceModel& m) {
-  return modelled_time_parts(t, flops, m).total_us();
+double modelled_time_us(const Totals& t, double flops, const DeviceModel& m, const LaunchShape& s) {
+  return modelled_time_parts(t, flops, m, s).total_us();
 }
 
 }  // namespace ws::sim

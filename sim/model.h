@@ -62,6 +62,26 @@ struct DeviceModel {
   double stream_gbps = h100::kCopyGbps;
   double fp32_gflops = h100::kFp32Gflops;
   double launch_overhead_us = 3.0;
+  // The L2, for runs whose arrays fit in it and for kernels that re-read what L1 does not
+  // keep. Rates measured on the H100 by a probe (docs/CALIBRATION.md): float4 reads and
+  // writes of a 16 MB buffer, 20 passes, every SM.
+  std::uint64_t l2_bytes = 50ull << 20;
+  double l2_read_gbps = 15197;
+  double l2_write_gbps = 3718;
+  // Latencies under load, measured on the H100 by the same probe with 64 warps on every SM,
+  // each waiting on one coalesced 128-byte load (DRAM: 2 GB read in order; L2: 4 MB), and
+  // a round of shared load, add, shared store and __syncthreads in 256-thread blocks, 8
+  // blocks an SM. A kernel that cannot keep enough loads in flight is bound by these.
+  double dram_latency_ns = 474;
+  double l2_latency_ns = 188;
+  double barrier_round_ns = 93.5;
+  // What one SM holds at once (Hopper): occupancy limits.
+  unsigned max_warps_per_sm = h100::kMaxThreadsPerSm / 32;
+  unsigned max_blocks_per_sm = 32;
+  std::uint32_t shared_per_sm = 228 * 1024;
+  std::uint32_t shared_reserved_per_block = 1024;
+  std::uint32_t regs_per_sm = 65536;
+  unsigned reg_alloc_unit = 256;  // registers are allocated per warp in these units
   // Each SM has 4 schedulers, each issuing one warp instruction per clock: the ceiling on
   // instructions, which divergence lowers by issuing both sides of a branch.
   unsigned schedulers_per_sm = 4;
@@ -181,32 +201,64 @@ struct MaskHistory {
 MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
                          std::uint16_t warp);
 
-// The parts of a modelled time, in microseconds.
+// The shape of one launch, for the parts of the model that counts alone cannot give:
+// how many blocks wait on latency together, and whether the arrays fit in L2. A zero
+// field is unknown and leaves its part out.
+struct LaunchShape {
+  std::uint64_t blocks = 0;
+  unsigned threads_per_block = 0;
+  std::uint32_t shared_bytes = 0;     // per block
+  int regs_per_thread = 0;            // the fast build's, when known (a GPU run or a recording)
+  std::uint64_t footprint_bytes = 0;  // bytes of every global array the launch can touch
+};
+// Blocks one SM holds at once, limited by warps, blocks, shared memory and (when known)
+// registers.
+// @post 0 when threads_per_block == 0 or one block exceeds an SM's warps, shared memory or
+//       registers; else min of the four limits (each floor(SM's amount / block's)), >= 1.
+unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m = {});
+
+// The parts of a modelled time, in microseconds. Each is a lower bound on the kernel's
+// time; the model takes the largest.
 struct TimeParts {
   double dram_us = 0;     // modelled DRAM bytes (dram_bytes) at stream_gbps
   double compute_us = 0;  // FLOPs at peak FP32
   double shared_us = 0;   // shared wavefronts at one per SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
+  double l2_us = 0;       // load sectors at l2_read_gbps, store and atomic sectors at l2_write_gbps
+  double latency_us = 0;  // blocks waiting on a load and their barriers, resident_blocks at a time
   double launch_us = 0;   // launch overhead
   double total_us() const;
-  // "dram", "compute", "shared", "issue": the largest part (the bound)
+  // "dram", "shared", "issue", "l2", "latency", "compute": the largest part (the bound)
   const char* bound() const;
 };
 // DRAM bytes the model streams: the loads' fetches of m.fetch_bytes, the stores' and atomics'
 // sectors. Totals recorded before fetches were counted (loads with sectors, no fetches)
-// stream their load sectors instead.
-// @post == access().fetch_unit() * global_ld_fetches (or sector_bytes * global_ld_sectors when
+// stream their load sectors instead. When every array of the launch fits in L2 together,
+// DRAM moves each byte at most once.
+// @post == min(S, s.footprint_bytes) when 0 < s.footprint_bytes <= m.l2_bytes, else S, where
+//       S = access().fetch_unit() * global_ld_fetches (or sector_bytes * global_ld_sectors when
 //       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_atom_sectors).
-std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {});
+std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const LaunchShape& s = {});
 
-// @post every part >= 0; launch_us == max(0, m.launch_overhead_us).
-TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {});
+// The latency part: a block's path is one load's latency (L2's when the arrays fit in it,
+// DRAM's otherwise; none without loads) and one barrier round per __syncthreads of each of
+// its warps; resident_blocks(s) blocks an SM walk their paths together (Little's law).
+// @post 0 when s.blocks == 0 or resident_blocks(s) == 0; else
+//       blocks / min(blocks, sm_count * resident_blocks) * (load latency + barriers / warps
+//       * barrier_round_ns) / 1000.
+double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
+
+// @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m).
+TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {},
+                              const LaunchShape& s = {});
 
 // Modelled time for an emulated run, a roofline: the largest of DRAM bytes at the
-// measured streaming rate, shared wavefronts at one per SM clock, FLOPs at peak and warp instructions
-// at the schedulers' issue rate; plus launch overhead. Labelled "modelled" wherever shown.
+// measured streaming rate, shared wavefronts at one per SM clock, FLOPs at peak, warp
+// instructions at the schedulers' issue rate, L2 sectors at its measured rates and the
+// latency of the blocks' paths; plus launch overhead. Labelled "modelled" wherever shown.
 // @post >= launch_overhead_us; grows with DRAM bytes, shared wavefronts, flops
 //       and warp instructions (so with divergent work).
-double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {});
+double modelled_time_us(const Totals& t, double flops, const DeviceModel& m = {},
+                        const LaunchShape& s = {});
 
 }  // namespace ws::sim

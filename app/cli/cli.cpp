@@ -371,20 +371,9 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   const Params& params = r.params.empty() ? c.completed : r.params;
   // What the model makes of these counts (the emulator's time), summed over launches, so
   // a traced GPU run can be held against its own measured time.
-  sim::TimeParts parts;
-  for (const auto& l : r.launches) {
-    const sim::TimeParts p = sim::modelled_time_parts(
-        l.totals, plan.flops / double(std::max<std::size_t>(1, r.launches.size())));
-    parts.dram_us += p.dram_us;
-    parts.compute_us += p.compute_us;
-    parts.shared_us += p.shared_us;
-    parts.issue_us += p.issue_us;
-    parts.launch_us += p.launch_us;
-  }
-  double modelled_us = 0;
-  for (const auto& l : r.launches)
-    modelled_us += sim::modelled_time_us(
-        l.totals, plan.flops / double(std::max<std::size_t>(1, r.launches.size())));
+  const ModelledRun mr = modelled_run(plan, r.launches, r.regs_per_thread);
+  const sim::TimeParts& parts = mr.parts;
+  const double modelled_us = mr.us;
 
   if (a.json) {
     Json j;
@@ -431,9 +420,11 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       mj["time_us"] = number(modelled_us);
       mj["bound"] = parts.bound();
       mj["dram_us"] = number(parts.dram_us);
-      mj["dram_bytes"] = number(double(sim::dram_bytes(r.totals)));
+      mj["dram_bytes"] = number(double(mr.dram_bytes));
       mj["shared_us"] = number(parts.shared_us);
       mj["issue_us"] = number(parts.issue_us);
+      mj["l2_us"] = number(parts.l2_us);
+      mj["latency_us"] = number(parts.latency_us);
       mj["compute_us"] = number(parts.compute_us);
       mj["launch_us"] = number(parts.launch_us);
       mj["warp_instructions"] = number(double(r.totals.warp_instructions));
@@ -479,7 +470,8 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
           << format_table({"measure", "value"}, rows, {false, true});
       out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
           << parts.bound() << " (dram " << fmt(parts.dram_us, 4) << ", shared "
-          << fmt(parts.shared_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", compute "
+          << fmt(parts.shared_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", l2 "
+          << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4) << ", compute "
           << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4) << " us)\n";
     } else {
       out << "\n--fast-only: the untraced build ran once; no model totals\n";

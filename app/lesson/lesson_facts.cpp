@@ -14,15 +14,9 @@ namespace ws::lesson {
 
 namespace {
 
-// Per-SM residency limits of Hopper (sm_90), for the occupancy quantities. Registers count
-// when the run knows the fast build's registers per thread (a GPU run, or a recording of
-// one); otherwise the limit is from threads, blocks and shared memory only.
-constexpr double kRegsPerSm = 65536;
-constexpr double kRegUnit = 256;  // registers are allocated per warp in these units
+// Hopper's residency limits live in the model (sim::DeviceModel, sim::resident_blocks).
 constexpr int kMaxWarpsPerSm = 64;
-constexpr int kMaxBlocksPerSm = 32;
-constexpr double kSharedPerSm = 228.0 * 1024;
-constexpr double kSharedReservedPerBlock = 1024;
+static_assert(kMaxWarpsPerSm == sim::h100::kMaxThreadsPerSm / 32);
 
 double ratio(double a, double b) { return b == 0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
 
@@ -45,31 +39,30 @@ double warps_per_block(const RunResult& r) {
   const LaunchCfg* c = first_launch(r);
   return c ? double((c->block.count() + 31) / 32) : std::nan("");
 }
+// Registers count when the run knows the fast build's registers per thread (a GPU run,
+// or a recording of one); otherwise the limit is from threads, blocks and shared memory.
 double blocks_per_sm(const RunResult& r) {
   const LaunchCfg* c = first_launch(r);
   if (!c) return std::nan("");
-  double w = warps_per_block(r);
-  double by_warps = std::floor(kMaxWarpsPerSm / w);
-  double by_smem = std::floor(kSharedPerSm / (double(c->shared_bytes) + kSharedReservedPerBlock));
-  double by_regs = by_warps;
-  if (r.regs_per_thread > 0) {
-    // Registers are allocated per warp in units of 256 from the SM's 64K.
-    const double per_warp = std::ceil(r.regs_per_thread * 32.0 / kRegUnit) * kRegUnit;
-    by_regs = std::floor(std::floor(kRegsPerSm / per_warp) / w);
-  }
-  return std::min({by_warps, double(kMaxBlocksPerSm), by_smem, by_regs});
+  return double(sim::resident_blocks(launch_shape(r.plan, *c, r.regs_per_thread)));
+}
+
+// The model's time of a run, launch by launch when it kept them.
+double modelled_us(const RunResult& r) {
+  if (r.launches.empty()) return sim::modelled_time_us(r.totals, r.plan.flops);
+  return modelled_run(r.plan, r.launches, r.regs_per_thread).us;
 }
 
 // Throughput of a run: the backend's when it gave one, else the model's estimate.
 double throughput_of(const RunResult& r) {
   if (r.timing.throughput > 0) return r.timing.throughput;
-  double us = sim::modelled_time_us(r.totals, r.plan.flops);
+  double us = modelled_us(r);
   if (!(us > 0)) return std::nan("");
   return (r.plan.gflops() ? r.plan.flops : r.plan.logical_bytes) / (us * 1e3);
 }
 double time_us_of(const RunResult& r) {
   if (r.timing.median_ms > 0) return r.timing.median_ms * 1e3;
-  return sim::modelled_time_us(r.totals, r.plan.flops);
+  return modelled_us(r);
 }
 
 const std::vector<PlainDef>& plain_defs() {

@@ -348,6 +348,48 @@ TEST(EmuBackend, ModelledTimeIsNeverMeasured) {
   EXPECT_EQ(untimed.timing.median_ms, 0.0);
 }
 
+TEST(ModelledRun, EachLaunchIsModelledWithItsOwnShape) {
+  RunOptions opt;
+  opt.timing = true;
+  // Two launches (the partial sums, then one block adding them) of different shapes.
+  const RunResult r = run("reduce", "two_pass", {{"n", 1 << 16}}, opt);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  ASSERT_EQ(r.launches.size(), 2u);
+  double us = 0, latency = 0;
+  std::uint64_t footprint = 0;
+  for (const ArraySpec& a : r.plan.arrays) footprint += std::uint64_t(a.elem_bytes) * a.count;
+  for (const LaunchTotals& l : r.launches) {
+    const sim::LaunchShape s = launch_shape(r.plan, l.cfg);
+    EXPECT_EQ(s.blocks, l.cfg.grid.count());
+    EXPECT_EQ(s.threads_per_block, l.cfg.block.count());
+    EXPECT_EQ(s.shared_bytes, l.cfg.shared_bytes);
+    EXPECT_EQ(s.footprint_bytes, footprint);
+    us += sim::modelled_time_us(l.totals, 0, {}, s);
+    latency += sim::latency_us(l.totals, s);
+  }
+  const ModelledRun m = modelled_run(r.plan, r.launches);
+  EXPECT_DOUBLE_EQ(m.us, us);
+  EXPECT_DOUBLE_EQ(m.parts.latency_us, latency);
+  EXPECT_GT(m.parts.latency_us, 0.0);
+  EXPECT_DOUBLE_EQ(r.timing.median_ms, us / 1000.0);
+}
+
+TEST(ModelledRun, TheOnePerThreadTreeIsSlowerThanTheGridStrideOne) {
+  // The H100 measures `sequential` 2.9x slower than `multiple_elements` at 2^25 ints
+  // (docs/CALIBRATION.md); the bytes are the same, the difference is latency: one load a
+  // thread and eight levels behind barriers, a thousand blocks at a time.
+  RunOptions opt;
+  opt.timing = true;
+  const RunResult seq = run("reduce", "sequential", {{"n", 1 << 20}}, opt);
+  const RunResult many = run("reduce", "multiple_elements", {{"n", 1 << 20}}, opt);
+  ASSERT_TRUE(seq.ok() && many.ok());
+  const ModelledRun m = modelled_run(seq.plan, seq.launches);
+  EXPECT_STREQ(m.parts.bound(), "latency");
+  EXPECT_GT(seq.timing.median_ms, 1.5 * many.timing.median_ms);
+  // 64 registers a thread halve the blocks an SM holds (32 warps), doubling the waves.
+  EXPECT_DOUBLE_EQ(modelled_run(seq.plan, seq.launches, 64).parts.latency_us, 2 * m.parts.latency_us);
+}
+
 TEST(EmuBackend, DeviceAndPeers) {
   auto b = make_emu_backend();
   EXPECT_EQ(b->kind(), BackendKind::Emu);

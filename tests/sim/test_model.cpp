@@ -1075,3 +1075,112 @@ TEST(MaskHistory, WorkEventsWeighTheirInstructions) {
 }
 
 }  // namespace
+
+// ---- Residency, latency, L2 ----
+
+TEST(ResidentBlocks, TheSmallestOfWarpsBlocksSharedAndRegisters) {
+  sim::DeviceModel m;
+  sim::LaunchShape s;
+  EXPECT_EQ(sim::resident_blocks(s, m), 0u);  // unknown shape
+  s.threads_per_block = 256;
+  EXPECT_EQ(sim::resident_blocks(s, m), 8u);  // 64 warps / 8
+  s.threads_per_block = 32;
+  EXPECT_EQ(sim::resident_blocks(s, m), 32u);  // the block limit, not 64
+  s.threads_per_block = 256;
+  s.shared_bytes = 48 * 1024;
+  EXPECT_EQ(sim::resident_blocks(s, m), 4u);  // 228 KiB / (48 KiB + 1 KiB reserved)
+  s.shared_bytes = 0;
+  s.regs_per_thread = 128;  // 4096 a warp: 16 warps, 2 blocks of 8
+  EXPECT_EQ(sim::resident_blocks(s, m), 2u);
+  s.regs_per_thread = 33;  // rounded up to 1280 a warp: 51 warps, 6 blocks
+  EXPECT_EQ(sim::resident_blocks(s, m), 6u);
+  s.regs_per_thread = 0;
+  s.shared_bytes = 300 * 1024;  // more than an SM has
+  EXPECT_EQ(sim::resident_blocks(s, m), 0u);
+  s.shared_bytes = 0;
+  s.threads_per_block = 4096;  // 128 warps: more than an SM holds
+  EXPECT_EQ(sim::resident_blocks(s, m), 0u);
+}
+
+TEST(ModelledTime, ArraysThatFitInL2ReachDramOnce) {
+  sim::DeviceModel m;
+  sim::Totals t;
+  t.global_ld_sectors = 1'000'000;  // 32 MB of sectors, read over and over
+  t.global_ld_fetches = 500'000;
+  sim::LaunchShape s;
+  EXPECT_EQ(sim::dram_bytes(t, m, s), 32'000'000u);  // unknown footprint: streamed
+  s.footprint_bytes = 12u << 20;                      // 12 MiB of arrays, in a 50 MiB L2
+  EXPECT_EQ(sim::dram_bytes(t, m, s), 12u << 20);
+  s.footprint_bytes = 64u << 20;  // more than L2: streamed
+  EXPECT_EQ(sim::dram_bytes(t, m, s), 32'000'000u);
+  s.footprint_bytes = 1000;  // fits, and more than the kernel streams: the stream
+  t.global_ld_sectors = 10;
+  t.global_ld_fetches = 5;
+  EXPECT_EQ(sim::dram_bytes(t, m, s), 320u);
+}
+
+TEST(ModelledTime, L2SectorsAtTheMeasuredReadAndWriteRates) {
+  sim::DeviceModel m;
+  m.l2_read_gbps = 1;  // 1e3 bytes per microsecond
+  m.l2_write_gbps = 0.5;
+  sim::Totals t;
+  t.global_ld_sectors = 1000;   // 32,000 bytes: 32 us
+  t.global_st_sectors = 500;    // 16,000 bytes: 32 us
+  t.global_atom_sectors = 500;  // 32 us more
+  EXPECT_DOUBLE_EQ(sim::modelled_time_parts(t, 0, m).l2_us, 96.0);
+  m.stream_gbps = 0;
+  m.launch_overhead_us = 0;
+  EXPECT_STREQ(sim::modelled_time_parts(t, 0, m).bound(), "l2");
+  m.l2_read_gbps = m.l2_write_gbps = 0;  // unknown rates leave the part out
+  EXPECT_DOUBLE_EQ(sim::modelled_time_parts(t, 0, m).l2_us, 0.0);
+}
+
+TEST(ModelledTime, LatencyIsTheBlocksPathsResidentBlocksAtATime) {
+  sim::DeviceModel m;
+  m.sm_count = 10;
+  m.dram_latency_ns = 500;
+  m.l2_latency_ns = 200;
+  m.barrier_round_ns = 100;
+  sim::LaunchShape s;
+  s.blocks = 800;
+  s.threads_per_block = 256;  // 8 warps; 8 blocks an SM: 80 at a time, 10 rounds of blocks
+  sim::Totals t;
+  t.global_ld_requests = 6400;  // a load per warp
+  t.barriers = 6400 * 9;        // nine __syncthreads per warp
+  // Each block: 500 ns for its load and 9 x 100 ns of barrier rounds.
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 1.4);
+  s.footprint_bytes = 1 << 20;  // the arrays fit in L2: the load waits on L2
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 1.1);
+  s.blocks = 40;  // fewer blocks than fit at once: one path
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.2 + 6400 * 9 / 320.0 * 0.1);
+  t.global_ld_requests = 0;  // no loads: barriers only
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 6400 * 9 / 320.0 * 0.1);
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, sim::LaunchShape{}, m), 0.0);  // unknown shape
+  s.shared_bytes = 1u << 30;  // a block that cannot be resident
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);
+}
+
+TEST(ModelledTime, AOneLoadPerThreadTreeIsBoundByLatencyAManyLoadKernelByDram) {
+  // Whole-grid counts of the reduction over 2^25 ints in blocks of 256 (H100 defaults):
+  // `sequential` loads one int a thread and walks 8 tree levels, each behind a barrier;
+  // a grid-stride kernel of one wave moves the same bytes with a handful of barriers.
+  sim::DeviceModel m;
+  const std::uint64_t n = 1ull << 25, warps = n / 32;
+  sim::Totals tree;
+  tree.global_ld_requests = warps;
+  tree.global_ld_sectors = n / 8;
+  tree.global_ld_fetches = n / 16;
+  tree.barriers = warps * 9;
+  sim::LaunchShape one_per_thread;
+  one_per_thread.blocks = n / 256;
+  one_per_thread.threads_per_block = 256;
+  one_per_thread.footprint_bytes = 4 * n;
+  const sim::TimeParts p = sim::modelled_time_parts(tree, 0, m, one_per_thread);
+  EXPECT_STREQ(p.bound(), "latency");
+  EXPECT_GT(p.latency_us, 3 * p.dram_us);
+  sim::Totals stream = tree;
+  sim::LaunchShape one_wave = one_per_thread;
+  one_wave.blocks = m.sm_count * 8;
+  stream.barriers = one_wave.blocks * 8 * 9;
+  EXPECT_STREQ(sim::modelled_time_parts(stream, 0, m, one_wave).bound(), "dram");
+}

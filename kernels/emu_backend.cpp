@@ -4,6 +4,7 @@
 // modelled from the totals (sim::modelled_time_us), never measured.
 #define WS_MODE_EMU
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <cstdlib>
 #include <exception>
@@ -35,11 +36,22 @@ double estimated_lane_events(const Plan& plan) {
 }
 
 std::string emulator_refusal(const Plan& plan) {
+  // WS_EMU_MAX_LANE_EVENTS raises the limit for a patient caller (scripts/calibrate.py
+  // on a machine with no GPU runs the calibration sizes, minutes each).
+  double limit = kMaxLaneEvents;
+  if (const char* env = std::getenv("WS_EMU_MAX_LANE_EVENTS"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(v > 0) || !std::isfinite(v))
+      return "refused: WS_EMU_MAX_LANE_EVENTS='" + std::string(env) +
+             "' is not a positive number of lane events";
+    limit = v;
+  }
   const double e = estimated_lane_events(plan);
-  if (e <= kMaxLaneEvents) return "";
+  if (e <= limit) return "";
   return "too large to emulate in reasonable time (an estimated " +
          std::to_string((long long)(e / 1e6)) + " million lane events, the limit is " +
-         std::to_string((long long)(kMaxLaneEvents / 1e6)) + " million): use a smaller size, or a GPU";
+         std::to_string((long long)(limit / 1e6)) + " million): use a smaller size, or a GPU";
 }
 
 namespace {

@@ -304,6 +304,29 @@ TEST(EmuBackend, RefusesRunsTooLargeToEmulate) {
             "none of the blocks to keep is in the grid of 16384 blocks");
 }
 
+TEST(EmuBackend, TheLimitCanBeRaisedForAPatientCaller) {
+  const Params big = {{"n", 1 << 20}};  // an estimated 16.8 million lane events
+  ::setenv("WS_EMU_MAX_LANE_EVENTS", "1e6", 1);
+  EXPECT_NE(run("reduce", "sequential", big).error.find("the limit is 1 million"), std::string::npos);
+  ::setenv("WS_EMU_MAX_LANE_EVENTS", "lots", 1);
+  EXPECT_EQ(run("reduce", "sequential", big).error,
+            "reduce/sequential with block=256 n=1048576 is refused: WS_EMU_MAX_LANE_EVENTS='lots' "
+            "is not a positive number of lane events");
+  ::setenv("WS_EMU_MAX_LANE_EVENTS", "-5", 1);
+  EXPECT_NE(run("reduce", "sequential", big).error.find("is not a positive number"), std::string::npos);
+  ::setenv("WS_EMU_MAX_LANE_EVENTS", "1e6", 1);
+  Plan plan;  // 2^26 threads (4 events each) and 400 MB: about 368 million lane events
+  plan.launches.push_back({});
+  plan.launches[0].grid = {1u << 18, 1, 1};
+  plan.launches[0].block = {256, 1, 1};
+  plan.logical_bytes = 4e8;
+  EXPECT_NE(emulator_refusal(plan).find("the limit is 1 million"), std::string::npos);
+  ::setenv("WS_EMU_MAX_LANE_EVENTS", "4e8", 1);  // above the default of 268 million
+  EXPECT_EQ(emulator_refusal(plan), "");
+  ::unsetenv("WS_EMU_MAX_LANE_EVENTS");
+  EXPECT_NE(emulator_refusal(plan).find("the limit is 268 million"), std::string::npos);
+}
+
 TEST(EmuBackend, KeepsRequestedBlocks) {
   RunOptions opt;
   opt.keep_blocks = {1, 3};

@@ -133,6 +133,11 @@ double estimated_lane_events(const Plan& plan);
 // known, and the bytes of every array of the plan.
 // @post blocks == cfg.grid.count(); footprint_bytes == sum of plan.arrays' elem_bytes * count.
 sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_per_thread = 0);
+// The same with the warp syncs on a block's path, from the launch's sites: each __syncwarp
+// site counts ceil(its executions per block / warps per block), exact when every warp runs
+// it alike or one warp runs it once (a reduction's last warp).
+// @post == launch_shape(plan, l.cfg, regs) but for warp_syncs.
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread = 0);
 // What the model makes of a run, launch by launch: the plan's FLOPs shared equally among
 // its launches, each launch modelled with its own shape.
 struct ModelledRun {
@@ -140,7 +145,8 @@ struct ModelledRun {
   double us = 0;                // sum over launches of each launch's total
   std::uint64_t dram_bytes = 0; // sum over launches of sim::dram_bytes
 };
-// @post us == sum over launches of sim::modelled_time_us(totals, flops / launches, {}, launch_shape).
+// @post us == sum over launches of sim::modelled_time_us(totals, flops / launches, {},
+//       launch_shape(plan, launch, regs)).
 ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
                          int regs_per_thread = 0);
 // The modelled time of an emulated run (modelled_run), as a Timing.

@@ -355,13 +355,25 @@ sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_p
   return s;
 }
 
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread) {
+  sim::LaunchShape s = launch_shape(plan, l.cfg, regs_per_thread);
+  const std::uint64_t warps = (l.cfg.block.count() + 31) / 32;
+  if (s.blocks == 0 || warps == 0) return s;
+  for (const sim::SiteTotals& site : l.sites)
+    if (site.kind == EventKind::WarpSync) {
+      const std::uint64_t per_block = (site.totals.events + s.blocks - 1) / s.blocks;
+      s.warp_syncs += (per_block + warps - 1) / warps;
+    }
+  return s;
+}
+
 ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
                          int regs_per_thread) {
   const double share = plan.flops / double(std::max<std::size_t>(1, launches.size()));
   ModelledRun r;
   for (const auto& l : launches) {
-    const sim::TimeParts p =
-        sim::modelled_time_parts(l.totals, share, {}, launch_shape(plan, l.cfg, regs_per_thread));
+    const sim::LaunchShape shape = launch_shape(plan, l, regs_per_thread);
+    const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, {}, shape);
     r.parts.dram_us += p.dram_us;
     r.parts.compute_us += p.compute_us;
     r.parts.shared_us += p.shared_us;
@@ -369,7 +381,7 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
     r.parts.l2_us += p.l2_us;
     r.parts.latency_us += p.latency_us;
     r.parts.launch_us += p.launch_us;
-    r.dram_bytes += sim::dram_bytes(l.totals, {}, launch_shape(plan, l.cfg, regs_per_thread));
+    r.dram_bytes += sim::dram_bytes(l.totals, {}, shape);
     r.us += p.total_us();
   }
   return r;

@@ -210,7 +210,11 @@ double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
   const double load_ns = t.global_ld_requests == 0 ? 0.0
                          : fits_l2(s, m)           ? m.l2_latency_ns
                                                    : m.dram_latency_ns;
-  const double path_ns = load_ns + double(t.barriers) / warps * m.barrier_round_ns;
+  const double conflicts = double(t.shared_ld_wavefronts - t.shared_ld_ideal) +
+                           double(t.shared_st_wavefronts - t.shared_st_ideal);
+  const double path_ns = load_ns + double(t.barriers) / warps * m.barrier_round_ns +
+                         double(s.warp_syncs) * m.warp_sync_ns +
+                         (m.sm_clock_ghz > 0 ? conflicts / double(s.blocks) / m.sm_clock_ghz : 0.0);
   const double together = std::min(double(s.blocks), double(m.sm_count) * per_sm);
   return double(s.blocks) / together * path_ns / 1000.0;
 }

@@ -75,6 +75,9 @@ struct DeviceModel {
   double dram_latency_ns = 474;
   double l2_latency_ns = 188;
   double barrier_round_ns = 93.5;
+  // Half of the probe's warp round (shared load, __syncwarp, shared store, __syncwarp:
+  // 17.2 ns), the step of a warp-synchronous reduction.
+  double warp_sync_ns = 8.6;
   // What one SM holds at once (Hopper): occupancy limits.
   unsigned max_warps_per_sm = h100::kMaxThreadsPerSm / 32;
   unsigned max_blocks_per_sm = 32;
@@ -201,15 +204,16 @@ struct MaskHistory {
 MaskHistory mask_history(const std::vector<WarpEvent>& events, std::uint32_t block,
                          std::uint16_t warp);
 
-// The shape of one launch, for the parts of the model that counts alone cannot give:
-// how many blocks wait on latency together, and whether the arrays fit in L2. A zero
-// field is unknown and leaves its part out.
+// What the model needs of one launch besides its counts: how many blocks wait on latency
+// together, what lies on a block's path, and whether the arrays fit in L2. A zero field
+// is unknown and leaves its part out.
 struct LaunchShape {
   std::uint64_t blocks = 0;
   unsigned threads_per_block = 0;
   std::uint32_t shared_bytes = 0;     // per block
   int regs_per_thread = 0;            // the fast build's, when known (a GPU run or a recording)
   std::uint64_t footprint_bytes = 0;  // bytes of every global array the launch can touch
+  std::uint64_t warp_syncs = 0;       // __syncwarp on the path of a block's slowest warp
 };
 // Blocks one SM holds at once, limited by warps, blocks, shared memory and (when known)
 // registers.
@@ -241,11 +245,14 @@ struct TimeParts {
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const LaunchShape& s = {});
 
 // The latency part: a block's path is one load's latency (L2's when the arrays fit in it,
-// DRAM's otherwise; none without loads) and one barrier round per __syncthreads of each of
-// its warps; resident_blocks(s) blocks an SM walk their paths together (Little's law).
+// DRAM's otherwise; none without loads), one barrier round per __syncthreads of each of
+// its warps, its warp syncs, and its bank conflicts' extra wavefronts at one an SM clock
+// (the probe's rounds had none); resident_blocks(s) blocks an SM walk their paths
+// together (Little's law).
 // @post 0 when s.blocks == 0 or resident_blocks(s) == 0; else
 //       blocks / min(blocks, sm_count * resident_blocks) * (load latency + barriers / warps
-//       * barrier_round_ns) / 1000.
+//       * barrier_round_ns + warp_syncs * warp_sync_ns + conflicts / blocks / sm_clock_ghz)
+//       / 1000, conflicts = shared wavefronts - ideal (loads and stores).
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 
 // @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m).

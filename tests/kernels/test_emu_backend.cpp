@@ -409,6 +409,11 @@ TEST(ModelledRun, TheOnePerThreadTreeIsSlowerThanTheGridStrideOne) {
   const ModelledRun m = modelled_run(seq.plan, seq.launches);
   EXPECT_STREQ(m.parts.bound(), "latency");
   EXPECT_GT(seq.timing.median_ms, 1.5 * many.timing.median_ms);
+  // The last warp's six steps (eleven __syncwarp) lie on each block's path.
+  const RunResult last = run("reduce", "unroll_last_warp", {{"n", 1 << 20}}, opt);
+  ASSERT_TRUE(last.ok());
+  EXPECT_EQ(launch_shape(last.plan, last.launches[0]).warp_syncs, 11u);
+  EXPECT_EQ(launch_shape(seq.plan, seq.launches[0]).warp_syncs, 0u);
   // 64 registers a thread halve the blocks an SM holds (32 warps), doubling the waves.
   EXPECT_DOUBLE_EQ(modelled_run(seq.plan, seq.launches, 64).parts.latency_us, 2 * m.parts.latency_us);
 }

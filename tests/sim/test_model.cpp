@@ -1155,6 +1155,16 @@ TEST(ModelledTime, LatencyIsTheBlocksPathsResidentBlocksAtATime) {
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.2 + 6400 * 9 / 320.0 * 0.1);
   t.global_ld_requests = 0;  // no loads: barriers only
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 6400 * 9 / 320.0 * 0.1);
+  t.barriers = 0;
+  s.warp_syncs = 12;  // a last warp's six steps, two syncs each
+  m.warp_sync_ns = 10;
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.12);
+  s.warp_syncs = 0;
+  m.sm_clock_ghz = 2;
+  t.shared_ld_wavefronts = 40 * 300;  // 300 wavefronts a block, 200 of them conflicts
+  t.shared_ld_ideal = 40 * 100;
+  t.shared_st_wavefronts = t.shared_st_ideal = 40 * 50;  // conflict-free stores add nothing
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.1);  // 200 wavefronts at 2 a nanosecond
   EXPECT_DOUBLE_EQ(sim::latency_us(t, sim::LaunchShape{}, m), 0.0);  // unknown shape
   s.shared_bytes = 1u << 30;  // a block that cannot be resident
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);

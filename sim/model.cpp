@@ -212,7 +212,10 @@ double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
                                                    : m.dram_latency_ns;
   const double conflicts = double(t.shared_ld_wavefronts - t.shared_ld_ideal) +
                            double(t.shared_st_wavefronts - t.shared_st_ideal);
-  const double path_ns = load_ns + double(t.barriers) / warps * m.barrier_round_ns +
+  const double warps_per_block = double((s.threads_per_block + 31) / 32);
+  const double round_ns =
+      std::max(m.barrier_round_ns, double(per_sm) * warps_per_block * m.barrier_round_per_warp_ns);
+  const double path_ns = load_ns + double(t.barriers) / warps * round_ns +
                          double(s.warp_syncs) * m.warp_sync_ns +
                          (m.sm_clock_ghz > 0 ? conflicts / double(s.blocks) / m.sm_clock_ghz : 0.0);
   const double together = std::min(double(s.blocks), double(m.sm_count) * per_sm);

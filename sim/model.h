@@ -69,12 +69,16 @@ struct DeviceModel {
   double l2_read_gbps = 15197;
   double l2_write_gbps = 3718;
   // Latencies under load, measured on the H100 by the same probe with 64 warps on every SM,
-  // each waiting on one coalesced 128-byte load (DRAM: 2 GB read in order; L2: 4 MB), and
-  // a round of shared load, add, shared store and __syncthreads in 256-thread blocks, 8
-  // blocks an SM. A kernel that cannot keep enough loads in flight is bound by these.
+  // each waiting on one coalesced 128-byte load (DRAM: 2 GB read in order; L2: 4 MB). A
+  // kernel that cannot keep enough loads in flight is bound by these.
   double dram_latency_ns = 474;
   double l2_latency_ns = 188;
-  double barrier_round_ns = 93.5;
+  // A round of shared load, add, shared store and __syncthreads in 256-thread blocks:
+  // 30.5 ns for one block alone, 93.5 ns with 8 blocks on every SM, whose rounds share the
+  // SM. A block's round takes the larger of the lone round and its SM's resident warps at
+  // 93.5 / 64 ns each.
+  double barrier_round_ns = 30.5;
+  double barrier_round_per_warp_ns = 93.5 / 64;
   // Half of the probe's warp round (shared load, __syncwarp, shared store, __syncwarp:
   // 17.2 ns), the step of a warp-synchronous reduction.
   double warp_sync_ns = 8.6;
@@ -251,8 +255,9 @@ std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const Launc
 // together (Little's law).
 // @post 0 when s.blocks == 0 or resident_blocks(s) == 0; else
 //       blocks / min(blocks, sm_count * resident_blocks) * (load latency + barriers / warps
-//       * barrier_round_ns + warp_syncs * warp_sync_ns + conflicts / blocks / sm_clock_ghz)
-//       / 1000, conflicts = shared wavefronts - ideal (loads and stores).
+//       * round + warp_syncs * warp_sync_ns + conflicts / blocks / sm_clock_ghz) / 1000,
+//       round = max(barrier_round_ns, resident warps an SM * barrier_round_per_warp_ns),
+//       conflicts = shared wavefronts - ideal (loads and stores).
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 
 // @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m).

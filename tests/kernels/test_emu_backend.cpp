@@ -414,8 +414,11 @@ TEST(ModelledRun, TheOnePerThreadTreeIsSlowerThanTheGridStrideOne) {
   ASSERT_TRUE(last.ok());
   EXPECT_EQ(launch_shape(last.plan, last.launches[0]).warp_syncs, 11u);
   EXPECT_EQ(launch_shape(seq.plan, seq.launches[0]).warp_syncs, 0u);
-  // 64 registers a thread halve the blocks an SM holds (32 warps), doubling the waves.
-  EXPECT_DOUBLE_EQ(modelled_run(seq.plan, seq.launches, 64).parts.latency_us, 2 * m.parts.latency_us);
+  // 64 registers a thread halve the blocks an SM holds (32 warps): twice the waves, each
+  // barrier round shared by half the warps (but the load's wait is as long).
+  const double reg64 = modelled_run(seq.plan, seq.launches, 64).parts.latency_us;
+  EXPECT_GT(reg64, 1.1 * m.parts.latency_us);
+  EXPECT_LT(reg64, 2 * m.parts.latency_us);
 }
 
 TEST(EmuBackend, DeviceAndPeers) {

@@ -1141,6 +1141,7 @@ TEST(ModelledTime, LatencyIsTheBlocksPathsResidentBlocksAtATime) {
   m.dram_latency_ns = 500;
   m.l2_latency_ns = 200;
   m.barrier_round_ns = 100;
+  m.barrier_round_per_warp_ns = 0;  // the lone round (the sharing is tested below)
   sim::LaunchShape s;
   s.blocks = 800;
   s.threads_per_block = 256;  // 8 warps; 8 blocks an SM: 80 at a time, 10 rounds of blocks
@@ -1168,6 +1169,22 @@ TEST(ModelledTime, LatencyIsTheBlocksPathsResidentBlocksAtATime) {
   EXPECT_DOUBLE_EQ(sim::latency_us(t, sim::LaunchShape{}, m), 0.0);  // unknown shape
   s.shared_bytes = 1u << 30;  // a block that cannot be resident
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);
+}
+
+TEST(ModelledTime, ABarrierRoundIsSharedByTheBlocksOfAnSm) {
+  sim::DeviceModel m;
+  m.sm_count = 1;
+  m.barrier_round_ns = 30;
+  m.barrier_round_per_warp_ns = 1.5;
+  sim::LaunchShape s;
+  s.blocks = 8;
+  s.threads_per_block = 256;  // 8 blocks of 8 warps: 64 warps share each round
+  sim::Totals t;
+  t.barriers = 64 * 10;  // ten rounds per warp
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 64 * 1.5 / 1000);
+  s.regs_per_thread = 128;  // two blocks fit: 16 warps, 24 ns, below the lone round
+  t.barriers = 64 * 10;
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 8.0 / 2 * 10 * 30 / 1000);
 }
 
 TEST(ModelledTime, AOneLoadPerThreadTreeIsBoundByLatencyAManyLoadKernelByDram) {

@@ -376,7 +376,7 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
     const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, {}, shape);
     r.parts.dram_us += p.dram_us;
     r.parts.compute_us += p.compute_us;
-    r.parts.shared_us += p.shared_us;
+    r.parts.l1_us += p.l1_us;
     r.parts.issue_us += p.issue_us;
     r.parts.l2_us += p.l2_us;
     r.parts.latency_us += p.latency_us;

@@ -73,7 +73,7 @@ json totals_json(const sim::Totals& t) {
   json j;
 #define X(f) j[#f] = t.f;
   WS_TOTALS_FIELDS(X)
-  X(warp_instructions) X(lane_instructions) X(global_ld_fetches)
+  X(warp_instructions) X(lane_instructions) X(global_ld_fetches) X(global_ld_lines)
 #undef X
   return j;
 }
@@ -87,6 +87,8 @@ sim::Totals totals_of(const json& j) {
   t.lane_instructions = whole_or(j, "lane_instructions", t.active_lane_sum);
   // Recordings made before DRAM fetches were counted: sim::dram_bytes falls back to sectors.
   t.global_ld_fetches = whole_or(j, "global_ld_fetches", std::uint64_t{0});
+  // ...and before their lines were: the L1 part then sees the shared wavefronts only.
+  t.global_ld_lines = whole_or(j, "global_ld_lines", std::uint64_t{0});
   return t;
 }
 

@@ -53,8 +53,12 @@ struct Counters {
   // DRAM fetches of the loads (AccessModel::fetch_bytes each), counted per access: what
   // the modelled time streams; the hardware's L2 shares a fetch between warps.
   std::uint64_t global_ld_fetches = 0;
+  // 128-byte lines the loads touch, per access: the wavefronts a load costs the L1 data
+  // pipe (one per line, measured on the H100 for strides 1 to 32), which shared memory
+  // shares.
+  std::uint64_t global_ld_lines = 0;
 };
-constexpr int kCounterFields = 25;
+constexpr int kCounterFields = 26;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -386,7 +390,8 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 // the host model and by the traced CUDA build.
 // @post events grows by 1, active_lane_sum by popcount(mask), warp_instructions and
 //       lane_instructions by event_warp_instructions and event_lane_instructions; a global
-//       access adds its global_core counts to its kind's fields (a load its fetches too),
+//       access adds its global_core counts to its kind's fields (a load its fetches and
+//       lines too),
 //       a shared load/store its shared_core wavefronts and ideal passes, a Branch counts
 //       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
@@ -402,6 +407,7 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
     t.global_bytes_moved += c.bytes_moved;
     if (e.kind == EventKind::GlobalLoad) {
       t.global_ld_fetches += c.fetches;
+      t.global_ld_lines += c.lines;
       t.global_ld_requests += c.requests;
       t.global_ld_sectors += c.sectors;
       t.global_ld_ideal_sectors += c.ideal;

@@ -162,13 +162,13 @@ std::vector<std::pair<std::uint16_t, Totals>> by_line(const SiteList& sites) {
 }
 
 double TimeParts::total_us() const {
-  return std::max({dram_us, compute_us, shared_us, issue_us, l2_us, latency_us}) + launch_us;
+  return std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us}) + launch_us;
 }
 
 const char* TimeParts::bound() const {
-  const double most = std::max({dram_us, compute_us, shared_us, issue_us, l2_us, latency_us});
+  const double most = std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us});
   if (most == dram_us) return "dram";
-  if (most == shared_us) return "shared";
+  if (most == l1_us) return "l1";
   if (most == issue_us) return "issue";
   if (most == l2_us) return "l2";
   if (most == latency_us) return "latency";
@@ -229,8 +229,11 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   p.dram_us = m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0;
   p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
-  const double wavefronts = double(t.shared_ld_wavefronts + t.shared_st_wavefronts);
-  p.shared_us = sm_clocks_per_us > 0 ? wavefronts / sm_clocks_per_us : 0.0;
+  // Shared memory and the L1 cache are one SRAM behind one data pipe: a shared access
+  // costs its wavefronts, a global load one wavefront per 128-byte line it touches.
+  const double wavefronts =
+      double(t.shared_ld_wavefronts + t.shared_st_wavefronts + t.global_ld_lines);
+  p.l1_us = sm_clocks_per_us > 0 ? wavefronts / sm_clocks_per_us : 0.0;
   p.issue_us = sm_clocks_per_us > 0 && m.schedulers_per_sm > 0
                    ? double(t.warp_instructions) / (sm_clocks_per_us * m.schedulers_per_sm)
                    : 0.0;

@@ -230,13 +230,13 @@ unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m = {});
 struct TimeParts {
   double dram_us = 0;     // modelled DRAM bytes (dram_bytes) at stream_gbps
   double compute_us = 0;  // FLOPs at peak FP32
-  double shared_us = 0;   // shared wavefronts at one per SM clock
+  double l1_us = 0;       // the L1 data pipe: shared wavefronts and global load lines, one an SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
   double l2_us = 0;       // load sectors at l2_read_gbps, store and atomic sectors at l2_write_gbps
   double latency_us = 0;  // blocks waiting on a load and their barriers, resident_blocks at a time
   double launch_us = 0;   // launch overhead
   double total_us() const;
-  // "dram", "shared", "issue", "l2", "latency", "compute": the largest part (the bound)
+  // "dram", "l1", "issue", "l2", "latency", "compute": the largest part (the bound)
   const char* bound() const;
 };
 // DRAM bytes the model streams: the loads' fetches of m.fetch_bytes, the stores' and atomics'
@@ -265,7 +265,8 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
                               const LaunchShape& s = {});
 
 // Modelled time for an emulated run, a roofline: the largest of DRAM bytes at the
-// measured streaming rate, shared wavefronts at one per SM clock, FLOPs at peak, warp
+// measured streaming rate, the L1 data pipe's wavefronts (shared wavefronts and global
+// load lines) at one per SM clock, FLOPs at peak, warp
 // instructions at the schedulers' issue rate, L2 sectors at its measured rates and the
 // latency of the blocks' paths; plus launch overhead. Labelled "modelled" wherever shown.
 // @post >= launch_overhead_us; grows with DRAM bytes, shared wavefronts, flops

@@ -154,13 +154,16 @@ TEST(Access, GlobalCoreCountsDramFetchesOfSectorPairs) {
   no_sector.sector_bytes = 0;
   no_sector.fetch_bytes = 0;
   EXPECT_EQ(no_sector.fetch_unit(), 1u);
-  // Loads count their fetches; stores do not.
+  // Loads count their fetches and lines; stores do not.
   Counters t;
   count_event(e, AccessModel{}, t);
   EXPECT_EQ(t.global_ld_fetches, 32u);
+  EXPECT_EQ(t.global_ld_lines, global_core(e, AccessModel{}, sec).lines);
+  const std::uint64_t lines = t.global_ld_lines;
   e.kind = EventKind::GlobalStore;
   count_event(e, AccessModel{}, t);
   EXPECT_EQ(t.global_ld_fetches, 32u);
+  EXPECT_EQ(t.global_ld_lines, lines);
 }
 
 // global_core's contract against sets of sectors and lines, for lanes in address order

@@ -988,6 +988,21 @@ TEST(ModelledTime, SharedWavefrontsCostOneSmClockEach) {
   EXPECT_DOUBLE_EQ(sim::modelled_time_us(t, 0, m), 1.0);
 }
 
+TEST(ModelledTime, GlobalLoadLinesShareTheL1PipeWithSharedWavefronts) {
+  sim::DeviceModel m;
+  m.stream_gbps = 0;
+  m.l2_read_gbps = 0;
+  m.launch_overhead_us = 0;
+  m.sm_count = 10;
+  m.sm_clock_ghz = 1.0;  // 1e4 wavefronts a microsecond
+  sim::Totals t;
+  t.shared_ld_wavefronts = 20'000;
+  t.global_ld_lines = 30'000;  // e.g. the naive product's rows of A: two lines a request
+  const sim::TimeParts p = sim::modelled_time_parts(t, 0, m);
+  EXPECT_DOUBLE_EQ(p.l1_us, 5.0);
+  EXPECT_STREQ(p.bound(), "l1");
+}
+
 TEST(ModelledTime, TheBankConflictOfTheUnpaddedTransposeShows) {
   // Whole-grid totals of the 1024^2 tiled transpose (docs/h100-anchors.md): with pad=0 the
   // column read needs 32x the wavefronts, and the modelled time must say so.

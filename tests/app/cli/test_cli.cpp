@@ -129,19 +129,19 @@ TEST(CliMetrics, JsonHasExactlyTheContractKeys) {
   EXPECT_EQ(j["kernel"], "transpose");
   // The model's time from these counts, with its parts; the largest part is the bound.
   const Json& m = j["modelled"];
-  for (const char* k : {"time_us", "dram_us", "shared_us", "issue_us", "l2_us", "latency_us",
+  for (const char* k : {"time_us", "dram_us", "l1_us", "issue_us", "l2_us", "latency_us",
                         "compute_us", "launch_us"})
     EXPECT_TRUE(m[k].is_number()) << k;
   EXPECT_NEAR(m["time_us"].get<double>(),
-              std::max({m["dram_us"].get<double>(), m["shared_us"].get<double>(),
+              std::max({m["dram_us"].get<double>(), m["l1_us"].get<double>(),
                         m["issue_us"].get<double>(), m["l2_us"].get<double>(),
                         m["latency_us"].get<double>(), m["compute_us"].get<double>()}) +
                   m["launch_us"].get<double>(),
               1e-9);
   // Four blocks: waiting for one load and a barrier round outlasts the rest. Of the
-  // throughput parts, pad=0's 32-way conflict outweighs the bytes.
+  // throughput parts, pad=0's 32-way conflict (in the L1 data pipe) outweighs the bytes.
   EXPECT_EQ(m["bound"], "latency");
-  EXPECT_GT(m["shared_us"].get<double>(), m["dram_us"].get<double>());
+  EXPECT_GT(m["l1_us"].get<double>(), m["dram_us"].get<double>());
   EXPECT_EQ(j["variant"], "tiled");
   EXPECT_EQ(j["backend"], "emu");
   EXPECT_EQ(j["params"]["n"], 64);

@@ -144,6 +144,7 @@ TEST_P(EveryVariant, WholeGridTotalsEqualTheEmulator) {
   EXPECT_EQ(g.totals.active_lane_sum, e.totals.active_lane_sum);
   EXPECT_EQ(g.totals.divergent_branches, e.totals.divergent_branches);
   EXPECT_EQ(g.totals.global_ld_fetches, e.totals.global_ld_fetches);
+  EXPECT_EQ(g.totals.global_ld_lines, e.totals.global_ld_lines);
 }
 
 INSTANTIATE_TEST_SUITE_P(Catalogue, EveryVariant, ::testing::ValuesIn(variant_ids()),

@@ -22,6 +22,21 @@ std::string lane_label(std::uint32_t bits) {
   return std::to_string(std::popcount(bits)) + " lanes";
 }
 
+// Bytes the active lanes ask for, each counted once.
+std::uint64_t distinct_bytes(const WarpEvent& e) {
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> r;
+  for (int l = 0; l < 32; ++l)
+    if (e.mask >> l & 1u) r.push_back({e.offset[l], std::uint64_t(e.offset[l]) + e.bytes});
+  std::sort(r.begin(), r.end());
+  std::uint64_t n = 0, end = 0;
+  for (const auto& [lo, hi] : r) {
+    const std::uint64_t from = std::max(lo, end);
+    if (hi > from) n += hi - from;
+    end = std::max(end, hi);
+  }
+  return n;
+}
+
 }  // namespace
 
 SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) {
@@ -46,15 +61,23 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   const unsigned lb = std::max(sb, in.model.line_bytes);
   const unsigned per_line = lb / sb;
 
-  const double eff = a.bytes_moved ? double(a.bytes_requested) / double(a.bytes_moved) : 0;
+  // Lanes reading one word share it (a broadcast): the bytes used are the distinct ones,
+  // or a broadcast would read as more than 100% useful.
+  d.distinct_bytes = distinct_bytes(e);
+  const double eff = a.bytes_moved ? double(d.distinct_bytes) / double(a.bytes_moved) : 0;
   const std::uint32_t verdict = a.sectors > a.ideal_sectors ? use_colour(eff) : use_colour(1);
   ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
               a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
               a.lines == 1 ? "" : "s", lb);
   ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
-  ImGui::TextWrapped("bytes used %llu of %llu moved: %s of the traffic is useful",
-              (unsigned long long)a.bytes_requested, (unsigned long long)a.bytes_moved,
-              percent(eff).c_str());
+  d.use_note = "bytes used " + std::to_string(d.distinct_bytes) + " of " +
+               std::to_string(a.bytes_moved) + " moved: " + percent(eff) +
+               " of the traffic is useful";
+  if (d.distinct_bytes < a.bytes_requested)
+    d.use_note += "; " + std::to_string(std::popcount(e.mask)) + " lanes share " +
+                  std::to_string(d.distinct_bytes) + " B (a broadcast: one read serves every " +
+                  "lane that asks for the same word)";
+  ImGui::TextWrapped("%s", d.use_note.c_str());
   ImGui::PopStyleColor();
   if (e.kind == EventKind::GlobalLoad && a.fetch_bytes > a.bytes_moved) {
     const unsigned unit = in.model.access().fetch_unit();

@@ -40,13 +40,18 @@ struct SectorMapDraw {
   int links = 0;             // lane -> sector lines (drawn when the lines fit one row)
   // A load whose sectors DRAM must fetch in larger units than it uses: what that costs.
   std::string fetch_note;
+  // The bytes used: each byte the lanes ask for counted once (lanes that ask for the same
+  // word share it), against the sectors' bytes moved.
+  std::uint64_t distinct_bytes = 0;
+  std::string use_note;
   std::vector<SectorCell> cells;
   std::array<Rect, 32> lane_rect{};
   RowNumbers lane_numbers;  // how many lane numbers were drawn, and at what font size
 };
 
 // @post drawn == (event is a global access with an active lane); when drawn,
-//       sectors_drawn == access.sectors and lines_drawn == access.lines.
+//       sectors_drawn == access.sectors, lines_drawn == access.lines and distinct_bytes ==
+//       the size of the union of the active lanes' byte ranges.
 SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style = {});
 
 }  // namespace ws::viz

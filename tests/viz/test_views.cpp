@@ -216,6 +216,32 @@ TEST(SectorMap, ALoneSectorCostsAPairFromDram) {
   EXPECT_EQ(d.fetch_note, "");
 }
 
+TEST(SectorMap, ABroadcastIsNotMoreThanAllUseful) {
+  // The naive product's row of A: every lane reads one word. 128 bytes asked for, 4 B
+  // distinct, in one 32 B sector: it once read "200% of the traffic is useful".
+  Headless h;
+  WarpEvent e = row_load();
+  for (int l = 0; l < 32; ++l) e.offset[l] = 256;
+  SectorMapDraw d;
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  ASSERT_TRUE(d.drawn);
+  EXPECT_EQ(d.access.bytes_requested, 128u);
+  EXPECT_EQ(d.distinct_bytes, 4u);
+  EXPECT_EQ(d.use_note.rfind("bytes used 4 of 32 moved: 12.5 % of the traffic is useful; "
+                             "32 lanes share 4 B (a broadcast", 0), 0u) << d.use_note;
+  // Two half-warps on two words overlapping by nothing: 8 B; half-overlapping wide lanes.
+  for (int l = 0; l < 32; ++l) e.offset[l] = l < 16 ? 0 : 4096;
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  EXPECT_EQ(d.distinct_bytes, 8u);
+  e.bytes = 8;
+  for (int l = 0; l < 32; ++l) e.offset[l] = 4 * l;  // 8 B lanes 4 B apart: 132 B in all
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  EXPECT_EQ(d.distinct_bytes, 132u);
+  e = row_load();
+  h.frame([&] { d = draw_sector_map({&e, nullptr, {}, ""}); });
+  EXPECT_EQ(d.use_note, "bytes used 128 of 128 moved: 100.0 % of the traffic is useful");
+}
+
 TEST(SectorMap, CoalescedLoadTouchesFour) {
   Headless h;
   const WarpEvent e = row_load();

@@ -206,13 +206,16 @@ std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m, const LaunchShap
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
   const unsigned per_sm = resident_blocks(s, m);
   if (s.blocks == 0 || per_sm == 0) return 0.0;
-  const double warps = double(s.blocks) * double((s.threads_per_block + 31) / 32);
+  const double warps_per_block = double((s.threads_per_block + 31) / 32);
+  const double warps = double(s.blocks) * warps_per_block;
   const double load_ns = t.global_ld_requests == 0 ? 0.0
                          : fits_l2(s, m)           ? m.l2_latency_ns
                                                    : m.dram_latency_ns;
-  const double conflicts = double(t.shared_ld_wavefronts - t.shared_ld_ideal) +
-                           double(t.shared_st_wavefronts - t.shared_st_ideal);
-  const double warps_per_block = double((s.threads_per_block + 31) / 32);
+  // Conflicts are the wavefronts beyond one a pass (a damaged recording may hold fewer).
+  const auto extra = [](std::uint64_t w, std::uint64_t ideal) { return w > ideal ? double(w - ideal) : 0.0; };
+  const double conflicts = extra(t.shared_ld_wavefronts, t.shared_ld_ideal) +
+                           extra(t.shared_st_wavefronts, t.shared_st_ideal);
+  // Every block resident on an SM takes its turn in each round.
   const double round_ns =
       std::max(m.barrier_round_ns, double(per_sm) * warps_per_block * m.barrier_round_per_warp_ns);
   const double path_ns = load_ns + double(t.barriers) / warps * round_ns +

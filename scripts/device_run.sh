@@ -280,9 +280,12 @@ calibrate() {
     "$w" bench --kernel "$fam" $sets $sweeps --repeats 10 --backend cuda --json "$o/bench_$i.json" \
       >/dev/null || rc=1
   done
-  python3 "$root/scripts/calibrate.py" --warpscope "$w" --backend cuda --ncu ncu "$o"/bench_*.json \
-    > "$o/calibration.md" || rc=1
+  # The bench files and ncu's DRAM bytes come back too: committed in docs/calibration/,
+  # they let a machine with no GPU remake the table (docs/CALIBRATION.md says how).
+  python3 "$root/scripts/calibrate.py" --warpscope "$w" --backend cuda --ncu ncu \
+    --ncu-cache "$o/ncu_dram.json" "$o"/bench_*.json > "$o/calibration.md" || rc=1
   cp "$o/calibration.md" "$OUT/calibration.md"
+  mkdir -p "$OUT/calibration" && cp "$o"/bench_*.json "$o/ncu_dram.json" "$OUT/calibration/" 2>/dev/null
   return $rc
 }
 

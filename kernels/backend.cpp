@@ -1,6 +1,9 @@
-// Backend-independent pieces: names, the catalogue listing, and the choice of backend.
+// Backend-independent pieces: names, the catalogue listing, the choice of backend, and
+// the model's time of a run.
 #define WS_MODE_EMU
 #include "kernels/backend.h"
+
+#include <algorithm>
 
 #include "kernels/recording.h"
 #include "kernels/registry.h"
@@ -128,6 +131,68 @@ std::vector<std::string> kernel_instances(const std::string& family, const std::
   for (const std::string& m : mangled)
     out.push_back(sass::instance_of("ws_entry<" + sass::demangle(m) + ">"));
   return out;
+}
+
+// The model's time of a run, for every backend: the emulator's timing, and `metrics`,
+// which holds a traced GPU run's counts against its measured time.
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_per_thread) {
+  sim::LaunchShape s;
+  s.blocks = cfg.grid.count();
+  s.threads_per_block = unsigned(cfg.block.count());
+  s.shared_bytes = cfg.shared_bytes;
+  s.regs_per_thread = regs_per_thread;
+  for (const ArraySpec& a : plan.arrays) s.footprint_bytes += std::uint64_t(a.elem_bytes) * a.count;
+  return s;
+}
+
+sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread) {
+  sim::LaunchShape s = launch_shape(plan, l.cfg, regs_per_thread);
+  const std::uint64_t warps = (l.cfg.block.count() + 31) / 32;
+  if (s.blocks == 0 || warps == 0) return s;
+  for (const sim::SiteTotals& site : l.sites)
+    if (site.kind == EventKind::WarpSync) {
+      const std::uint64_t per_block = (site.totals.events + s.blocks - 1) / s.blocks;
+      s.warp_syncs += (per_block + warps - 1) / warps;
+    }
+  return s;
+}
+
+ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                         int regs_per_thread) {
+  const double share = plan.flops / double(std::max<std::size_t>(1, launches.size()));
+  ModelledRun r;
+  for (const auto& l : launches) {
+    const sim::LaunchShape shape = launch_shape(plan, l, regs_per_thread);
+    const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, {}, shape);
+    r.parts.dram_us += p.dram_us;
+    r.parts.compute_us += p.compute_us;
+    r.parts.l1_us += p.l1_us;
+    r.parts.issue_us += p.issue_us;
+    r.parts.l2_us += p.l2_us;
+    r.parts.latency_us += p.latency_us;
+    r.parts.launch_us += p.launch_us;
+    r.dram_bytes += sim::dram_bytes(l.totals, {}, shape);
+    r.us += p.total_us();
+  }
+  return r;
+}
+
+Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
+                       int regs_per_thread) {
+  const double us = modelled_run(plan, launches, regs_per_thread).us;
+  Timing t;
+  t.measured = false;
+  t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
+  t.samples_ms = {t.median_ms};
+  const double s = us * 1e-6;
+  if (plan.gflops()) {
+    t.unit = "GFLOP/s";
+    t.throughput = s > 0 ? plan.flops / s / 1e9 : 0;
+  } else {
+    t.unit = "GB/s";
+    t.throughput = s > 0 ? plan.logical_bytes / s / 1e9 : 0;
+  }
+  return t;
 }
 
 }  // namespace ws

@@ -15,8 +15,7 @@ namespace ws::lesson {
 namespace {
 
 // Hopper's residency limits live in the model (sim::DeviceModel, sim::resident_blocks).
-constexpr int kMaxWarpsPerSm = 64;
-static_assert(kMaxWarpsPerSm == sim::h100::kMaxThreadsPerSm / 32);
+constexpr int kMaxWarpsPerSm = sim::h100::kMaxThreadsPerSm / 32;
 
 double ratio(double a, double b) { return b == 0 ? std::numeric_limits<double>::quiet_NaN() : a / b; }
 

@@ -246,6 +246,62 @@ std::map<int, std::vector<const Instruction*>> by_line(const Function& f, const 
   return out;
 }
 
+namespace {
+
+// The general registers an operand list names (R0..R254; RZ and uniform URn are not
+// registers of the warp's scoreboard), a ".64" operand naming the pair.
+std::vector<unsigned> registers_named(const std::string& ops) {
+  std::vector<unsigned> out;
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    if (ops[i] != 'R' || (i > 0 && (std::isalnum((unsigned char)ops[i - 1]) || ops[i - 1] == '_')))
+      continue;
+    std::size_t j = i + 1;
+    unsigned r = 0;
+    while (j < ops.size() && std::isdigit((unsigned char)ops[j])) r = r * 10 + unsigned(ops[j++] - '0');
+    if (j == i + 1) continue;  // RZ, or a word that starts with R
+    out.push_back(r);
+    if (ops.compare(j, 3, ".64") == 0) out.push_back(r + 1);
+    i = j - 1;
+  }
+  return out;
+}
+
+bool ends_a_batch(const std::string& opcode) {
+  static const std::set<std::string> flow = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL",
+                                             "BAR", "BSYNC", "WARPSYNC", "YIELD"};
+  return flow.count(base_op(opcode)) > 0;
+}
+
+}  // namespace
+
+LoadBatch widest_load_batch(const Function& f) {
+  LoadBatch best, cur;
+  std::set<unsigned> pending;  // registers the current run's loads write
+  const auto close = [&] {
+    if (cur.loads > best.loads || (cur.loads == best.loads && cur.lane_bytes > best.lane_bytes))
+      best = cur;
+    cur = {};
+    pending.clear();
+  };
+  for (const Instruction& i : f.code) {
+    if (ends_a_batch(i.opcode)) {
+      close();
+      continue;
+    }
+    const std::vector<unsigned> regs = registers_named(i.operands);
+    if (std::any_of(regs.begin(), regs.end(), [&](unsigned r) { return pending.count(r) > 0; }))
+      close();
+    if (i.mem() != MemKind::GlobalLoad) continue;
+    ++cur.loads;
+    cur.lane_bytes += i.width_bits() / 8;
+    // The destination is the first operand: width / 32 consecutive registers.
+    if (!regs.empty())
+      for (unsigned k = 0; k < std::max(1u, i.width_bits() / 32); ++k) pending.insert(regs[0] + k);
+  }
+  close();
+  return best;
+}
+
 std::map<int, std::vector<ModelAccess>> model_accesses(const std::vector<WarpEvent>& events) {
   std::map<int, std::vector<ModelAccess>> out;
   std::set<std::tuple<int, int, unsigned>> seen;

@@ -94,6 +94,20 @@ std::map<int, std::vector<ModelAccess>> model_accesses(const std::vector<WarpEve
 std::map<int, std::string> differences(const std::map<int, std::vector<const Instruction*>>& sass,
                                        const std::map<int, std::vector<ModelAccess>>& model);
 
+// The global loads a warp of `f` keeps in flight at once. A warp issues in order and stops
+// at the first instruction that needs a register a pending load writes, so the loads the
+// compiler places before that point (a loop body's independent loads, an unrolled
+// loop's) are in flight together: Little's law then sets the DRAM rate a streaming loop
+// reaches. A run of LDG ends at an instruction that reads or overwrites a register one of
+// them loads, or at control flow (a branch, barrier, convergence wait or exit).
+struct LoadBatch {
+  unsigned loads = 0;       // LDG instructions in the run
+  unsigned lane_bytes = 0;  // bytes they load per lane
+};
+// @post loads == the most LDG instructions in one such run of f (0 when f has none);
+//       lane_bytes == the sum of width_bits() / 8 over that run (the widest when runs tie).
+LoadBatch widest_load_batch(const Function& f);
+
 // FNV-1a 64 of a byte string, and the key of a family's recorded SASS: the hash of the
 // family header, kernels/simt.h and kernels/simt_cuda.h, concatenated, as hex.
 std::uint64_t fnv1a(std::string_view s);

@@ -182,3 +182,103 @@ TEST(Sass, RecordedSassIsCurrent) {
   for (const auto& x : missing) s += "\n  " + x;
   if (!missing.empty()) std::printf("not recorded yet (no GPU run since they were added):%s\n", s.c_str());
 }
+
+namespace {
+
+Function function_of(const std::string& body) {
+  Listing l;
+  std::string err;
+  EXPECT_TRUE(parse("//--------------------- .text.k --------------------------\n" + body, l, err)) << err;
+  return l.functions.empty() ? Function{} : l.functions[0];
+}
+
+const Function* recorded(const std::string& family, const std::string& instance) {
+  static std::map<std::string, Loaded> cache;
+  auto it = cache.find(family);
+  if (it == cache.end())
+    it = cache.emplace(family, load_family(family, "kernels/" + family + ".cuh", {WS_SOURCE_DIR})).first;
+  return it->second.listing.find_instance(instance);
+}
+
+}  // namespace
+
+TEST(Sass, LoadBatchEndsAtTheFirstUseOfALoadedRegister) {
+  // Two independent loads, then the add that needs both: two in flight.
+  const Function two = function_of(
+      "/*0000*/ LDG.E R5, desc[UR6][R4.64] ;\n"
+      "/*0010*/ LDG.E R6, desc[UR6][R6.64] ;\n"
+      "/*0020*/ IMAD R2, R11, 0x200, R2 ;\n"
+      "/*0030*/ IADD3 R10, R6, R5, R10 ;\n"
+      "/*0040*/ LDG.E.128 R4, desc[UR6][R8.64] ;\n"
+      "/*0050*/ IADD3 R10, R4, R10, RZ ;\n");
+  EXPECT_EQ(widest_load_batch(two).loads, 2u);
+  EXPECT_EQ(widest_load_batch(two).lane_bytes, 8u);
+  // A load whose address is the last load's value waits for it (a pointer chase).
+  const Function chase = function_of(
+      "/*0000*/ LDG.E.64 R2, desc[UR6][R4.64] ;\n"
+      "/*0010*/ LDG.E R7, desc[UR6][R2.64] ;\n");
+  EXPECT_EQ(widest_load_batch(chase).loads, 1u);
+  EXPECT_EQ(widest_load_batch(chase).lane_bytes, 8u);
+  // Overwriting a pending register waits too, and a branch ends the run; the wider of
+  // two equal runs is kept.
+  const Function waw = function_of(
+      "/*0000*/ LDG.E R5, desc[UR6][R2.64] ;\n"
+      "/*0010*/ MOV R5, RZ ;\n"
+      "/*0020*/ LDG.E.128 R8, desc[UR6][R2.64] ;\n"
+      "/*0030*/ @!P0 BRA `(.L_x_1) ;\n"
+      "/*0040*/ LDG.E R12, desc[UR6][R2.64] ;\n");
+  EXPECT_EQ(widest_load_batch(waw).loads, 1u);
+  EXPECT_EQ(widest_load_batch(waw).lane_bytes, 16u);
+  // Uniform registers and RZ are not the warp's registers.
+  const Function uniform = function_of(
+      "/*0000*/ LDG.E R4, desc[UR4][R2.64] ;\n"
+      "/*0010*/ ULDC UR4, c[0x0][0x0] ;\n"
+      "/*0020*/ LDG.E R5, desc[UR4][R2.64+0x4] ;\n"
+      "/*0030*/ ISETP.NE.AND P0, PT, RZ, UR4, PT ;\n");
+  EXPECT_EQ(widest_load_batch(uniform).loads, 2u);
+  EXPECT_EQ(widest_load_batch(function_of("/*0000*/ STG.E desc[UR4][R2.64], R5 ;\n")).loads, 0u);
+}
+
+// On the fast build's recorded SASS: what the model takes as each kernel's loads in flight.
+TEST(Sass, LoadBatchesOfTheRecordedKernels) {
+  struct Case {
+    const char* family;
+    const char* instance;
+    unsigned loads, lane_bytes;
+  };
+  // The grid-stride loop of step 7 is not unrolled: its two loads, then the add. Step 9
+  // reads one int4; the tiled transpose's four rows are unrolled ahead of the stores.
+  for (const Case& c : {Case{"reduce", "ReduceMultipleElements<256u>", 2, 8},
+                        Case{"reduce", "ReduceVectorLoad", 1, 16},
+                        Case{"reduce", "ReduceSequential", 1, 4},
+                        Case{"reduce", "ReduceFirstAdd", 2, 8},
+                        Case{"transpose", "TransposeTiled<32, 8>", 4, 16}}) {
+    const Function* f = recorded(c.family, c.instance);
+    ASSERT_NE(f, nullptr) << c.instance;
+    const LoadBatch b = widest_load_batch(*f);
+    EXPECT_EQ(b.loads, c.loads) << c.instance;
+    EXPECT_EQ(b.lane_bytes, c.lane_bytes) << c.instance;
+  }
+}
+
+// Step 1 of the reduction states the work of its `%` (kModuloWork): the instructions the
+// fast build issues on that line beyond the one compare every step's condition has.
+TEST(Sass, ModuloWorkIsWhatTheRecordedSassIssuesOnItsLine) {
+  std::istringstream src(read(std::string(WS_SOURCE_DIR) + "/kernels/reduce.cuh"));
+  std::string text;
+  int line = 0, at = 0;
+  unsigned declared = 0;
+  while (std::getline(src, text)) {
+    ++line;
+    if (text.find("t.branch(tid % (2 * s) == 0)") != std::string::npos) at = line;
+    if (auto p = text.find("kModuloWork = "); p != std::string::npos)
+      declared = unsigned(std::stoul(text.substr(p + 14)));
+  }
+  ASSERT_GT(at, 0);
+  ASSERT_GT(declared, 0u);
+  const Function* f = recorded("reduce", "ReduceInterleavedModulo");
+  ASSERT_NE(f, nullptr);
+  const auto lines = by_line(*f, "kernels/reduce.cuh");
+  ASSERT_TRUE(lines.count(at)) << "no SASS on line " << at;
+  EXPECT_EQ(lines.at(at).size(), declared + 1) << "re-count kModuloWork from the SASS of line " << at;
+}

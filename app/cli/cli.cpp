@@ -894,7 +894,11 @@ int cmd_record(const RecordArgs& a, std::ostream& out, std::ostream& err, const 
   if (!a.lessons.empty() && a.lessons != "none") {
     if (!std::filesystem::is_directory(a.lessons))
       usage("--lessons " + a.lessons + " is not a folder of lesson files (or say --lessons none)");
-    if (h.lesson_timed) o.lessons = lesson_files(a.lessons);
+    // A build without md4c cannot read them: say so rather than record without them.
+    if (!h.lesson_timed)
+      usage("this warpscope was built without lessons (they need libmd4c-dev): record with "
+            "--lessons none, or rebuild");
+    o.lessons = lesson_files(a.lessons);
   }
   if (!a.out.empty() && std::filesystem::is_directory(a.out))
     usage("--out " + a.out + " is a directory; give the recording's file name");

@@ -568,6 +568,18 @@ TEST(CliExport, WritesChartsAndRefusesToOverwrite) {
 
 // ------------------------------------------------------------------------ lesson, gui
 
+// A build without lessons (no md4c) refuses `record --lessons DIR` by name instead of
+// writing a recording without the lessons' configurations (the GPU machine's build did).
+TEST(CliHooks, RecordWithLessonsNeedsABuildThatReadsThem) {
+  const fs::path d = scratch("record-lessons");
+  std::ofstream(d / "01-x.md") << "# lesson\n";
+  const Out r = cli({"record", "--lessons", d.string(), "--out", (d / "r.json").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("built without lessons"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(d / "r.json"));
+  fs::remove_all(d);
+}
+
 TEST(CliHooks, LessonCommandsCallTheLinkedEntryPoints) {
   const fs::path d = scratch("lesson");
   const std::string file = (d / "l.md").string();

@@ -4,6 +4,8 @@
 #include "kernels/backend.h"
 
 #include <algorithm>
+#include <map>
+#include <mutex>
 
 #include "kernels/recording.h"
 #include "kernels/registry.h"
@@ -149,6 +151,7 @@ sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_
   sim::LaunchShape s = launch_shape(plan, l.cfg, regs_per_thread);
   const std::uint64_t warps = (l.cfg.block.count() + 31) / 32;
   if (s.blocks == 0 || warps == 0) return s;
+  s.loads_in_flight = l.loads_in_flight;
   for (const sim::SiteTotals& site : l.sites)
     if (site.kind == EventKind::WarpSync) {
       const std::uint64_t per_block = (site.totals.events + s.blocks - 1) / s.blocks;
@@ -161,9 +164,11 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
                          int regs_per_thread) {
   const double share = plan.flops / double(std::max<std::size_t>(1, launches.size()));
   ModelledRun r;
+  sim::DeviceModel m;
   for (const auto& l : launches) {
     const sim::LaunchShape shape = launch_shape(plan, l, regs_per_thread);
-    const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, {}, shape);
+    const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, m, shape);
+    m.launch_overhead_us = m.queued_launch_us;  // the next launch queues behind this one
     r.parts.dram_us += p.dram_us;
     r.parts.compute_us += p.compute_us;
     r.parts.l1_us += p.l1_us;
@@ -171,10 +176,41 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
     r.parts.l2_us += p.l2_us;
     r.parts.latency_us += p.latency_us;
     r.parts.launch_us += p.launch_us;
-    r.dram_bytes += sim::dram_bytes(l.totals, {}, shape);
+    r.dram_bytes += sim::dram_bytes(l.totals, m, shape);
     r.us += p.total_us();
   }
   return r;
+}
+
+std::vector<unsigned> recorded_loads_in_flight(const std::string& family, const std::string& variant,
+                                               const Params& completed) {
+  const VariantInfo* v = find_variant(family, variant);
+  if (!v) return {};
+  const std::vector<std::string> instances = kernel_instances(family, variant, completed);
+  // One parse of a family's SASS per process; the GUI's worker asks from its own thread.
+  static std::mutex mu;
+  static std::map<std::string, sass::Loaded> cache;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = cache.find(family);
+  if (it == cache.end()) {
+    std::vector<std::string> roots;
+    for (const auto& r : source_roots()) roots.push_back(r.string());
+    it = cache.emplace(family, sass::load_family(family, v->source_file, roots)).first;
+  }
+  std::vector<unsigned> out(instances.size(), 0);
+  const sass::Loaded& l = it->second;
+  if (!l.error.empty() || l.stale) return out;
+  for (std::size_t i = 0; i < instances.size(); ++i)
+    if (const sass::Function* f = l.listing.find_instance(instances[i]))
+      out[i] = sass::widest_load_batch(*f).loads;
+  return out;
+}
+
+void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::string& family,
+                            const std::string& variant, const Params& completed) {
+  const std::vector<unsigned> n = recorded_loads_in_flight(family, variant, completed);
+  for (std::size_t i = 0; i < launches.size() && i < n.size(); ++i)
+    if (launches[i].loads_in_flight == 0) launches[i].loads_in_flight = n[i];
 }
 
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,

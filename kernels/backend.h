@@ -47,6 +47,8 @@ struct LaunchTotals {
   LaunchCfg cfg;
   sim::Totals totals;
   sim::SiteList sites;  // the same counters per source site (line, array, kind)
+  // Global loads a warp of the fast build keeps in flight (its recorded SASS); 0 unknown.
+  unsigned loads_in_flight = 0;
 };
 
 struct Timing {
@@ -136,19 +138,32 @@ sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_p
 // The same with the warp syncs on a block's path, from the launch's sites: each __syncwarp
 // site counts ceil(its executions per block / warps per block), exact when every warp runs
 // it alike or one warp runs it once (a reduction's last warp).
-// @post == launch_shape(plan, l.cfg, regs) but for warp_syncs.
+// @post == launch_shape(plan, l.cfg, regs) but for warp_syncs and loads_in_flight
+//       (== l.loads_in_flight).
 sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread = 0);
 // What the model makes of a run, launch by launch: the plan's FLOPs shared equally among
-// its launches, each launch modelled with its own shape.
+// its launches, each launch modelled with its own shape; a launch after the first is
+// queued behind it and costs queued_launch_us instead of launch_overhead_us.
 struct ModelledRun {
   sim::TimeParts parts;         // each part summed over launches (parts.bound(): the run's bound)
   double us = 0;                // sum over launches of each launch's total
   std::uint64_t dram_bytes = 0; // sum over launches of sim::dram_bytes
 };
-// @post us == sum over launches of sim::modelled_time_us(totals, flops / launches, {},
-//       launch_shape(plan, launch, regs)).
+// @post us == sum over launches i of sim::modelled_time_us(totals, flops / launches, m_i,
+//       launch_shape(plan, launch, regs)), m_0 = {} and m_i = {} with launch_overhead_us
+//       = queued_launch_us for i > 0.
 ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& launches,
                          int regs_per_thread = 0);
+// The loads a warp keeps in flight in each launch of a catalogue variant, from the fast
+// build's recorded SASS (sass::widest_load_batch of each launch's kernel instance): what
+// the model's DRAM part needs to apply Little's law. 0 for a launch whose SASS is not
+// recorded, or recorded from another source (stale).
+// @post size() == the number of the plan's launches, or 0 for an unknown variant.
+std::vector<unsigned> recorded_loads_in_flight(const std::string& family, const std::string& variant,
+                                               const Params& completed);
+// Sets each launch's loads_in_flight from recorded_loads_in_flight where it is 0.
+void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::string& family,
+                            const std::string& variant, const Params& completed);
 // The modelled time of an emulated run (modelled_run), as a Timing.
 // @post measured == false; median_ms == modelled_run(plan, launches, regs).us / 1000.
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,

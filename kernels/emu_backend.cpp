@@ -336,6 +336,7 @@ class EmuBackend : public Backend {
       res.verified = res.verify_message.empty();
     }
 
+    attach_loads_in_flight(res.launches, family, variant, res.params);
     if (opt.timing && whole && res.launches.size() == res.plan.launches.size())
       res.timing = modelled_timing(res.plan, res.launches, res.regs_per_thread);
   }

@@ -137,8 +137,6 @@ std::string Recording::stale_families() const {
   return out;
 }
 
-namespace {
-// Where the source tree or the installed share/ may be (its headers under include/).
 std::vector<std::filesystem::path> source_roots() {
   namespace fs = std::filesystem;
   std::vector<fs::path> roots;
@@ -155,7 +153,6 @@ std::vector<std::filesystem::path> source_roots() {
   }
   return roots;
 }
-}  // namespace
 
 std::string family_source_hash(const std::string& source_file) {
   namespace fs = std::filesystem;
@@ -379,7 +376,10 @@ class RecordedBackend : public Backend {
       r.regs_per_thread = rec_->regs(family, variant, complete);
       if (opt.totals && rr->totals) {
         r.totals = *rr->totals;
-        if (r.plan.launches.size() == 1) r.launches = {{r.plan.launches[0], r.totals}};
+        if (r.plan.launches.size() == 1) {
+          r.launches = {{r.plan.launches[0], r.totals}};
+          attach_loads_in_flight(r.launches, family, variant, complete);
+        }
       }
       return r;
     }

@@ -5,6 +5,7 @@
 // assets/recordings/<gpu>.json, it lets a machine without a GPU show real measurements at
 // the configurations the lessons, the variant bars and the standard sweeps use; every
 // other configuration stays modelled. No CUDA here.
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -69,6 +70,11 @@ struct RecordTarget {
   Params params;
   std::string source;
 };
+
+// Where the source tree or the installed share/ may be, in the order searched:
+// $WARPSCOPE_SOURCE_DIR, the tree this was built from, then beside the binary (../ and
+// ../share/warpscope, its headers under include/).
+std::vector<std::filesystem::path> source_roots();
 
 // The hash a recording keeps of a family's header: FNV-1a 64 of the file `source_file`
 // (as the catalogue names it, "kernels/transpose.cuh") under the source or install tree, as

@@ -192,15 +192,48 @@ namespace {
 bool fits_l2(const LaunchShape& s, const DeviceModel& m) {
   return s.footprint_bytes > 0 && s.footprint_bytes <= m.l2_bytes;
 }
+
+// The loads' share of dram_bytes, before the L2 cap.
+std::uint64_t load_dram_bytes(const Totals& t, const DeviceModel& m) {
+  return t.global_ld_fetches > 0 || t.global_ld_sectors == 0
+             ? std::uint64_t(m.access().fetch_unit()) * t.global_ld_fetches
+             : std::uint64_t(m.sector_bytes) * t.global_ld_sectors;
+}
 }  // namespace
 
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m, const LaunchShape& s) {
-  const std::uint64_t loads = t.global_ld_fetches > 0 || t.global_ld_sectors == 0
-                                  ? std::uint64_t(m.access().fetch_unit()) * t.global_ld_fetches
-                                  : std::uint64_t(m.sector_bytes) * t.global_ld_sectors;
+  const std::uint64_t loads = load_dram_bytes(t, m);
   const std::uint64_t streamed =
       loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_atom_sectors);
   return fits_l2(s, m) ? std::min(streamed, s.footprint_bytes) : streamed;
+}
+
+double dram_read_gbps(double bytes_per_sm, const DeviceModel& m) {
+  if (!(bytes_per_sm > 0)) return 0.0;
+  const auto& c = m.read_gbps_by_bytes_in_flight;
+  if (bytes_per_sm <= c.front()[0]) return c.front()[1] * bytes_per_sm / c.front()[0];
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    if (bytes_per_sm <= c[i][0]) {
+      const double f = (bytes_per_sm - c[i - 1][0]) / (c[i][0] - c[i - 1][0]);
+      return c[i - 1][1] + f * (c[i][1] - c[i - 1][1]);
+    }
+  }
+  return c.back()[1];
+}
+
+double in_flight_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
+  const unsigned per_sm = resident_blocks(s, m);
+  if (s.loads_in_flight == 0 || t.global_ld_requests == 0 || fits_l2(s, m) || per_sm == 0 ||
+      s.blocks == 0 || m.sm_count == 0)
+    return 0.0;
+  const double reads = double(load_dram_bytes(t, m));
+  const double warps_per_block = double((s.threads_per_block + 31) / 32);
+  const double warps_per_sm =
+      std::min(double(s.blocks), double(m.sm_count) * per_sm) * warps_per_block / m.sm_count;
+  const double per_sm_bytes =
+      warps_per_sm * s.loads_in_flight * reads / double(t.global_ld_requests);
+  const double gbps = dram_read_gbps(per_sm_bytes, m);
+  return gbps > 0 ? reads / (gbps * 1e3) : 0.0;
 }
 
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
@@ -215,9 +248,15 @@ double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
   const auto extra = [](std::uint64_t w, std::uint64_t ideal) { return w > ideal ? double(w - ideal) : 0.0; };
   const double conflicts = extra(t.shared_ld_wavefronts, t.shared_ld_ideal) +
                            extra(t.shared_st_wavefronts, t.shared_st_ideal);
-  // Every block resident on an SM takes its turn in each round.
+  // Every block resident on an SM takes its turn in each round, and its warps issue their
+  // instructions between barriers through the SM's schedulers.
+  const double issue_ns = t.barriers > 0 && m.schedulers_per_sm > 0 && m.sm_clock_ghz > 0
+                              ? double(t.warp_instructions) / double(t.barriers) /
+                                    m.schedulers_per_sm / m.sm_clock_ghz
+                              : 0.0;
   const double round_ns =
-      std::max(m.barrier_round_ns, double(per_sm) * warps_per_block * m.barrier_round_per_warp_ns);
+      std::max(m.barrier_round_ns, double(per_sm) * warps_per_block *
+                                       std::max(m.barrier_round_per_warp_ns, issue_ns));
   const double path_ns = load_ns + double(t.barriers) / warps * round_ns +
                          double(s.warp_syncs) * m.warp_sync_ns +
                          (m.sm_clock_ghz > 0 ? conflicts / double(s.blocks) / m.sm_clock_ghz : 0.0);
@@ -229,7 +268,8 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
                               const LaunchShape& s) {
   TimeParts p;
   // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond; GHz is 1e3 clocks per us.
-  p.dram_us = m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0;
+  p.dram_us = std::max(m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0,
+                       in_flight_us(t, s, m));
   p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   // Shared memory and the L1 cache are one SRAM behind one data pipe: a shared access

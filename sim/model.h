@@ -62,6 +62,23 @@ struct DeviceModel {
   double stream_gbps = h100::kCopyGbps;
   double fp32_gflops = h100::kFp32Gflops;
   double launch_overhead_us = 3.0;
+  // A launch queued behind another in the same stream costs less: a one-thread launch
+  // before a 134 MB streaming sum made it 1.92 us longer on the H100 (probe_inflight.cu),
+  // so the later launches of a run are charged this instead of launch_overhead_us.
+  double queued_launch_us = 1.9;
+  // Little's law for DRAM reads: the rate a streaming kernel reaches depends on the bytes
+  // its warps keep in flight. Measured on the H100 by probe_inflight.cu (1 GiB, grid-stride
+  // sums whose warps issue 1 to 8 loads of 4 or 16 bytes a lane before adding, 16, 32 and
+  // 64 warps an SM): at each amount in flight per SM, the mean of the configurations that
+  // keep it (they agree within 5 %: the amount matters, not how it is split).
+  // {bytes in flight per SM, GB/s}; non-decreasing in both.
+  std::array<std::array<double, 2>, 7> read_gbps_by_bytes_in_flight = {{{2048, 701.1},
+                                                                        {4096, 1312.3},
+                                                                        {8192, 2191.4},
+                                                                        {16384, 2788.3},
+                                                                        {32768, 3047.4},
+                                                                        {65536, 3054.6},
+                                                                        {131072, 3127.2}}};
   // The L2, for runs whose arrays fit in it and for kernels that re-read what L1 does not
   // keep. Rates measured on the H100 by a probe (docs/CALIBRATION.md): float4 reads and
   // writes of a 16 MB buffer, 20 passes, every SM.
@@ -218,6 +235,9 @@ struct LaunchShape {
   int regs_per_thread = 0;            // the fast build's, when known (a GPU run or a recording)
   std::uint64_t footprint_bytes = 0;  // bytes of every global array the launch can touch
   std::uint64_t warp_syncs = 0;       // __syncwarp on the path of a block's slowest warp
+  // Global load instructions a warp keeps in flight before it waits on one: the fast
+  // build's, from its recorded SASS (sass::widest_load_batch); 0 unknown.
+  unsigned loads_in_flight = 0;
 };
 // Blocks one SM holds at once, limited by warps, blocks, shared memory and (when known)
 // registers.
@@ -228,7 +248,7 @@ unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m = {});
 // The parts of a modelled time, in microseconds. Each is a lower bound on the kernel's
 // time; the model takes the largest.
 struct TimeParts {
-  double dram_us = 0;     // modelled DRAM bytes (dram_bytes) at stream_gbps
+  double dram_us = 0;     // DRAM bytes (dram_bytes) at stream_gbps, or in_flight_us if longer
   double compute_us = 0;  // FLOPs at peak FP32
   double l1_us = 0;       // the L1 data pipe: shared wavefronts and global load lines, one an SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
@@ -248,19 +268,38 @@ struct TimeParts {
 //       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_atom_sectors).
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const LaunchShape& s = {});
 
+// The DRAM read rate that `bytes_per_sm` bytes in flight on every SM sustain: the probe's
+// curve (read_gbps_by_bytes_in_flight), linear between its points, proportional below
+// the first (Little's law at that point's latency), flat above the last.
+// @post 0 when bytes_per_sm <= 0; equal to the curve at its points; non-decreasing.
+double dram_read_gbps(double bytes_per_sm, const DeviceModel& m = {});
+
+// Little's law for a launch's DRAM reads: its warps keep s.loads_in_flight loads in flight
+// each, of the DRAM bytes a load request costs on average, as many warps an SM as it holds
+// (fewer when the grid does not fill the GPU); the reads go at the rate that sustains.
+// @post 0 when s.loads_in_flight == 0, no load requests, the arrays fit in L2 or
+//       resident_blocks(s) == 0; else R / dram_read_gbps(F) / 1000 with R the load bytes
+//       of dram_bytes and F = min(blocks, sm_count * resident_blocks) * warps per block /
+//       sm_count * loads_in_flight * R / global_ld_requests.
+double in_flight_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
+
 // The latency part: a block's path is one load's latency (L2's when the arrays fit in it,
 // DRAM's otherwise; none without loads), one barrier round per __syncthreads of each of
 // its warps, its warp syncs, and its bank conflicts' extra wavefronts at one an SM clock
 // (the probe's rounds had none); resident_blocks(s) blocks an SM walk their paths
-// together (Little's law).
+// together (Little's law). A round ends when every resident warp has issued its part:
+// the probe's round, or the warp instructions between barriers at the schedulers' rate
+// (work a kernel states, like a division, lengthens it), whichever is longer.
 // @post 0 when s.blocks == 0 or resident_blocks(s) == 0; else
 //       blocks / min(blocks, sm_count * resident_blocks) * (load latency + barriers / warps
 //       * round + warp_syncs * warp_sync_ns + conflicts / blocks / sm_clock_ghz) / 1000,
-//       round = max(barrier_round_ns, resident warps an SM * barrier_round_per_warp_ns),
+//       round = max(barrier_round_ns, resident warps an SM * max(barrier_round_per_warp_ns,
+//       warp_instructions / barriers / schedulers_per_sm / sm_clock_ghz)),
 //       conflicts = shared wavefronts - ideal (loads and stores).
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 
-// @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m).
+// @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m);
+//       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us(t, s, m)).
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {},
                               const LaunchShape& s = {});
 

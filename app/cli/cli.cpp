@@ -371,7 +371,9 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   const Params& params = r.params.empty() ? c.completed : r.params;
   // What the model makes of these counts (the emulator's time), summed over launches, so
   // a traced GPU run can be held against its own measured time.
-  const ModelledRun mr = modelled_run(plan, r.launches, r.regs_per_thread);
+  std::vector<LaunchTotals> launches = r.launches;  // a GPU run's come without them
+  attach_loads_in_flight(launches, v.family, v.name, params);
+  const ModelledRun mr = modelled_run(plan, launches, r.regs_per_thread);
   const sim::TimeParts& parts = mr.parts;
   const double modelled_us = mr.us;
 

@@ -381,20 +381,42 @@ TEST(ModelledRun, EachLaunchIsModelledWithItsOwnShape) {
   double us = 0, latency = 0;
   std::uint64_t footprint = 0;
   for (const ArraySpec& a : r.plan.arrays) footprint += std::uint64_t(a.elem_bytes) * a.count;
+  sim::DeviceModel dm;
   for (const LaunchTotals& l : r.launches) {
-    const sim::LaunchShape s = launch_shape(r.plan, l.cfg);
+    const sim::LaunchShape s = launch_shape(r.plan, l);
     EXPECT_EQ(s.blocks, l.cfg.grid.count());
     EXPECT_EQ(s.threads_per_block, l.cfg.block.count());
     EXPECT_EQ(s.shared_bytes, l.cfg.shared_bytes);
     EXPECT_EQ(s.footprint_bytes, footprint);
-    us += sim::modelled_time_us(l.totals, 0, {}, s);
+    EXPECT_EQ(s.loads_in_flight, l.loads_in_flight);
+    us += sim::modelled_time_us(l.totals, 0, dm, s);
     latency += sim::latency_us(l.totals, s);
+    dm.launch_overhead_us = dm.queued_launch_us;  // the second launch queues behind the first
   }
   const ModelledRun m = modelled_run(r.plan, r.launches);
   EXPECT_DOUBLE_EQ(m.us, us);
   EXPECT_DOUBLE_EQ(m.parts.latency_us, latency);
   EXPECT_GT(m.parts.latency_us, 0.0);
   EXPECT_DOUBLE_EQ(r.timing.median_ms, us / 1000.0);
+  EXPECT_DOUBLE_EQ(m.parts.launch_us, sim::DeviceModel{}.launch_overhead_us +
+                                          sim::DeviceModel{}.queued_launch_us);
+}
+
+// The fast build's loads in flight come from its recorded SASS, launch by launch: step 7's
+// loop keeps two int loads in flight, step 9's one int4, the two-pass sum's second launch
+// one int (its partial sums).
+TEST(ModelledRun, LoadsInFlightComeFromTheRecordedSass) {
+  EXPECT_EQ(recorded_loads_in_flight("reduce", "multiple_elements", {{"n", 1 << 16}, {"block", 256}}),
+            std::vector<unsigned>{2});
+  EXPECT_EQ(recorded_loads_in_flight("reduce", "two_pass", {{"n", 1 << 16}, {"block", 256}}),
+            (std::vector<unsigned>{1, 1}));
+  EXPECT_TRUE(recorded_loads_in_flight("reduce", "nope", {}).empty());
+  RunOptions opt;
+  opt.timing = true;
+  const RunResult r = run("reduce", "multiple_elements", {{"n", 1 << 16}}, opt);
+  ASSERT_TRUE(r.ok()) << describe(r);
+  ASSERT_EQ(r.launches.size(), 1u);
+  EXPECT_EQ(r.launches[0].loads_in_flight, 2u);
 }
 
 TEST(ModelledRun, TheOnePerThreadTreeIsSlowerThanTheGridStrideOne) {

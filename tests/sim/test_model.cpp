@@ -1226,3 +1226,94 @@ TEST(ModelledTime, AOneLoadPerThreadTreeIsBoundByLatencyAManyLoadKernelByDram) {
   stream.barriers = one_wave.blocks * 8 * 9;
   EXPECT_STREQ(sim::modelled_time_parts(stream, 0, m, one_wave).bound(), "dram");
 }
+
+TEST(ModelledTime, DramReadRateFollowsTheProbesCurve) {
+  sim::DeviceModel m;
+  m.read_gbps_by_bytes_in_flight = {{{1000, 500}, {2000, 1500}, {4000, 2500}, {8000, 2500},
+                                     {16000, 2600}, {32000, 2700}, {64000, 2800}}};
+  EXPECT_EQ(sim::dram_read_gbps(0, m), 0.0);
+  EXPECT_EQ(sim::dram_read_gbps(-5, m), 0.0);
+  for (const auto& p : m.read_gbps_by_bytes_in_flight) EXPECT_DOUBLE_EQ(sim::dram_read_gbps(p[0], m), p[1]);
+  EXPECT_DOUBLE_EQ(sim::dram_read_gbps(500, m), 250);     // Little's law below the first point
+  EXPECT_DOUBLE_EQ(sim::dram_read_gbps(1500, m), 1000);   // linear between points
+  EXPECT_DOUBLE_EQ(sim::dram_read_gbps(1e9, m), 2800);    // flat past the last
+  double last = 0;
+  for (double b = 1; b < 1e6; b *= 1.1) {
+    EXPECT_GE(sim::dram_read_gbps(b, m), last) << b;
+    last = sim::dram_read_gbps(b, m);
+  }
+  // The H100's own curve is non-decreasing too, and below the copy rate until 32 KB an SM.
+  sim::DeviceModel h100;
+  for (std::size_t i = 1; i < h100.read_gbps_by_bytes_in_flight.size(); ++i) {
+    EXPECT_GT(h100.read_gbps_by_bytes_in_flight[i][0], h100.read_gbps_by_bytes_in_flight[i - 1][0]);
+    EXPECT_GE(h100.read_gbps_by_bytes_in_flight[i][1], h100.read_gbps_by_bytes_in_flight[i - 1][1]);
+  }
+  EXPECT_LT(sim::dram_read_gbps(16384, h100), h100.stream_gbps);
+}
+
+// Step 7 of the reduction against step 9 over 2^25 ints, one wave of 256-thread blocks
+// (64 warps an SM): two 128-byte loads in flight a warp against one 512-byte load.
+TEST(ModelledTime, FewerBytesInFlightStreamSlower) {
+  sim::DeviceModel m;
+  const std::uint64_t n = 1ull << 25;
+  sim::LaunchShape s;
+  s.blocks = m.sm_count * 8;
+  s.threads_per_block = 256;
+  s.footprint_bytes = 4 * n;
+  sim::Totals two_ints;  // int loads: 128 bytes (2 fetches) a request
+  two_ints.global_ld_requests = n / 32;
+  two_ints.global_ld_sectors = n / 8;
+  two_ints.global_ld_fetches = n / 16;
+  sim::Totals int4 = two_ints;  // int4 loads: 512 bytes a request
+  int4.global_ld_requests = n / 128;
+  const double reads = 4.0 * n;
+  EXPECT_EQ(sim::in_flight_us(two_ints, s, m), 0.0);  // unknown: no part
+  s.loads_in_flight = 2;
+  // 64 warps x 2 x 128 B = 16 KB an SM.
+  EXPECT_DOUBLE_EQ(sim::in_flight_us(two_ints, s, m), reads / (sim::dram_read_gbps(16384, m) * 1e3));
+  s.loads_in_flight = 1;
+  EXPECT_DOUBLE_EQ(sim::in_flight_us(int4, s, m), reads / (sim::dram_read_gbps(32768, m) * 1e3));
+  s.loads_in_flight = 2;
+  const sim::TimeParts p7 = sim::modelled_time_parts(two_ints, 0, m, s);
+  s.loads_in_flight = 1;
+  const sim::TimeParts p9 = sim::modelled_time_parts(int4, 0, m, s);
+  EXPECT_GT(p7.dram_us, p9.dram_us * 1.05);  // measured on the H100: 51.7 against 47.6 us
+  EXPECT_STREQ(p7.bound(), "dram");
+  // Step 9 keeps enough in flight: its DRAM part is the copy rate's.
+  EXPECT_DOUBLE_EQ(p9.dram_us, double(sim::dram_bytes(int4, m, s)) / (m.stream_gbps * 1e3));
+  // A grid of one block: only its SM's share of the GPU is in flight.
+  s.blocks = 1;
+  s.loads_in_flight = 2;
+  EXPECT_DOUBLE_EQ(sim::in_flight_us(two_ints, s, m),
+                   reads / (sim::dram_read_gbps(8.0 / m.sm_count * 2 * 128, m) * 1e3));
+  // Arrays in L2, no loads, no resident block: no part.
+  s.footprint_bytes = 1 << 20;
+  EXPECT_EQ(sim::in_flight_us(two_ints, s, m), 0.0);
+  s.footprint_bytes = 4 * n;
+  EXPECT_EQ(sim::in_flight_us(sim::Totals{}, s, m), 0.0);
+  s.shared_bytes = 1u << 30;
+  EXPECT_EQ(sim::in_flight_us(two_ints, s, m), 0.0);
+}
+
+// A round cannot end before the SM's schedulers have issued every resident warp's
+// instructions of it: stated work between barriers (reduction step 1's division)
+// lengthens the round, a few events do not.
+TEST(ModelledTime, ABarrierRoundTakesAtLeastItsIssueTime) {
+  sim::DeviceModel m;
+  m.sm_count = 1;
+  m.barrier_round_ns = 30;
+  m.barrier_round_per_warp_ns = 1.5;
+  m.schedulers_per_sm = 4;
+  m.sm_clock_ghz = 2;
+  sim::LaunchShape s;
+  s.blocks = 8;
+  s.threads_per_block = 256;  // 64 warps share each round
+  sim::Totals t;
+  t.barriers = 64 * 10;
+  t.warp_instructions = 64 * 10 * 5;  // 5 a warp a round: 0.625 ns, below the probe's 1.5
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 64 * 1.5 / 1000);
+  t.warp_instructions = 64 * 10 * 24;  // 24 a warp a round: 3 ns at 4 a clock of 2 GHz
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 64 * 3.0 / 1000);
+  t.barriers = 0;  // no rounds, no issue on the path
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);
+}

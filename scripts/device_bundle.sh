@@ -50,7 +50,7 @@ window() {
   echo "lesson 05 at 1280x720: $((SECONDS - t0)) s"
   return $rc
 }
-want record && step record $W record --backend cuda --repeats 10 --lessons lessons \
+want record && step record $W record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" --lessons lessons \
   --out "$OUT/recording.json" --force
 want lessons && step lessons lessons
 want window && step window window

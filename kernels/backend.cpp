@@ -170,6 +170,8 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
     const sim::TimeParts p = sim::modelled_time_parts(l.totals, share, m, shape);
     m.launch_overhead_us = m.queued_launch_us;  // the next launch queues behind this one
     r.parts.dram_us += p.dram_us;
+    r.parts.in_flight_us += p.in_flight_us;
+    r.loads_in_flight = std::max(r.loads_in_flight, l.loads_in_flight);
     r.parts.compute_us += p.compute_us;
     r.parts.l1_us += p.l1_us;
     r.parts.issue_us += p.issue_us;

@@ -148,6 +148,7 @@ struct ModelledRun {
   sim::TimeParts parts;         // each part summed over launches (parts.bound(): the run's bound)
   double us = 0;                // sum over launches of each launch's total
   std::uint64_t dram_bytes = 0; // sum over launches of sim::dram_bytes
+  unsigned loads_in_flight = 0; // the most of any launch (0 unknown: no recorded SASS)
 };
 // @post us == sum over launches i of sim::modelled_time_us(totals, flops / launches, m_i,
 //       launch_shape(plan, launch, regs)), m_0 = {} and m_i = {} with launch_overhead_us

@@ -268,8 +268,9 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
                               const LaunchShape& s) {
   TimeParts p;
   // GB/s and GFLOP/s are 1e3 bytes (FLOPs) per microsecond; GHz is 1e3 clocks per us.
+  p.in_flight_us = in_flight_us(t, s, m);
   p.dram_us = std::max(m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0,
-                       in_flight_us(t, s, m));
+                       p.in_flight_us);
   p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   // Shared memory and the L1 cache are one SRAM behind one data pipe: a shared access

@@ -249,6 +249,7 @@ unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m = {});
 // time; the model takes the largest.
 struct TimeParts {
   double dram_us = 0;     // DRAM bytes (dram_bytes) at stream_gbps, or in_flight_us if longer
+  double in_flight_us = 0;  // in_flight_us(t, s, m), shown beside dram_us (not a part of its own)
   double compute_us = 0;  // FLOPs at peak FP32
   double l1_us = 0;       // the L1 data pipe: shared wavefronts and global load lines, one an SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
@@ -299,7 +300,8 @@ double in_flight_us(const Totals& t, const LaunchShape& s, const DeviceModel& m 
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 
 // @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m);
-//       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us(t, s, m)).
+//       in_flight_us == in_flight_us(t, s, m);
+//       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us).
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {},
                               const LaunchShape& s = {});
 

@@ -423,6 +423,8 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       mj["bound"] = parts.bound();
       mj["dram_us"] = number(parts.dram_us);
       mj["dram_bytes"] = number(double(mr.dram_bytes));
+      mj["in_flight_us"] = number(parts.in_flight_us);
+      mj["loads_in_flight"] = number(double(mr.loads_in_flight));
       mj["l1_us"] = number(parts.l1_us);
       mj["issue_us"] = number(parts.issue_us);
       mj["l2_us"] = number(parts.l2_us);
@@ -471,7 +473,13 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
           << (plan.launches.size() == 1 ? "" : "es") << "\n"
           << format_table({"measure", "value"}, rows, {false, true});
       out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
-          << parts.bound() << " (dram " << fmt(parts.dram_us, 4) << ", l1 "
+          << parts.bound() << " (dram " << fmt(parts.dram_us, 4)
+          << (mr.loads_in_flight > 0
+                  ? " [reads with " + std::to_string(mr.loads_in_flight) + " load" +
+                        (mr.loads_in_flight == 1 ? "" : "s") + " a warp in flight: " +
+                        fmt(parts.in_flight_us, 4) + "]"
+                  : std::string())
+          << ", l1 "
           << fmt(parts.l1_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", l2 "
           << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4) << ", compute "
           << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4) << " us)\n";

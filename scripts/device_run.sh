@@ -16,7 +16,7 @@
 #   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
 #
 # Stages: toolchain build tests fixtures calibrate probes sass record lessons bench ncu ncu_noise
-# sanitizer window, and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware
+# sanitizer, and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware
 # (CUPTI's counters against the model for every variant, two parameter sets, plus the
 # concurrency probes); calibrate: the model's time against the measured one
 # (docs/CALIBRATION.md). Each stage writes its log under $OUT/logs/ and one line to
@@ -232,7 +232,9 @@ EOF
   return $rc
 }
 
-# The recording machines without a GPU show as measured (assets/recordings/<gpu>.json):
+# The recording machines without a GPU show as measured (assets/recordings/<gpu>.json).
+# This build has no md4c, so it refuses --lessons: record through the GUI bundle
+# (scripts/device_bundle.sh record), which reads the lessons' configurations too.
 # every lesson's timed configurations, the variant bars and the standard sweeps.
 record() {
   "$B/warpscope" record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" \
@@ -305,22 +307,6 @@ probes() {
   return $rc
 }
 
-# The window on this GPU through the GUI bundle (carried in .gpu-gui/, made here by
-# ../shared/tools/gpu-gui-bundle): screenshots of the views that use the CUDA backend.
-window() {
-  local g=/tmp/warpscope-device/gui rc=0
-  [[ -f $root/.gpu-gui/bundle.tar.xz ]] || { echo "no .gpu-gui/bundle.tar.xz carried"; return 1; }
-  mkdir -p "$g" && tar xJf "$root/.gpu-gui/bundle.tar.xz" -C "$g" || return 1
-  local t0=$SECONDS
-  "$g/run.sh" warpscope gui --backend cuda --kernel reduce --variant interleaved_modulo --set n=33554432 \
-    --hardware --sass --view window --size 1600x1000 --screenshot "$OUT/h100-reduce-modulo.png" || rc=1
-  echo "reduce window: $((SECONDS - t0)) s"; t0=$SECONDS
-  "$g/run.sh" warpscope gui --backend cuda --lesson "$root/lessons/05-reduction.md" \
-    --view window --size 1280x720 --screenshot "$OUT/h100-lesson05-1280x720.png" || rc=1
-  echo "lesson window: $((SECONDS - t0)) s"
-  return $rc
-}
-
 # The same counters several times, and at a second size: is a difference noise?
 ncu_noise() {
   python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu_noise" \
@@ -375,7 +361,6 @@ want ncu && run_stage ncu ncu_stage
 [[ -f $LOGS/ncu.log ]] && grep -E '^[a-z_]+/[a-z_0-9]+: ' "$LOGS/ncu.log" >> "$OUT/summary.txt"
 want ncu_noise && run_stage ncu_noise ncu_noise
 want sanitizer && run_stage sanitizer sanitizer
-want window && run_stage window window
 [[ -f $LOGS/sanitizer.log ]] && note "sanitizer: $(grep -c ': clean' "$LOGS/sanitizer.log") clean, $(grep -vc ': clean' "$LOGS/sanitizer.log") not clean"
 
 note "done: status $status"

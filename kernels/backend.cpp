@@ -149,9 +149,9 @@ sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_p
 
 sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread) {
   sim::LaunchShape s = launch_shape(plan, l.cfg, regs_per_thread);
+  s.loads_in_flight = l.loads_in_flight;
   const std::uint64_t warps = (l.cfg.block.count() + 31) / 32;
   if (s.blocks == 0 || warps == 0) return s;
-  s.loads_in_flight = l.loads_in_flight;
   for (const sim::SiteTotals& site : l.sites)
     if (site.kind == EventKind::WarpSync) {
       const std::uint64_t per_block = (site.totals.events + s.blocks - 1) / s.blocks;

@@ -268,7 +268,7 @@ std::vector<unsigned> registers_named(const std::string& ops) {
 
 bool ends_a_batch(const std::string& opcode) {
   static const std::set<std::string> flow = {"BRA", "BRX", "JMP", "JMX", "EXIT", "RET", "CALL",
-                                             "BAR", "BSYNC", "WARPSYNC", "YIELD"};
+                                             "BAR", "BSYNC", "WARPSYNC", "YIELD", "DEPBAR"};
   return flow.count(base_op(opcode)) > 0;
 }
 
@@ -294,8 +294,8 @@ LoadBatch widest_load_batch(const Function& f) {
     if (i.mem() != MemKind::GlobalLoad) continue;
     ++cur.loads;
     cur.lane_bytes += i.width_bits() / 8;
-    // The destination is the first operand: width / 32 consecutive registers.
-    if (!regs.empty())
+    // The destination is the first operand: width / 32 consecutive registers (none for RZ).
+    if (!regs.empty() && i.operands.rfind("RZ", 0) != 0)
       for (unsigned k = 0; k < std::max(1u, i.width_bits() / 32); ++k) pending.insert(regs[0] + k);
   }
   close();

@@ -1,6 +1,7 @@
 #include "sim/model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <bit>
 
 namespace ws::sim {
@@ -249,14 +250,18 @@ double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
   const double conflicts = extra(t.shared_ld_wavefronts, t.shared_ld_ideal) +
                            extra(t.shared_st_wavefronts, t.shared_st_ideal);
   // Every block resident on an SM takes its turn in each round, and its warps issue their
-  // instructions between barriers through the SM's schedulers.
+  // instructions between barriers through the SM's schedulers. The issue is shared by the
+  // blocks an SM really holds: fewer than it could when the grid does not fill the GPU.
   const double issue_ns = t.barriers > 0 && m.schedulers_per_sm > 0 && m.sm_clock_ghz > 0
                               ? double(t.warp_instructions) / double(t.barriers) /
                                     m.schedulers_per_sm / m.sm_clock_ghz
                               : 0.0;
+  const double held = m.sm_count > 0
+                          ? std::min(double(per_sm), std::ceil(double(s.blocks) / m.sm_count))
+                          : double(per_sm);
   const double round_ns =
-      std::max(m.barrier_round_ns, double(per_sm) * warps_per_block *
-                                       std::max(m.barrier_round_per_warp_ns, issue_ns));
+      std::max({m.barrier_round_ns, double(per_sm) * warps_per_block * m.barrier_round_per_warp_ns,
+                held * warps_per_block * issue_ns});
   const double path_ns = load_ns + double(t.barriers) / warps * round_ns +
                          double(s.warp_syncs) * m.warp_sync_ns +
                          (m.sm_clock_ghz > 0 ? conflicts / double(s.blocks) / m.sm_clock_ghz : 0.0);

@@ -294,8 +294,9 @@ double in_flight_us(const Totals& t, const LaunchShape& s, const DeviceModel& m 
 // @post 0 when s.blocks == 0 or resident_blocks(s) == 0; else
 //       blocks / min(blocks, sm_count * resident_blocks) * (load latency + barriers / warps
 //       * round + warp_syncs * warp_sync_ns + conflicts / blocks / sm_clock_ghz) / 1000,
-//       round = max(barrier_round_ns, resident warps an SM * max(barrier_round_per_warp_ns,
-//       warp_instructions / barriers / schedulers_per_sm / sm_clock_ghz)),
+//       round = max(barrier_round_ns, resident warps an SM * barrier_round_per_warp_ns,
+//       warps an SM holds * warp_instructions / barriers / schedulers_per_sm / sm_clock_ghz),
+//       the warps an SM holds = min(resident_blocks, ceil(blocks / sm_count)) * warps per block,
 //       conflicts = shared wavefronts - ideal (loads and stores).
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 

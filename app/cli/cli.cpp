@@ -474,7 +474,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
           << format_table({"measure", "value"}, rows, {false, true});
       out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
           << parts.bound() << " (dram " << fmt(parts.dram_us, 4)
-          << (mr.loads_in_flight > 0
+          << (parts.in_flight_us > 0
                   ? " [reads with " + std::to_string(mr.loads_in_flight) + " load" +
                         (mr.loads_in_flight == 1 ? "" : "s") + " a warp in flight: " +
                         fmt(parts.in_flight_us, 4) + "]"

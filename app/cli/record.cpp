@@ -56,7 +56,7 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
   for (const auto& f : opt.lessons) {
     if (!opt.lesson_timed) {
       err << "warpscope: this warpscope was built without lessons (they need libmd4c-dev); "
-             "record without --lessons, or rebuild\n";
+             "record with --lessons none, or rebuild\n";
       return kExitUsage;
     }
     std::string why;

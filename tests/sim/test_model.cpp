@@ -1314,6 +1314,11 @@ TEST(ModelledTime, ABarrierRoundTakesAtLeastItsIssueTime) {
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 64 * 1.5 / 1000);
   t.warp_instructions = 64 * 10 * 24;  // 24 a warp a round: 3 ns at 4 a clock of 2 GHz
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 64 * 3.0 / 1000);
+  // A grid of half a wave: each of two SMs holds 4 of the 8 blocks it could, so the issue
+  // is shared by 32 warps, not 64 (the probe's round stays per resident block, as before).
+  m.sm_count = 2;
+  m.barrier_round_per_warp_ns = 0.5;
+  EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 10 * 32 * 3.0 / 1000);
   t.barriers = 0;  // no rounds, no issue on the path
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);
 }

@@ -52,7 +52,7 @@ std::unique_ptr<Backend> make_best_backend(std::string& notice) {
   }
   const Recording* rec = default_recording();
   notice = "running on the emulator (times are modelled, not measured" +
-           (rec ? ", except at the configurations " + rec->label() + " in " + rec->path +
+           (rec ? ", except at the configurations " + sim::long_label(rec->source()) + " in " + rec->path +
                       (rec->stale_families().empty()
                            ? std::string()
                            : "; not for " + rec->stale_families() +
@@ -217,9 +217,10 @@ void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::stri
 
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
                        int regs_per_thread) {
-  const double us = modelled_run(plan, launches, regs_per_thread).us;
+  const ModelledRun m = modelled_run(plan, launches, regs_per_thread);
+  const double us = m.us;
   Timing t;
-  t.measured = false;
+  t.source = sim::Provenance::modelled(m.parts.bound());
   t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
   t.samples_ms = {t.median_ms};
   const double s = us * 1e-6;

@@ -11,6 +11,7 @@
 #include "kernels/hardware.h"
 #include "sim/emulator.h"
 #include "sim/model.h"
+#include "sim/provenance.h"
 #include "sim/run_control.h"
 #include "sim/trace.h"
 
@@ -52,14 +53,14 @@ struct LaunchTotals {
 };
 
 struct Timing {
-  bool measured = false;   // true: CUDA events on the GPU; false: modelled by sim/
+  // Where the time comes from: measured (CUDA events on this device), recorded (a
+  // recording's device and date), modelled (sim/, with the part that bounds it); None when
+  // nothing was timed. Every view and export derives its words from this value.
+  sim::Provenance source;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   std::vector<double> samples_ms;
   double throughput = 0;   // GB/s of logical bytes, or GFLOP/s when plan.gflops()
   std::string unit;        // "GB/s" or "GFLOP/s"
-  // Set when the time comes from a recording rather than this run: its label,
-  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)". measured is true then too.
-  std::string recorded;
 };
 
 struct RunResult {
@@ -166,7 +167,8 @@ std::vector<unsigned> recorded_loads_in_flight(const std::string& family, const 
 void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::string& family,
                             const std::string& variant, const Params& completed);
 // The modelled time of an emulated run (modelled_run), as a Timing.
-// @post measured == false; median_ms == modelled_run(plan, launches, regs).us / 1000.
+// @post source == sim::Provenance::modelled(modelled_run(...).parts.bound());
+//       median_ms == modelled_run(plan, launches, regs).us / 1000.
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
                        int regs_per_thread = 0);
 // Why the emulator refuses to run `plan` over the whole grid ("" when it fits): the

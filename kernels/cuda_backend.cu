@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
     ThreadControlScope scope(opt.control ? opt.control : thread_control());
     try {
       run_impl(family, variant, params, opt, r);
+      if (opt.timing) r.timing.source = sim::Provenance::measured(info_.name);
     } catch (const RunCancelled&) {
       r.cancelled = true;
       r.verified = false;
@@ -68,6 +69,7 @@ class CudaBackend final : public Backend {
         case Peer::CubReduceSum: r.timing = peer_cub(params, opt, stream_, pool_); break;
         case Peer::CublasSgemm: r.timing = peer_sgemm(params, opt, stream_, pool_, blas_); break;
       }
+      r.timing.source = sim::Provenance::measured(info_.name);
     } catch (const Failure& f) {
       r.error = std::string(to_string(p)) + ": " + f.what;
       cuda_failed = true;

@@ -47,10 +47,9 @@ json timing_json(const Timing& t) {
   return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms},
           {"repeats", t.samples_ms.size()}, {"throughput", t.throughput}, {"unit", t.unit}};
 }
-Timing timing_of(const json& j, const std::string& label) {
+Timing timing_of(const json& j, const sim::Provenance& source) {
   Timing t;
-  t.measured = true;
-  t.recorded = label;
+  t.source = source;
   t.median_ms = j.at("median_ms").get<double>();
   t.min_ms = j.value("min_ms", t.median_ms);
   t.max_ms = j.value("max_ms", t.median_ms);
@@ -103,9 +102,7 @@ std::string peer_name(Peer p) {
 
 }  // namespace
 
-std::string Recording::label() const {
-  return "measured on " + device.name + ", " + date.substr(0, 10) + " (recorded)";
-}
+sim::Provenance Recording::source() const { return sim::Provenance::recorded(device.name, date); }
 
 const RecordedRun* Recording::find(const std::string& family, const std::string& variant,
                                    const Params& complete) const {
@@ -276,7 +273,7 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
     if (r.device.sm_count > 0) r.device.limits.sm_count = r.device.sm_count;
     r.date = j.at("date").get<std::string>();
     r.tool = j.value("tool", std::string());
-    const std::string label = r.label();
+    const sim::Provenance label = r.source();
     for (const auto& e : j.at("runs")) {
       RecordedRun x;
       x.family = e.at("family").get<std::string>();

@@ -19,7 +19,7 @@ struct RecordedRun {
   std::string family, variant;
   Params params;                 // complete (defaults filled in)
   bool verified = false;
-  Timing timing;                 // measured = true, recorded = the recording's label
+  Timing timing;                 // source == Recording::source()
   double copy_gbps = 0;          // cudaMemcpy D2D of the same logical bytes, same session
   int regs_per_thread = 0;       // the fast build's, 0 when unknown
   // FNV-1a of the family header it was recorded from (family_source_hash); a run whose
@@ -45,8 +45,9 @@ struct Recording {
   std::vector<RecordedPeer> peers;
   std::string path;              // the file it came from ("" when built in memory)
 
-  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)"
-  std::string label() const;
+  // Its runs' and peers' source: recorded on device.name, on date (to the day).
+  // @post == sim::Provenance::recorded(device.name, date).
+  sim::Provenance source() const;
   // @post the run recorded with exactly these complete parameters whose source is not
   //       stale (is_stale), or nullptr.
   const RecordedRun* find(const std::string& family, const std::string& variant,

@@ -409,7 +409,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     std::sort(ms.begin(), ms.end());
     Timing& t = res.timing;
     t = Timing{};
-    t.measured = true;
+    t.source = sim::Provenance::measured(rep.device);
     t.samples_ms = ms;
     t.median_ms = ms[ms.size() / 2];
     t.min_ms = ms.front();

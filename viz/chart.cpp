@@ -19,6 +19,44 @@ std::string_view to_string(SeriesKind k) {
   return "unknown";
 }
 
+const sim::Provenance& Series::source_at(std::size_t i) const {
+  static const sim::Provenance none;
+  return i < source.size() ? source[i] : none;
+}
+
+sim::Provenance Series::common_source() const {
+  const std::size_t n = std::min(x.size(), y.size());
+  if (n == 0) return {};
+  const sim::Provenance& first = source_at(0);
+  for (std::size_t i = 1; i < n; ++i)
+    if (!source_at(i).same_source(first)) return {};
+  return first;
+}
+
+sim::SourceWording chart_sources(const ChartSpec& c) {
+  std::vector<sim::Provenance> drawn;
+  for (const Series& s : c.series) {
+    const std::size_t n = std::min(s.x.size(), s.y.size());
+    for (std::size_t i = 0; i < n; ++i)
+      if (!s.wrong_at(i) && std::isfinite(s.y[i])) drawn.push_back(s.source_at(i));
+  }
+  for (const RefLine& r : c.refs) drawn.push_back(r.source);
+  return sim::describe_sources(drawn);
+}
+
+std::string y_axis_title(const ChartSpec& c) {
+  // Only the points name the axis: a reference line names its own source.
+  ChartSpec points = c;
+  points.refs.clear();
+  return sim::axis_title(c.y_label, chart_sources(points));
+}
+
+std::string ref_label(const ChartSpec& c, const RefLine& r) {
+  std::string s = r.name + " " + short_number(r.y) + (c.y_label.empty() ? "" : " " + c.y_label);
+  const std::string src = sim::short_label(r.source);
+  return src.empty() ? s : s + " (" + src + ")";
+}
+
 std::string_view to_string(Anchor a) {
   switch (a) {
     case Anchor::Left: return "left";
@@ -146,8 +184,9 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
             c.x_label + (g.log2_x ? " (log2 scale)" : ""), f, th.text, Anchor::Center);
   // The unit reads across, above the axis, where it has the whole width (turned upright
   // along a short plot it would be cut).
-  if (!c.y_label.empty())
-    cv.text(x + pad, g.plot_y0 - f * 1.1, fit(cv, c.y_label, f, w - 2 * pad), f, th.text,
+  const std::string y_title = y_axis_title(c);
+  if (!y_title.empty())
+    cv.text(x + pad, g.plot_y0 - f * 1.1, fit(cv, y_title, f, w - 2 * pad), f, th.text,
             Anchor::Left);
 
   Placed placed;
@@ -168,10 +207,10 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
     std::string all;
     for (const std::string& n : g.off_scale) all += (all.empty() ? "" : ", ") + n;
     all = "above the plot: " + all;
-    const double ylab_right = c.y_label.empty() ? x + pad : x + pad + cv.text_width(c.y_label, f) + f;
+    const double ylab_right = y_title.empty() ? x + pad : x + pad + cv.text_width(y_title, f) + f;
     const double row_y = g.plot_y0 - f * 1.1;
     const double x1 = g.plot_x1 - f * 0.3;
-    if (!c.y_label.empty() && cv.text_width(all, f * 0.85) <= x1 - ylab_right) {
+    if (!y_title.empty() && cv.text_width(all, f * 0.85) <= x1 - ylab_right) {
       cv.text(x1, row_y, all, f * 0.85, th.ref, Anchor::Right);
     } else {
       const std::string s = fit(cv, all, f * 0.85, g.plot_x1 - g.plot_x0 - f);
@@ -185,6 +224,7 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
   }
 
   // --- series ---
+  const bool mixed = chart_sources(c).mixed;
   const double group = slot * 0.8;
   int bar_index = 0;
   for (std::size_t si = 0; si < c.series.size(); ++si) {
@@ -198,7 +238,9 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
         const double x0 = g.map_x(s.x[i]) - group / 2 + bw * bar_index + bw * 0.06;
         const double x1 = x0 + bw * 0.88;
         ChartMark m{int(si), int(i), (x0 + x1) / 2, 0, x0, 0, x1, 0, s.x[i], s.y[i], true,
-                    s.wrong_at(i), s.modelled_at(i)};
+                    s.wrong_at(i), s.source_at(i).source};
+        const SourceStyle st = source_style(m.source, col, th.background);
+        const bool solid = st.stroke == 0;  // a value label inside reads on the fill
         if (m.wrong) {
           const double cy = g.plot_y1 - f * 0.9;
           const double r = std::min(bw * 0.25, f * 0.55);
@@ -216,11 +258,7 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
           m.cy = top_y;
           m.y0 = std::min(top_y, base);
           m.y1 = std::max(top_y, base);
-          if (m.modelled) {
-            cv.rect(x0, m.y0, x1, m.y1, th.background, col, 2);
-          } else {
-            cv.rect(x0, m.y0, x1, m.y1, col, 0, 0);
-          }
+          cv.rect(x0, m.y0, x1, m.y1, st.fill, st.stroke, st.stroke_width);
           // The value over the bar; turned upright when the bar is too narrow for it, and
           // left out (it is in the CSV and the tooltip) when there is no room either way.
           const std::string label = short_number(s.y[i]);
@@ -238,7 +276,7 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
               inside = ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
             }
             if (ok) {
-              cv.text(m.cx, cy, label, vf, inside && !m.modelled ? th.background : th.text,
+              cv.text(m.cx, cy, label, vf, inside && solid ? th.background : th.text,
                       Anchor::Center);
               placed.add(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
             }
@@ -248,15 +286,18 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
             const bool inside = cy > m.y0;
             if ((!inside || m.y1 - m.y0 >= tw + f * 0.6) &&
                 placed.free(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2)) {
-              cv.text(m.cx, cy, label, vf, inside && !m.modelled ? th.background : th.text,
+              cv.text(m.cx, cy, label, vf, inside && solid ? th.background : th.text,
                       Anchor::Center, false, true);
               placed.add(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2);
             }
           }
-          const double mw = cv.text_width("modelled", f * 0.75);
-          if (m.modelled && m.y1 - m.y0 > f * 1.4 && mw <= bw - 2 &&
+          // Where sources mix, a bar that is not measured says its source inside, where
+          // it fits (the legend names each style too).
+          const std::string word = sim::short_label(s.source_at(i));
+          const double mw = cv.text_width(word, f * 0.75);
+          if (mixed && !solid && !word.empty() && m.y1 - m.y0 > f * 1.4 && mw <= bw - 2 &&
               placed.free(m.cx - mw / 2, m.y0 + f * 0.4, m.cx + mw / 2, m.y0 + f * 1.2)) {
-            cv.text(m.cx, m.y0 + f * 0.8, "modelled", f * 0.75, col, Anchor::Center);
+            cv.text(m.cx, m.y0 + f * 0.8, word, f * 0.75, th.text, Anchor::Center);
             placed.add(m.cx - mw / 2, m.y0 + f * 0.4, m.cx + mw / 2, m.y0 + f * 1.2);
           }
           ++g.bars;
@@ -279,7 +320,7 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
       if (!finite(s.x[i])) continue;
       const double px = g.map_x(s.x[i]);
       ChartMark m{int(si), int(i), px, 0, px - r, 0, px + r, 0, s.x[i], s.y[i], false,
-                  s.wrong_at(i), s.modelled_at(i)};
+                  s.wrong_at(i), s.source_at(i).source};
       if (m.wrong) {
         flush();
         const double cy = g.plot_y1 - f * 0.9;
@@ -311,10 +352,11 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
     const int shape = marker_shape(si);
     for (const ChartMark& m : g.marks) {
       if (m.series != int(si) || m.wrong) continue;
-      if (m.modelled)
-        paint_marker(cv, shape, m.cx, m.cy, r + 0.5, th.background, col, 1.8);
+      const SourceStyle st = source_style(m.source, col, th.background);
+      if (st.stroke)
+        paint_marker(cv, shape, m.cx, m.cy, r + 0.5, st.fill, st.stroke, 1.8);
       else
-        paint_marker(cv, shape, m.cx, m.cy, r, col, 0, 0);
+        paint_marker(cv, shape, m.cx, m.cy, r, st.fill, 0, 0);
     }
   }
 
@@ -379,14 +421,22 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
             cv.rect(sx0, ly - lf * 0.4, sx1, ly + lf * 0.4, e.colour, 0, 0);
             break;
           case LegendSwatch::HollowBox:
-            cv.rect(sx0, ly - lf * 0.4, sx1, ly + lf * 0.4, th.background, e.colour, 2);
+          case LegendSwatch::RecordedBox: {
+            const SourceStyle st = source_style(
+                e.swatch == LegendSwatch::HollowBox ? sim::Source::Modelled : sim::Source::Recorded,
+                e.colour, th.background);
+            cv.rect(sx0, ly - lf * 0.4, sx1, ly + lf * 0.4, st.fill, st.stroke, st.stroke_width);
             break;
+          }
           case LegendSwatch::DashedLine: cv.line(sx0, ly, sx1, ly, e.colour, 1.5, true); break;
           case LegendSwatch::WrongCross: wrong_cross(cv, (sx0 + sx1) / 2, ly, lf * 0.35); break;
-          case LegendSwatch::LineMarker:
+          case LegendSwatch::LineMarker: {
             cv.line(sx0, ly, sx1, ly, e.colour, 2);
-            paint_marker(cv, e.shape, (sx0 + sx1) / 2, ly, lf * 0.3, e.colour, 0, 0);
+            const SourceStyle st = source_style(e.style, e.colour, th.background);
+            paint_marker(cv, e.shape, (sx0 + sx1) / 2, ly, lf * (st.stroke ? 0.36 : 0.3), st.fill,
+                         st.stroke, st.stroke ? 1.8 : 0);
             break;
+          }
         }
         cv.text(sx1 + lf * 0.5, ly, fit(cv, e.label, lf, w - 2 * pad - lf * 2.1), lf,
                 e.swatch == LegendSwatch::WrongCross ? kWrongRed : th.text, Anchor::Left);

@@ -254,8 +254,10 @@ std::string to_svg(const ChartSpec& c, int width, int height) {
        " " + std::to_string(height) +
        "\" font-family=\"DejaVu Sans, Verdana, sans-serif\">\n";
   s += "<title>" + xml_escape(c.title) + "</title>\n";
-  if (!c.meta.empty()) {
+  const sim::SourceWording w = chart_sources(c);
+  if (!c.meta.empty() || !w.footer.empty()) {
     s += "<desc>";
+    if (!w.footer.empty()) s += xml_escape(w.footer) + "\n";
     for (const auto& [k, v] : c.meta) s += xml_escape(k) + ": " + xml_escape(v) + "\n";
     s += "</desc>\n";
   }
@@ -270,20 +272,29 @@ std::string to_csv(const ChartSpec& c) {
   s += "# x: " + one_line(c.x_label) + "\n";
   s += "# y: " + one_line(c.y_label) + "\n";
   for (const auto& [k, v] : c.meta) s += "# " + one_line(k) + ": " + one_line(v) + "\n";
-  for (const RefLine& r : c.refs) s += "# reference " + one_line(r.name) + ": " + csv_num(r.y) + "\n";
+  const sim::SourceWording w = chart_sources(c);
+  if (!w.footer.empty()) s += "# " + one_line(w.footer) + "\n";
+  for (const RefLine& r : c.refs) {
+    const std::string src = sim::to_string(r.source);
+    s += "# reference " + one_line(r.name) + ": " + csv_num(r.y) +
+         (src.empty() ? "" : " (" + one_line(src) + ")") + "\n";
+  }
   s += "# wrong = 1: the run's output was wrong; its value is left empty on purpose\n";
-  s += "series,kind,x,category,y,wrong,modelled\n";
+  s += "# source: where each value comes from (measured, recorded, modelled; empty for a "
+       "count); source_detail: its device and date, or the model's bound part\n";
+  s += "series,kind,x,category,y,wrong,source,source_detail\n";
   for (const Series& se : c.series) {
     const std::size_t n = std::min(se.x.size(), se.y.size());
     for (std::size_t i = 0; i < n; ++i) {
       const bool wrong = se.wrong_at(i);
-      const bool modelled = se.modelled_at(i);
+      const sim::Provenance& src = se.source_at(i);
       std::string cat;
       if (se.x[i] >= 0 && se.x[i] == std::floor(se.x[i]) && std::size_t(se.x[i]) < c.categories.size())
         cat = c.categories[std::size_t(se.x[i])];
       s += csv_field(se.name) + "," + std::string(to_string(se.kind)) + "," + csv_num(se.x[i]) +
            "," + csv_field(cat) + "," + (wrong ? std::string() : csv_num(se.y[i])) + "," +
-           (wrong ? "1" : "0") + "," + (modelled ? "1" : "0") + "\n";
+           (wrong ? "1" : "0") + "," + std::string(src.source == sim::Source::None ? "" : sim::short_label(src)) +
+           "," + csv_field(sim::detail(src)) + "\n";
     }
   }
   return s;

@@ -13,6 +13,7 @@ std::string_view to_string(LegendSwatch s) {
   switch (s) {
     case LegendSwatch::FilledBox: return "filled box";
     case LegendSwatch::HollowBox: return "hollow box";
+    case LegendSwatch::RecordedBox: return "recorded box";
     case LegendSwatch::DashedLine: return "dashed line";
     case LegendSwatch::WrongCross: return "wrong cross";
     case LegendSwatch::LineMarker: return "line and marker";
@@ -105,6 +106,23 @@ double ChartGeometry::map_x(double v) const {
 
 int marker_shape(std::size_t series) { return int(series % 5); }
 
+SourceStyle source_style(sim::Source s, std::uint32_t colour, std::uint32_t background) {
+  switch (s) {
+    case sim::Source::Recorded: {
+      const std::uint32_t alpha = (colour & 0xFFu) * 45 / 100;
+      return {(colour & 0xFFFFFF00u) | alpha, colour, 2};
+    }
+    case sim::Source::Modelled: return {background, colour, 2};
+    default: return {colour, 0, 0};
+  }
+}
+
+LegendSwatch box_swatch(sim::Source s) {
+  return s == sim::Source::Recorded   ? LegendSwatch::RecordedBox
+         : s == sim::Source::Modelled ? LegendSwatch::HollowBox
+                                      : LegendSwatch::FilledBox;
+}
+
 std::uint32_t series_colour(const Series& s, std::size_t i) {
   return s.rgba ? s.rgba : palette(i);
 }
@@ -112,6 +130,14 @@ std::uint32_t series_colour(const Series& s, std::size_t i) {
 namespace {
 
 bool any_of(const std::vector<bool>& v) { return std::find(v.begin(), v.end(), true) != v.end(); }
+
+// Sources drawn: Measured, Recorded and Modelled kinds in that order, once each.
+std::vector<sim::Source> kinds_drawn(const sim::SourceWording& w) {
+  std::vector<sim::Source> out;
+  for (const sim::Provenance& p : w.sources)
+    if (std::find(out.begin(), out.end(), p.source) == out.end()) out.push_back(p.source);
+  return out;
+}
 
 // Greedy word wrap at spaces into lines no wider than `width` (a word wider than the
 // line is a line of its own). `sep` joins items: "   " for the footer's key: value pairs.
@@ -234,20 +260,37 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
   // --- legend entries (to know how much room they need) ---
   std::vector<LegendEntry>& legend = L.legend;
   bool any_wrong = false;
+  const sim::SourceWording sources = chart_sources(c);
   for (std::size_t si = 0; si < c.series.size(); ++si) {
     const Series& s = c.series[si];
-    std::string label = s.name;
-    if (any_of(s.modelled)) label += " (modelled)";
-    const LegendSwatch swatch = s.kind != SeriesKind::Bars ? LegendSwatch::LineMarker
-                                : any_of(s.modelled)        ? LegendSwatch::HollowBox
-                                                            : LegendSwatch::FilledBox;
-    legend.push_back({label, series_colour(s, si), swatch, marker_shape(si)});
+    // A series of one source shows it in its swatch; one that mixes shows its colour,
+    // and the source entries below say which style is which.
+    const sim::Source style = s.common_source().source;
+    const LegendSwatch swatch =
+        s.kind != SeriesKind::Bars ? LegendSwatch::LineMarker : box_swatch(style);
+    legend.push_back({s.name, series_colour(s, si), swatch, marker_shape(si),
+                      style == sim::Source::None ? sim::Source::Measured : style});
     any_wrong = any_wrong || any_of(s.wrong);
+  }
+  if (sources.mixed) {
+    bool bars = false;
+    for (const Series& s : c.series) bars = bars || s.kind == SeriesKind::Bars;
+    for (sim::Source k : kinds_drawn(sources)) {
+      // The long label of the one source of this kind, else the kind alone (two recordings).
+      std::string label;
+      int of_kind = 0;
+      for (const sim::Provenance& p : sources.sources)
+        if (p.source == k) {
+          label = sim::long_label(p);
+          ++of_kind;
+        }
+      if (of_kind > 1) label = sim::short_label(sim::Provenance{k, {}, {}, {}});
+      legend.push_back({label, o.theme.axis, bars ? box_swatch(k) : LegendSwatch::LineMarker, 0, k});
+    }
   }
   for (const RefLine& r : c.refs) {
     const bool off = std::find(g.off_scale.begin(), g.off_scale.end(), r.name) != g.off_scale.end();
-    legend.push_back({r.name + " " + short_number(r.y) + (c.y_label.empty() ? "" : " ") +
-                          c.y_label + (off ? " (above the plot)" : ""),
+    legend.push_back({ref_label(c, r) + (off ? " (above the plot)" : ""),
                       r.rgba ? r.rgba : o.theme.ref, LegendSwatch::DashedLine});
   }
   if (any_wrong)
@@ -274,10 +317,12 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
     if (legend.empty()) legend_rows.clear();
   }
   const std::vector<std::string>& footer = L.footer;
+  if (o.source_footer && !sources.footer.empty())
+    L.footer = wrap(tm, words(sources.footer), " ", mf, w - 2 * pad);
   if (o.meta_footer) {
     std::vector<std::string> items;
     for (const auto& [k, v] : c.meta) items.push_back(k + ": " + v);
-    L.footer = wrap(tm, items, "   ", mf, w - 2 * pad);
+    for (std::string& l : wrap(tm, items, "   ", mf, w - 2 * pad)) L.footer.push_back(std::move(l));
   }
 
   // --- category labels: one line, wrapped at spaces, or vertical; never cut short ---
@@ -311,13 +356,14 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
 
   // --- boxes: the plot keeps its minimum height; footer, legend, title give way ---
   const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * f;
+  const std::string y_title = sim::axis_title(c.y_label, sources);
   g.title = o.title && !c.title.empty();
   g.footer = !footer.empty();
   g.legend = !legend_rows.empty();
   double top = 0, bottom = 0;
   double& legend_top = L.legend_top;
   auto layout = [&] {
-    top = y + pad + (g.title ? f * 1.9 : 0) + (c.y_label.empty() ? 0 : f * 1.5);
+    top = y + pad + (g.title ? f * 1.9 : 0) + (y_title.empty() ? 0 : f * 1.5);
     bottom = y + h - pad;
     if (g.footer) bottom -= double(footer.size()) * mf * 1.3;
     legend_top = bottom - (g.legend ? double(legend_rows.size()) * lf * 1.6 : 0);
@@ -333,7 +379,9 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
     // title, when the plot keeps at least 3.5 lines of height with it.
     std::vector<std::size_t> series_row;
     double used = 0;
-    for (std::size_t i = 0; i < c.series.size() && i < legend.size(); ++i) {
+    // The series and, on a chart that mixes sources, the entries naming each source.
+    const std::size_t named = c.series.size() + (sources.mixed ? kinds_drawn(sources).size() : 0);
+    for (std::size_t i = 0; i < named && i < legend.size(); ++i) {
       used += lf * 2.2 + tm.text_width(legend[i].label, lf) + lf * 1.2;
       series_row.push_back(i);
     }
@@ -342,7 +390,7 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
     legend_rows = {series_row};
     layout();
     if (bottom - top < min_plot && g.title) { g.title = false; layout(); }
-    if (c.series.size() < 2 || used > w - 2 * pad || bottom - top < 3.5 * f) {
+    if ((c.series.size() < 2 && !sources.mixed) || used > w - 2 * pad || bottom - top < 3.5 * f) {
       legend_rows = rows;
       g.legend = false;
       g.title = had_title;

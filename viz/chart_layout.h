@@ -25,6 +25,7 @@ struct PaintOptions {
   double font = 14;        // base text size in canvas units
   bool title = true;
   bool meta_footer = true;  // one small line of ChartSpec::meta under the chart (exports)
+  bool source_footer = true;  // the sources drawn, named in full (chart_sources(c).footer)
   bool background = true;
   double min_plot_height = 0;  // 0: five text lines (5 * font)
   ChartTheme theme;
@@ -36,7 +37,8 @@ struct ChartMark {
   double cx = 0, cy = 0;         // marker centre (bars: top centre)
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // bars: the bar's rectangle; points: the marker box
   double x = 0, y = 0;           // data values
-  bool bar = false, wrong = false, modelled = false;
+  bool bar = false, wrong = false;
+  sim::Source source = sim::Source::None;  // how it was drawn (measured, recorded, modelled)
 };
 
 struct ChartGeometry {
@@ -57,9 +59,10 @@ struct ChartGeometry {
 
 // How a legend entry shows its series or line.
 enum class LegendSwatch : std::uint8_t {
-  FilledBox,   // measured bars
-  HollowBox,   // bars with a modelled value
-  DashedLine,  // a reference line
+  FilledBox,    // measured bars (and counts)
+  HollowBox,    // modelled bars
+  RecordedBox,  // recorded bars: translucent fill, solid outline
+  DashedLine,   // a reference line
   WrongCross,  // "wrong result (not plotted)"
   LineMarker,  // lines and points: a line through the series' marker
 };
@@ -78,7 +81,22 @@ struct LegendEntry {
   std::uint32_t colour = 0;
   LegendSwatch swatch = LegendSwatch::LineMarker;
   int shape = 0;  // marker_shape of the series (LineMarker)
+  // LineMarker: the marker drawn as a point of this source is (solid, translucent, hollow).
+  sim::Source style = sim::Source::Measured;
 };
+
+// How a point or bar of this source is drawn: its fill and outline, from the series
+// colour and the background. Measured (and counts): solid; recorded: translucent fill with
+// a solid outline; modelled: hollow, the outline alone.
+struct SourceStyle {
+  std::uint32_t fill = 0, stroke = 0;
+  double stroke_width = 0;
+};
+// @post Measured and None: fill == colour, stroke == 0; Recorded: fill is colour at about
+//       half its opacity, stroke == colour; Modelled: fill == background, stroke == colour.
+SourceStyle source_style(sim::Source s, std::uint32_t colour, std::uint32_t background);
+// The box swatch that shows a source: FilledBox, RecordedBox or HollowBox.
+LegendSwatch box_swatch(sim::Source s);
 
 struct ChartLayout {
   double x = 0, y = 0, w = 0, h = 0;  // the box
@@ -108,8 +126,12 @@ std::string short_number(double v);
 // labels wrap or turn vertical rather than being cut, the footer wraps, and the plot keeps
 // at least min_plot_height by dropping footer, legend and title in that order (a sweep of
 // two or more series keeps one legend row naming them while the plot has 3.5 lines).
-// @post the legend lists every series, then every reference line, then one "wrong" entry
-//       iff a point is wrong; the plot is at least 10 units wide and tall; footer, legend
+// The legend names each source: a series whose points share one source is drawn in that
+// style; when the chart draws two or more sources (chart_sources(c).mixed), one neutral
+// entry per source follows the series, with its long label; the footer's first line is
+// chart_sources(c).footer (when o.source_footer).
+// @post the legend lists every series, then (mixed only) one entry per source drawn, then
+//       every reference line, then one "wrong" entry iff a point is wrong; the plot is at least 10 units wide and tall; footer, legend
 //       and title are dropped (in that order) only while the plot is below min_plot_height.
 ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
                          double h, const PaintOptions& o = {});

@@ -99,7 +99,7 @@ struct ChartContext {
 ChartContext g_chart;
 
 void add_series(SeriesKind kind, const char* name, const double* xs, const double* ys, int n,
-                const std::vector<bool>* wrong, const std::vector<bool>* modelled, std::uint32_t col) {
+                const std::vector<bool>* wrong, const std::vector<sim::Provenance>* source, std::uint32_t col) {
   IM_ASSERT(g_chart.open && "Plot* outside BeginChart/EndChart");
   if (!g_chart.open) return;
   Series s;
@@ -110,7 +110,7 @@ void add_series(SeriesKind kind, const char* name, const double* xs, const doubl
     s.y.assign(ys, ys + n);
   }
   if (wrong) s.wrong = *wrong;
-  if (modelled) s.modelled = *modelled;
+  if (source) s.source = *source;
   s.rgba = col;
   g_chart.spec.series.push_back(std::move(s));
 }
@@ -170,8 +170,9 @@ ChartDraw paint(const char* id, const ChartSpec& spec, ImVec2 size, const ViewSt
         ImGui::TextColored(to_imvec4(theme(style).run_error),
                            "wrong result: the output did not match the reference");
       } else {
-        ImGui::Text("%.4g %s%s", s.y[i], spec.y_label.c_str(),
-                    s.modelled_at(i) ? " (modelled, not measured)" : "");
+        const std::string src = sim::long_label(s.source_at(i));
+        ImGui::Text("%.4g %s%s%s", s.y[i], spec.y_label.c_str(), src.empty() ? "" : ", ",
+                    src.c_str());
       }
       ImGui::EndTooltip();
     }
@@ -200,20 +201,20 @@ void ChartLogY(bool on) { g_chart.spec.log_y = on; }
 void ChartMeta(const std::string& k, const std::string& v) { g_chart.spec.meta[k] = v; }
 
 void PlotLine(const char* name, const double* xs, const double* ys, int n,
-              const std::vector<bool>* wrong, const std::vector<bool>* modelled, std::uint32_t c) {
-  add_series(SeriesKind::Line, name, xs, ys, n, wrong, modelled, c);
+              const std::vector<bool>* wrong, const std::vector<sim::Provenance>* source, std::uint32_t c) {
+  add_series(SeriesKind::Line, name, xs, ys, n, wrong, source, c);
 }
 void PlotBars(const char* name, const double* xs, const double* ys, int n,
-              const std::vector<bool>* wrong, const std::vector<bool>* modelled, std::uint32_t c) {
-  add_series(SeriesKind::Bars, name, xs, ys, n, wrong, modelled, c);
+              const std::vector<bool>* wrong, const std::vector<sim::Provenance>* source, std::uint32_t c) {
+  add_series(SeriesKind::Bars, name, xs, ys, n, wrong, source, c);
 }
 void PlotPoints(const char* name, const double* xs, const double* ys, int n,
-                const std::vector<bool>* wrong, const std::vector<bool>* modelled, std::uint32_t c) {
-  add_series(SeriesKind::Points, name, xs, ys, n, wrong, modelled, c);
+                const std::vector<bool>* wrong, const std::vector<sim::Provenance>* source, std::uint32_t c) {
+  add_series(SeriesKind::Points, name, xs, ys, n, wrong, source, c);
 }
-void PlotRefLine(const char* name, double y, std::uint32_t c) {
+void PlotRefLine(const char* name, double y, std::uint32_t c, const sim::Provenance& source) {
   if (!g_chart.open) return;
-  g_chart.spec.refs.push_back({name ? name : "", y, c});
+  g_chart.spec.refs.push_back({name ? name : "", y, c, source});
 }
 
 ChartDraw EndChart() {

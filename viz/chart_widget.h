@@ -2,7 +2,7 @@
 // The live chart widget, in ImPlot's style:
 //
 //   if (viz::BeginChart("hist", "Throughput per run", "run", "GB/s")) {
-//     viz::PlotLine("tiled", xs.data(), ys.data(), n, &wrong, &modelled);
+//     viz::PlotLine("tiled", xs.data(), ys.data(), n, &wrong, &sources);
 //     viz::PlotRefLine("memcpy", 2986);
 //     viz::ChartDraw d = viz::EndChart();
 //   }
@@ -35,14 +35,14 @@ void ChartCategories(const std::vector<std::string>& names);
 void ChartLogY(bool on);
 void ChartMeta(const std::string& key, const std::string& value);
 void PlotLine(const char* name, const double* xs, const double* ys, int n,
-              const std::vector<bool>* wrong = nullptr, const std::vector<bool>* modelled = nullptr,
+              const std::vector<bool>* wrong = nullptr, const std::vector<sim::Provenance>* source = nullptr,
               std::uint32_t rgba = 0);
 void PlotBars(const char* name, const double* xs, const double* ys, int n,
-              const std::vector<bool>* wrong = nullptr, const std::vector<bool>* modelled = nullptr,
+              const std::vector<bool>* wrong = nullptr, const std::vector<sim::Provenance>* source = nullptr,
               std::uint32_t rgba = 0);
 void PlotPoints(const char* name, const double* xs, const double* ys, int n,
                 const std::vector<bool>* wrong = nullptr,
-                const std::vector<bool>* modelled = nullptr, std::uint32_t rgba = 0);
+                const std::vector<sim::Provenance>* source = nullptr, std::uint32_t rgba = 0);
 void PlotRefLine(const char* name, double y, std::uint32_t rgba = 0);
 // @post the returned spec holds every series and reference given since BeginChart, and
 //       geom is the painter's layout of it in the widget's box.

@@ -73,7 +73,8 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
     return d;
   }
   d.drawn = true;
-  d.time_label = !in.recorded.empty() ? in.recorded : in.measured ? "measured" : "modelled";
+  d.time_label = sim::long_label(in.source);
+  const bool measured = in.source.is(sim::Source::Measured);
   if (!in.verified) {
     d.wrong_shown = true;
     ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
@@ -92,13 +93,13 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   if (ImGui::BeginTable("##time", 2, tf)) {
     ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthStretch, 1.4f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    const std::uint32_t tc = in.measured ? 0 : modelled_col;
+    const std::uint32_t tc = in.source.on_gpu() ? 0 : modelled_col;
     if (in.median_ms > 0) {
       std::string t = format_ms(in.median_ms) + " (" + d.time_label + ")";
-      if (in.measured && in.samples > 1)
+      if (measured && in.samples > 1)
         t += ", " + format_ms(in.min_ms) + " .. " + format_ms(in.max_ms) + " over " +
              std::to_string(in.samples) + " runs";
-      row(d, in.measured ? "kernel time, median" : "kernel time", t, tc);
+      row(d, in.source.on_gpu() ? "kernel time, median" : "kernel time", t, tc);
     } else {
       row(d, "kernel time", "not timed");
     }
@@ -107,11 +108,18 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       std::snprintf(b, sizeof b, "%.4g %s (%s)", in.throughput, in.unit.c_str(), d.time_label.c_str());
       row(d, "throughput", b, tc);
       if (in.copy_gbps > 0 && in.unit == "GB/s")
-        row(d, "of device copy bandwidth", percent(in.throughput / in.copy_gbps) + " of " +
-                                               format_value(std::round(in.copy_gbps)) + " GB/s");
+      {
+        // A share across two sources is shown with both named, never as a plain ratio.
+        const sim::SourcedRatio r = sim::ratio(in.throughput, in.source, in.copy_gbps, in.copy_source);
+        const std::string src = sim::short_label(in.copy_source);
+        row(d, "of device copy bandwidth",
+            percent(r.value) + " of " + format_value(std::round(in.copy_gbps)) + " GB/s" +
+                (src.empty() ? "" : " (" + src + ")") + (r.mixed ? " " + r.note : ""));
+      }
       if (in.peak > 0)
         row(d, "of theoretical peak", percent(in.throughput / in.peak) + " of " +
-                                          format_value(std::round(in.peak)) + " " + in.unit);
+                                          format_value(std::round(in.peak)) + " " + in.unit +
+                                          " (spec sheet)");
     }
     row(d, "output", in.verified ? "matches the CPU reference" : "WRONG",
         in.verified ? th.verified : th.run_error);

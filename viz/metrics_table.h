@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/model.h"
+#include "sim/provenance.h"
 #include "viz/view_common.h"
 
 namespace ws::viz {
@@ -30,14 +31,14 @@ struct MetricsInput {
   std::string error;           // the run failed: shown instead of numbers
   bool verified = false;
   std::string verify_message;  // what was wrong
-  bool measured = false;       // CUDA events; false: modelled by sim/
-  std::string recorded;        // the recording's label when the time comes from one
+  sim::Provenance source;      // the time's: measured, recorded or modelled (Timing::source)
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int samples = 0;
   double throughput = 0;
   std::string unit;            // "GB/s" or "GFLOP/s"
-  double copy_gbps = 0;        // device-to-device copy measured in the same session (0: none)
-  double peak = 0;             // theoretical peak in `unit` (0: unknown)
+  double copy_gbps = 0;        // device-to-device copy at the same size (0: none)
+  sim::Provenance copy_source; // the copy's: measured or recorded, never modelled
+  double peak = 0;             // theoretical peak in `unit` (0: unknown), from the data sheet
   std::vector<std::string> problems;  // emulator reports
   // Hardware counters: the toggle that asks for them (nullptr: no toggle drawn), the rows
   // when present, else one line saying why not (shown when the toggle is on).
@@ -51,7 +52,7 @@ struct MetricsInput {
 struct MetricsDraw {
   bool drawn = false;
   std::string note;
-  std::string time_label;      // "measured", "modelled" or the recording's label
+  std::string time_label;      // long_label of the time's source
   int ncu_rows = 0, plain_rows = 0;
   std::vector<std::pair<std::string, std::string>> cells;  // every name -> value drawn
   bool wrong_shown = false;    // the "wrong result" banner was drawn
@@ -62,7 +63,8 @@ struct MetricsDraw {
 };
 
 // @post when totals is set: ncu_rows == totals->ncu().size(), plain_rows ==
-//       totals->plain().size(), and time_label says "modelled" unless measured; with
+//       totals->plain().size(), and time_label == sim::long_label(in.source); the copy's
+//       share is marked "(mixed: ...)" when copy_source is not the time's source; with
 //       hardware rows, hardware_rows == hardware.size() and every modelled metric of the
 //       table shows model | hardware | difference; without them and with the toggle on,
 //       hardware_note_shown.

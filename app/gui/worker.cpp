@@ -43,7 +43,7 @@ BackendFactory backend_factory(const std::string& which) {
     std::string why;
     auto b = make_backend(name, why, error);
     const Recording* rec = default_recording();
-    std::string except = rec ? ", except at the configurations " + rec->label() : std::string();
+    std::string except = rec ? ", except at the configurations " + sim::long_label(rec->source()) : std::string();
     if (rec && !rec->stale_families().empty())
       except += " (not for " + rec->stale_families() + ": its source changed since it was recorded)";
     if (b && b->kind() == BackendKind::Emu)

@@ -29,7 +29,7 @@ void DeviceBuffer::release() {
 
 Timing summarize(std::vector<double> samples_ms) {
   Timing t;
-  t.measured = true;
+  t.source.source = sim::Source::Measured;  // the backend names the device (CudaBackend)
   t.samples_ms = samples_ms;
   std::sort(samples_ms.begin(), samples_ms.end());
   const std::size_t n = samples_ms.size();

@@ -356,7 +356,10 @@ TEST(EmuBackend, ModelledTimeIsNeverMeasured) {
   opt.timing = true;
   const RunResult copy = run("transpose", "copy", {{"n", 256}}, opt);
   ASSERT_TRUE(copy.ok());
-  EXPECT_FALSE(copy.timing.measured);
+  EXPECT_EQ(copy.timing.source.source, sim::Source::Modelled);
+  // The model names the part that bounds the time (modelled_timing's @post).
+  EXPECT_EQ(copy.timing.source.bound, modelled_run(copy.plan, copy.launches).parts.bound());
+  EXPECT_FALSE(copy.timing.source.bound.empty());
   EXPECT_GT(copy.timing.median_ms, 0.0);
   EXPECT_EQ(copy.timing.unit, "GB/s");
   EXPECT_GT(copy.timing.throughput, 0.0);
@@ -618,19 +621,26 @@ TEST(EmuBackendCores, AllCoresEqualOneCore) {
 // The metadata of every chart export, CLI and window alike (kernels/run_meta.h).
 TEST(ExportMeta, SameKeysAndWordsForEveryExport) {
   auto b = make_emu_backend();
-  const auto m = export_meta(b->device(), BackendKind::Emu, true, 10, "transpose/tiled",
-                             "n=64 pad=0,1", "2026-11-23T01:00:00Z");
+  const auto m = export_meta(b->device(), BackendKind::Emu, {sim::Provenance::modelled("dram")}, 10,
+                             "transpose/tiled", "n=64 pad=0,1", "2026-11-23T01:00:00Z");
   std::vector<std::string> keys;
   for (const auto& [k, v] : m) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"backend", "date", "device", "kernel", "params", "timing"}));
-  EXPECT_EQ(m.at("timing"), "modelled by the emulator, not measured");
+  // Only modelled values: no "timing" key (the chart's own footer names the source).
+  EXPECT_EQ(keys, (std::vector<std::string>{"backend", "date", "kernel", "params", "ran on"}));
+  EXPECT_EQ(m.at("ran on"), "emulator (no GPU)");
   EXPECT_EQ(m.at("params"), "n=64 pad=0,1");
+  const auto r = export_meta(b->device(), BackendKind::Emu,
+                             {sim::Provenance::modelled(), sim::Provenance::recorded("H100", "2026-11-23")},
+                             10, "transpose/tiled", "", "d");
+  EXPECT_EQ(r.at("timing"), "recorded: the recording's median");
   DeviceInfo gpu;
   gpu.name = "NVIDIA H100 80GB HBM3";
   gpu.driver = "580.159.04";
   gpu.mem_clock_mhz = 2619;
-  const auto g = export_meta(gpu, BackendKind::Cuda, false, 20, "reduce", "", "d");
-  EXPECT_EQ(g.at("timing"), "measured, median of 20 runs");
+  const auto g = export_meta(gpu, BackendKind::Cuda, {sim::Provenance::measured(gpu.name)}, 20,
+                             "reduce", "", "d");
+  EXPECT_EQ(g.at("timing"), "measured: median of 20 runs");
+  EXPECT_EQ(g.at("ran on"), gpu.name);
   EXPECT_EQ(g.at("params"), "defaults");
   EXPECT_EQ(g.at("memory clock MHz"), "2619");
   EXPECT_EQ(g.count("bus width bits"), 0u);

@@ -312,7 +312,8 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   RunResult r = run_cuda(spec, *job, p.params, o, c);
   ASSERT_TRUE(r.error.empty()) << r.error;
   EXPECT_TRUE(r.verified) << r.verify_message;
-  EXPECT_TRUE(r.timing.measured);
+  EXPECT_EQ(r.timing.source.source, sim::Source::Measured);
+  EXPECT_FALSE(r.timing.source.device.empty());
   EXPECT_GT(r.timing.median_ms, 0);
 
   // Faults only on the device (the emulator's run of it is clean).

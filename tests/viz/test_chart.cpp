@@ -16,6 +16,7 @@
 
 namespace fs = std::filesystem;
 using namespace ws::viz;
+using ws::sim::Provenance;
 using ws::test::CountCanvas;
 
 namespace {
@@ -51,10 +52,10 @@ ChartSpec bars_spec() {
   s.x = {0, 1, 2};
   s.y = {472, 99999, 2720};
   s.wrong = {false, true, false};
-  s.modelled = {false, false, true};
+  s.source = {Provenance::measured("NVIDIA H100"), {}, Provenance::modelled("dram")};
   c.series.push_back(s);
-  c.refs.push_back({"memcpy", 2986, 0});
-  c.refs.push_back({"peak", 3352, 0});
+  c.refs.push_back({"memcpy", 2986, 0, Provenance::measured("NVIDIA H100")});
+  c.refs.push_back({"peak", 3352, 0, Provenance::spec("NVIDIA H100")});
   c.meta["device"] = "NVIDIA H100";
   c.meta["params"] = "n=1024 tile=32";
   return c;
@@ -134,16 +135,19 @@ TEST(ChartPaint, LineBreaksAtWrongAndHollowModelled) {
   s.x = {1, 2, 3, 4};
   s.y = {10, 20, 30, 40};
   s.wrong = {false, false, true, false};
-  s.modelled = {true, true, true, true};
+  s.source.assign(4, Provenance::modelled("latency"));
   c.series.push_back(s);
+  c.y_label = "GB/s";
   CountCanvas cv;
   ChartGeometry g = paint_chart(c, cv, 0, 0, 600, 300);
   EXPECT_EQ(g.points, 3);
   EXPECT_EQ(g.wrong, 1);
   EXPECT_FALSE(g.categorical);
-  bool legend_modelled = false;
-  for (auto& t : cv.strings) legend_modelled |= t.find("(modelled)") != std::string::npos;
-  EXPECT_TRUE(legend_modelled);
+  for (const ChartMark& m : g.marks)
+    if (!m.wrong) EXPECT_EQ(m.source, ws::sim::Source::Modelled);
+  bool axis_modelled = false;
+  for (auto& t : cv.strings) axis_modelled |= t == "GB/s (modelled)";
+  EXPECT_TRUE(axis_modelled) << "the axis names the one source drawn";
   for (double t : g.x_ticks) EXPECT_EQ(t, std::floor(t)) << "run numbers get integer ticks";
 }
 
@@ -153,7 +157,8 @@ TEST(ChartSvg, HasAxesTicksUnitsLegendRefsAndMarks) {
   EXPECT_NE(svg.find("</svg>"), std::string::npos);
   EXPECT_NE(svg.find("Transpose &lt;n=1024&gt; &amp; friends"), std::string::npos) << "escaped";
   EXPECT_EQ(svg.find("<n=1024>"), std::string::npos);
-  EXPECT_NE(svg.find(">GB/s<"), std::string::npos) << "unit on the y axis";
+  EXPECT_NE(svg.find(">GB/s (measured and modelled)<"), std::string::npos)
+      << "unit and the sources drawn on the y axis";
   EXPECT_NE(svg.find(">variant<"), std::string::npos);
   EXPECT_NE(svg.find(">naive<"), std::string::npos);
   EXPECT_NE(svg.find(">wrong<"), std::string::npos);
@@ -162,6 +167,7 @@ TEST(ChartSvg, HasAxesTicksUnitsLegendRefsAndMarks) {
   EXPECT_NE(svg.find(">memcpy<"), std::string::npos);
   EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos) << "reference lines are dashed";
   EXPECT_NE(svg.find("device: NVIDIA H100"), std::string::npos) << "meta in the export";
+  EXPECT_NE(svg.find("peak 3352 GB/s (spec sheet)"), std::string::npos);
   // The wrong bar's value must appear nowhere: it is not a measurement.
   EXPECT_EQ(svg.find("99999"), std::string::npos);
   EXPECT_EQ(svg.find("100k"), std::string::npos);
@@ -175,11 +181,12 @@ TEST(ChartCsv, MetaLinesAndWrongLeftEmpty) {
   EXPECT_NE(csv.find("# device: NVIDIA H100\n"), std::string::npos);
   EXPECT_NE(csv.find("# params: n=1024 tile=32\n"), std::string::npos);
   EXPECT_NE(csv.find("# y: GB/s\n"), std::string::npos);
-  EXPECT_NE(csv.find("# reference memcpy: 2986\n"), std::string::npos);
-  EXPECT_NE(csv.find("series,kind,x,category,y,wrong,modelled\n"), std::string::npos);
-  EXPECT_NE(csv.find("throughput,bars,0,naive,472,0,0\n"), std::string::npos);
-  EXPECT_NE(csv.find("throughput,bars,1,tiled,,1,0\n"), std::string::npos);
-  EXPECT_NE(csv.find("throughput,bars,2,tiled pad,2720,0,1\n"), std::string::npos);
+  EXPECT_NE(csv.find("# reference memcpy: 2986 (measured (NVIDIA H100))\n"), std::string::npos);
+  EXPECT_NE(csv.find("# reference peak: 3352 (spec sheet (NVIDIA H100))\n"), std::string::npos);
+  EXPECT_NE(csv.find("series,kind,x,category,y,wrong,source,source_detail\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,0,naive,472,0,measured,NVIDIA H100\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,1,tiled,,1,,\n"), std::string::npos);
+  EXPECT_NE(csv.find("throughput,bars,2,tiled pad,2720,0,modelled,dram-bound\n"), std::string::npos);
   EXPECT_EQ(csv.find("99999"), std::string::npos);
 }
 
@@ -190,7 +197,7 @@ TEST(ChartCsv, QuotesFieldsWithCommas) {
   s.x = {0};
   s.y = {1};
   c.series.push_back(s);
-  EXPECT_NE(to_csv(c).find("\"a,b\",line,0,,1,0,0\n"), std::string::npos);
+  EXPECT_NE(to_csv(c).find("\"a,b\",line,0,,1,0,,\n"), std::string::npos);
 }
 
 TEST(AtomicWrite, WritesRefusesAndOverwrites) {
@@ -319,7 +326,7 @@ ChartSpec two_param_bars() {
   ChartSpec c;
   c.title = "access/stride";
   c.x_label = "stride, block";
-  c.y_label = "GB/s (modelled)";
+  c.y_label = "GB/s";
   Series s;
   s.name = "stride";
   s.kind = SeriesKind::Bars;
@@ -328,13 +335,13 @@ ChartSpec two_param_bars() {
       c.categories.push_back("stride=" + std::to_string(stride) + " block=" + std::to_string(block));
       s.x.push_back(double(s.x.size()));
       s.y.push_back(2400.0 / stride + block);
-      s.modelled.push_back(true);
+      s.source.push_back(Provenance::modelled("dram"));
     }
   c.series.push_back(s);
-  c.refs.push_back({"peak", 3352, 0});
-  c.meta = {{"device", "emulator (modelled)"}, {"kernel", "access/stride"},
+  c.refs.push_back({"peak", 3352, 0, Provenance::spec("NVIDIA H100 80GB HBM3")});
+  c.meta = {{"ran on", "emulator (no GPU)"}, {"kernel", "access/stride"},
             {"params", "n=1048576 block=128,256,512 stride=1,2,4,8,16,32"},
-            {"date", "2026-11-23T01:00:00Z"}, {"timing", "modelled by the emulator, not measured"}};
+            {"date", "2026-11-23T01:00:00Z"}};
   return c;
 }
 

@@ -10,6 +10,7 @@
 #include "tests/viz/count_canvas.h"
 
 using namespace ws::viz;
+using ws::sim::Provenance;
 using ws::test::CountCanvas;
 
 namespace {
@@ -40,16 +41,18 @@ ChartSpec bars_with_everything() {
   measured.x = {0, 1, 2};
   measured.y = {472, 1000, 2720};
   measured.wrong = {false, true, false};
+  measured.source.assign(3, Provenance::measured("NVIDIA H100"));
   Series model = measured;
   model.name = "emulator";
   model.wrong = {};
-  model.modelled = {true, true, true};
+  model.source.assign(3, Provenance::modelled("dram"));
   Series line;
   line.name = "trend";
   line.x = {0, 1, 2};
   line.y = {500, 900, 2500};
   c.series = {measured, model, line};
-  c.refs = {{"memcpy", 2986, 0}, {"peak", 3352, 0}};
+  c.refs = {{"memcpy", 2986, 0, Provenance::measured("NVIDIA H100")},
+            {"peak", 3352, 0, Provenance::spec("NVIDIA H100")}};
   c.meta = {{"device", "NVIDIA H100"}, {"params", "n=1024 tile=32"}};
   return c;
 }
@@ -84,25 +87,32 @@ TEST(ChartLayoutEnums, Names) {
   EXPECT_EQ(to_string(CategoryLabels::Small), "small");
 }
 
-// @post: every series, then every reference line, then one "wrong" entry iff a point is wrong.
+// @post: every series, then (mixed only) each source, then every reference line, then one
+// "wrong" entry iff a point is wrong.
 TEST(ChartLayoutFn, LegendListsSeriesThenReferencesThenWrong) {
   FixedMeasure m;
   const ChartLayout l = layout_chart(bars_with_everything(), m, 0, 0, 960, 540);
-  ASSERT_EQ(l.legend.size(), 6u);
+  ASSERT_EQ(l.legend.size(), 8u);
   EXPECT_EQ(l.legend[0].label, "H100");
   EXPECT_EQ(l.legend[0].swatch, LegendSwatch::FilledBox);
   EXPECT_EQ(l.legend[0].colour, palette(0));
-  EXPECT_EQ(l.legend[1].label, "emulator (modelled)");
+  EXPECT_EQ(l.legend[1].label, "emulator") << "the source is named once, by its own entry";
   EXPECT_EQ(l.legend[1].swatch, LegendSwatch::HollowBox);
   EXPECT_EQ(l.legend[2].label, "trend");
   EXPECT_EQ(l.legend[2].swatch, LegendSwatch::LineMarker);
   EXPECT_EQ(l.legend[2].shape, marker_shape(2));
-  EXPECT_EQ(l.legend[3].label, "memcpy 2986 GB/s");
-  EXPECT_EQ(l.legend[3].swatch, LegendSwatch::DashedLine);
-  EXPECT_EQ(l.legend[4].swatch, LegendSwatch::DashedLine);
-  EXPECT_EQ(l.legend[5].swatch, LegendSwatch::WrongCross);
-  EXPECT_EQ(l.legend[5].colour, kWrongRed);
-  EXPECT_EQ(l.geom.legend_entries, 6);
+  // Measured and modelled bars on one chart: one entry names each source and its style.
+  EXPECT_EQ(l.legend[3].label, "measured on NVIDIA H100 (this device, now)");
+  EXPECT_EQ(l.legend[3].swatch, LegendSwatch::FilledBox);
+  EXPECT_EQ(l.legend[4].label, "modelled by warpscope's model");
+  EXPECT_EQ(l.legend[4].swatch, LegendSwatch::HollowBox);
+  EXPECT_EQ(l.legend[5].label, "memcpy 2986 GB/s (measured)");
+  EXPECT_EQ(l.legend[5].swatch, LegendSwatch::DashedLine);
+  EXPECT_EQ(l.legend[6].label, "peak 3352 GB/s (spec sheet)");
+  EXPECT_EQ(l.legend[6].swatch, LegendSwatch::DashedLine);
+  EXPECT_EQ(l.legend[7].swatch, LegendSwatch::WrongCross);
+  EXPECT_EQ(l.legend[7].colour, kWrongRed);
+  EXPECT_EQ(l.geom.legend_entries, 8);
   EXPECT_EQ(l.bar_series, 2);
   EXPECT_EQ(l.categories, 3u);
   EXPECT_EQ(l.on_scale, (std::vector<std::size_t>{0, 1}));
@@ -113,7 +123,7 @@ TEST(ChartLayoutFn, LegendListsSeriesThenReferencesThenWrong) {
   ChartSpec right = bars_with_everything();
   right.series[0].wrong.clear();
   const ChartLayout r = layout_chart(right, m, 0, 0, 960, 540);
-  ASSERT_EQ(r.legend.size(), 5u);
+  ASSERT_EQ(r.legend.size(), 7u);
   EXPECT_NE(r.legend.back().swatch, LegendSwatch::WrongCross) << "nothing wrong, no entry";
 }
 
@@ -123,7 +133,8 @@ TEST(ChartLayoutFn, ShortBoxesDropFooterThenLegendThenTitle) {
   const ChartSpec c = bars_with_everything();
   const ChartLayout roomy = layout_chart(c, m, 0, 0, 960, 540);
   EXPECT_TRUE(roomy.geom.footer && roomy.geom.legend && roomy.geom.title);
-  EXPECT_EQ(roomy.footer.size(), 1u);
+  ASSERT_EQ(roomy.footer.size(), 2u) << "the sources drawn, then the meta";
+  EXPECT_EQ(roomy.footer[0].rfind("source: measured on NVIDIA H100", 0), 0u) << roomy.footer[0];
   // With one series the legend goes before the title; with more, one row naming the
   // series may stay while the title goes (ShortSweepKeepsOneRowNamingItsSeries).
   ChartSpec one = c;

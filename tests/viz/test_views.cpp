@@ -398,11 +398,14 @@ TEST(MetricsTable, NcuNamesPlainWordsAndModelledTime) {
   in.throughput = 812;
   in.unit = "GB/s";
   in.peak = 3352;
+  in.source = ws::sim::Provenance::modelled("dram");
+  in.copy_gbps = 2500;
+  in.copy_source = ws::sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-23");
   Headless h;
   MetricsDraw d;
   h.frame([&] { d = draw_metrics_table(in); });
   ASSERT_TRUE(d.drawn);
-  EXPECT_EQ(d.time_label, "modelled");
+  EXPECT_EQ(d.time_label, "modelled by warpscope's model (dram-bound)");
   EXPECT_EQ(d.ncu_rows, int(t.ncu().size()));
   EXPECT_EQ(d.plain_rows, int(t.plain().size()));
   bool has_st_sectors = false, has_modelled = false;
@@ -411,7 +414,15 @@ TEST(MetricsTable, NcuNamesPlainWordsAndModelledTime) {
       has_st_sectors = true;
       EXPECT_EQ(v, "32");
     }
-    has_modelled |= v.find("(modelled)") != std::string::npos;
+    has_modelled |= v.find("(modelled by warpscope's model") != std::string::npos;
+    // A modelled time against a recorded copy: a share across two sources, marked.
+    if (k == "of device copy bandwidth")
+      EXPECT_NE(v.find("(mixed: modelled / recorded)"), std::string::npos) << v;
+    // The peak is the data sheet's.
+    if (k == "of theoretical peak") {
+      EXPECT_NE(v.find("(spec sheet)"), std::string::npos) << v;
+      EXPECT_EQ(v.find("modelled"), std::string::npos) << v;
+    }
   }
   EXPECT_TRUE(has_st_sectors);
   EXPECT_TRUE(has_modelled);
@@ -430,7 +441,8 @@ TEST(ChartWidget, BeginPlotEndBuildsTheSpecAndPaintsIt) {
   Headless h;
   ChartDraw d;
   const double xs[] = {0, 1, 2}, ys[] = {472, 1582, 2720};
-  const std::vector<bool> wrong = {false, true, false}, modelled = {true, true, true};
+  const std::vector<bool> wrong = {false, true, false};
+  const std::vector<ws::sim::Provenance> modelled(3, ws::sim::Provenance::modelled());
   h.frame([&] {
     if (BeginChart("bars", "Variants", "variant", "GB/s", ImVec2(600, 300))) {
       ChartCategories({"naive", "tiled", "padded"});

@@ -122,7 +122,8 @@ TEST(Record, WritesAndTheEmulatorAnswersFromIt) {
   std::string why;
   ASSERT_TRUE(load_recording(o.out, rec, why)) << why;
   EXPECT_EQ(rec.device.name, "Fake GPU 80GB");
-  EXPECT_EQ(rec.label(), "measured on Fake GPU 80GB, " + rec.date.substr(0, 10) + " (recorded)");
+  EXPECT_EQ(rec.source(), sim::Provenance::recorded("Fake GPU 80GB", rec.date.substr(0, 10)));
+  EXPECT_EQ(sim::long_label(rec.source()), "recorded on Fake GPU 80GB, " + rec.date.substr(0, 10));
   // The lesson's configuration, complete, with counters (small enough to trace).
   Params def;
   const VariantInfo* naive = find_variant("transpose", "naive");
@@ -143,16 +144,14 @@ TEST(Record, WritesAndTheEmulatorAnswersFromIt) {
   ro.timing = true;
   RunResult r = b->run("transpose", "naive", {{"n", 64}}, ro);
   ASSERT_EQ(r.error, "");
-  EXPECT_TRUE(r.timing.measured);
-  EXPECT_EQ(r.timing.recorded, rec.label());
+  EXPECT_EQ(r.timing.source, rec.source());
   EXPECT_DOUBLE_EQ(r.timing.median_ms, rr->timing.median_ms);
   EXPECT_EQ(r.totals.global_st_sectors, rr->totals->global_st_sectors);
   EXPECT_EQ(r.regs_per_thread, 40);
   // An unrecorded size stays modelled.
   RunResult m = b->run("transpose", "naive", {{"n", 96}}, ro);
   ASSERT_EQ(m.error, "");
-  EXPECT_FALSE(m.timing.measured);
-  EXPECT_EQ(m.timing.recorded, "");
+  EXPECT_EQ(m.timing.source.source, sim::Source::Modelled);
   // Time only, unrecorded, recorded_only: an error instead of emulating.
   RunOptions only;
   only.timing = true;
@@ -162,11 +161,11 @@ TEST(Record, WritesAndTheEmulatorAnswersFromIt) {
   EXPECT_NE(b->run("transpose", "naive", {{"n", 96}}, only).error, "");
   RunResult t = b->run("transpose", "naive", {{"n", 64}}, only);
   EXPECT_EQ(t.error, "");
-  EXPECT_EQ(t.timing.recorded, rec.label());
+  EXPECT_EQ(t.timing.source, rec.source());
   // The copy peer at the recorded size.
   PeerResult pr = b->run_peer(Peer::MemcpyD2D, {{"bytes", 64 * 64 * 4}}, ro);
   EXPECT_EQ(pr.error, "");
-  EXPECT_EQ(pr.timing.recorded, rec.label());
+  EXPECT_EQ(pr.timing.source, rec.source());
   EXPECT_NE(b->run_peer(Peer::MemcpyD2D, {{"bytes", 12}}, ro).error, "");
   fs::remove_all(dir);
 }

@@ -80,7 +80,7 @@ TEST_P(EveryVariant, VerifiesAndTimes) {
   const RunResult r = cuda->run(v.family, v.name, {}, opt);
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(r.verified) << r.verify_message;
-  EXPECT_TRUE(r.timing.measured);
+  EXPECT_EQ(r.timing.source, sim::Provenance::measured(cuda->device().name));
   EXPECT_EQ(r.timing.samples_ms.size(), 3u);
   EXPECT_GT(r.timing.median_ms, 0);
   EXPECT_LE(r.timing.min_ms, r.timing.median_ms);

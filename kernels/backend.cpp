@@ -215,6 +215,10 @@ void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::stri
     if (launches[i].loads_in_flight == 0) launches[i].loads_in_flight = n[i];
 }
 
+sim::Provenance peak_source(const DeviceInfo& d, BackendKind k) {
+  return sim::Provenance::spec(k == BackendKind::Emu ? std::string(sim::h100::kProduct) : d.name);
+}
+
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
                        int regs_per_thread) {
   const ModelledRun m = modelled_run(plan, launches, regs_per_thread);

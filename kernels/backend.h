@@ -114,6 +114,11 @@ struct DeviceInfo {
   DeviceLimits limits;
 };
 
+// The theoretical peak's source: a data sheet, never a measurement or the model. On a GPU
+// its own; on the emulator that of the device sim/'s model describes.
+// @post source == Spec; device == d.name for Cuda, sim::h100::kProduct for Emu.
+sim::Provenance peak_source(const DeviceInfo& d, BackendKind k);
+
 class Backend {
  public:
   virtual ~Backend() = default;

@@ -18,6 +18,8 @@ namespace ws::sim {
 // the CUDA backend reads a real device's limits instead.
 namespace h100 {
 inline constexpr const char* kName = "Hopper (sm_90)";
+// The product whose data sheet gives kDramGbps and kFp32Gflops (as the CUDA runtime names it).
+inline constexpr const char* kProduct = "NVIDIA H100 80GB HBM3";
 inline constexpr unsigned kSmCount = 132;
 inline constexpr unsigned kMaxThreadsPerSm = 2048;
 inline constexpr unsigned kMaxThreadsPerBlock = 1024;

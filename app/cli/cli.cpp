@@ -136,7 +136,10 @@ int cmd_info(const InfoArgs& a, std::ostream& out, std::ostream& err) {
   if (d.bus_width_bits > 0) rows.push_back({"bus width", fmt(d.bus_width_bits) + " bit"});
   if (d.peak_gbps > 0)
     rows.push_back({"peak bandwidth",
-                    fmt(d.peak_gbps) + " GB/s (theoretical: 2 x memory clock x bus width / 8)"});
+                    fmt(d.peak_gbps) + (b->kind() == BackendKind::Cuda
+                                            ? " GB/s (theoretical: 2 x memory clock x bus width / 8)"
+                                            : " GB/s (" + sim::long_label(peak_source(d, b->kind())) +
+                                                  ": the device the model describes)")});
   if (d.peak_gflops > 0)
     rows.push_back({"FP32 peak", fmt(d.peak_gflops) +
                                      " GFLOP/s (2 x FP32 lanes per SM x SMs x SM clock)"});
@@ -421,6 +424,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       Json mj;
       mj["time_us"] = number(modelled_us);
       mj["bound"] = parts.bound();
+      mj["source"] = source_json(sim::Provenance::modelled(parts.bound()));
       mj["dram_us"] = number(parts.dram_us);
       mj["dram_bytes"] = number(double(mr.dram_bytes));
       mj["in_flight_us"] = number(parts.in_flight_us);

@@ -60,6 +60,28 @@ std::string cell(double v, int digits = 3) { return std::isnan(v) ? "-" : fmt(v,
 
 }  // namespace
 
+std::string knob_ratios(const BenchReport& r, const std::string& knob) {
+  std::string out;
+  for (std::size_t i = 0; i + 1 < r.rows.size(); ++i) {
+    const BenchRow& a = r.rows[i];
+    const BenchRow& b = r.rows[i + 1];
+    if (a.cfg.variant != b.cfg.variant || a.status() != "ok" || b.status() != "ok") continue;
+    const auto ka = a.cfg.completed.find(knob), kb = b.cfg.completed.find(knob);
+    if (ka == a.cfg.completed.end() || kb == b.cfg.completed.end() || ka->second == kb->second)
+      continue;
+    // A speedup across two sources is marked, never given as if both were alike.
+    const sim::SourcedRatio q = sim::ratio(a.result.timing.median_ms, a.result.timing.source,
+                                           b.result.timing.median_ms, b.result.timing.source);
+    if (q.refused()) continue;
+    char v[32];
+    std::snprintf(v, sizeof v, "%.2fx", q.value);
+    out += a.cfg.variant->name + " " + knob + "=" + std::to_string(kb->second) + " against " + knob +
+           "=" + std::to_string(ka->second) + ": " + v + " the speed" +
+           (q.mixed ? " " + q.note : std::string()) + "\n";
+  }
+  return out;
+}
+
 int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   const FamilyInfo* fam = nullptr;
   for (const FamilyInfo& f : families())
@@ -122,11 +144,8 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   r.sets = sets;
 
   const std::string unit = r.unit();
-  // A configuration measured on a GPU and shipped as a recording is shown as that
-  // measurement, marked recorded; the others on the emulator are modelled.
-  std::string recorded;
-  for (const auto& row : r.rows)
-    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
+  // Each time says where it comes from (a configuration in the shipped recording is that
+  // measurement, recorded; the others on the emulator are modelled), row by row.
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : r.rows) {
     const auto& t = row.result.totals;
@@ -134,28 +153,27 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
     if (auto it = row.cfg.completed.find(knob); !knob.empty() && it != row.cfg.completed.end())
       label += " " + knob + "=" + std::to_string(it->second);
     if (row.failed()) {
-      rows.push_back({label, "", "", "", "", "", "", "FAILED"});
+      rows.push_back({label, "", "", "", "", "", "", "", "FAILED"});
       continue;
     }
     rows.push_back({label, cell(per(t.global_ld_sectors, t.global_ld_requests)),
                     cell(per(t.global_st_sectors, t.global_st_requests)),
                     cell(per(t.shared_ld_wavefronts, t.shared_ld_requests)),
                     std::to_string(t.shared_ld_conflicts() + t.shared_st_conflicts()),
-                    cell(row.result.timing.median_ms, 4) +
-                        (!row.result.timing.recorded.empty() ? " recorded"
-                         : row.result.timing.measured        ? ""
-                                                              : " modelled"),
+                    cell(row.result.timing.median_ms, 4),
                     row.wrong() ? "WRONG" : cell(row.result.timing.throughput, 4),
+                    sim::short_label(row.result.timing.source),
                     row.status() == "ok" ? "verified" : row.status()});
   }
+  const sim::SourceWording w = sim::describe_sources(r.sources());
   out << format_table({"variant", "ld sectors/req", "st sectors/req", "smem wavefronts/ld",
-                       "bank conflicts", emu && recorded.empty() ? "time ms (modelled)" : "time ms",
-                       unit + (emu && recorded.empty() ? " (modelled)" : ""), "result"},
-                      rows, {false, true, true, true, true, true, true, false});
+                       "bank conflicts", "time ms", unit, "source", "result"},
+                      rows, {false, true, true, true, true, true, true, false, false});
   out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
          "conflicts)\n";
-  if (!recorded.empty())
-    out << "(recorded: " << recorded << "; the throughput is of the time beside it)\n";
+  for (const sim::Provenance& p : w.sources)
+    out << "(" << sim::short_label(p) << ": " << sim::long_label(p) << ")\n";
+  if (!knob.empty()) out << knob_ratios(r, knob);
   for (const auto& row : r.rows)
     if (row.status() != "ok")
       out << row.status() << " " << row.cfg.variant->name << ": " << row.message() << "\n";

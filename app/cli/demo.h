@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/report.h"
 #include "kernels/catalogue.h"
 #include "viz/chart.h"
 
@@ -25,6 +26,13 @@ struct DemoOptions {
   // demo's counts can be held against them. The GPU uses the defaults.
   Params emu_sets;
 };
+
+// The knob's effect where a variant ran both ways, one line per pair: "tiled pad=1 against
+// pad=0: 1.48x the speed (mixed: recorded / modelled)".
+// @post one line per two consecutive rows of one variant, both ok, whose `knob` differs;
+//       its ratio is the first's median time over the second's, and it ends with
+//       sim::ratio's "(mixed: A / B)" note iff their sources differ.
+std::string knob_ratios(const BenchReport& r, const std::string& knob);
 
 // Runs the family marked `demo` in the catalogue (the transpose) on the best backend, prints per variant the metrics that
 // matter (sectors per request, bank conflicts, time, throughput, verification) and writes

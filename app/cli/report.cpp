@@ -179,8 +179,15 @@ bool BenchReport::any_bad() const {
 
 bool BenchReport::modelled() const {
   for (const auto& r : rows)
-    if (!r.failed() && !r.result.timing.measured) return true;
+    if (!r.failed() && r.result.timing.source.is(sim::Source::Modelled)) return true;
   return false;
+}
+
+std::vector<sim::Provenance> BenchReport::sources() const {
+  std::vector<sim::Provenance> out;
+  for (const auto& r : rows)
+    if (!r.failed()) out.push_back(r.result.timing.source);
+  return out;
 }
 
 std::string BenchReport::unit() const {
@@ -239,8 +246,8 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       if (row.failed() || row.wrong())
         *opt.progress << " " << row.status() << "\n";
       else
-        *opt.progress << " " << fmt(row.result.timing.median_ms) << " ms"
-                      << (row.result.timing.measured ? "" : " (modelled)") << "\n";
+        *opt.progress << " " << fmt(row.result.timing.median_ms) << " ms ("
+                      << sim::short_label(row.result.timing.source) << ")\n";
     }
     if (row.result.cancelled) {
       if (opt.progress) *opt.progress << " interrupted\n";
@@ -294,27 +301,43 @@ void derive(BenchReport& r) {
     const bool good = !row.failed() && row.result.verified;
     const bool gf = row.cfg.plan.gflops();
     row.copy_gbps = row.frac_copy = row.frac_peak = row.speedup = kNaN;
+    row.copy_source = {};
+    row.frac_copy_note.clear();
+    row.speedup_note.clear();
     if (!gf) {
       for (const auto& p : r.peers)
         if (p.peer == Peer::MemcpyD2D && same_size(p.size, row.cfg.plan.logical_bytes) &&
-            p.result.error.empty() && p.result.timing.throughput > 0)
+            p.result.error.empty() && p.result.timing.throughput > 0) {
           row.copy_gbps = p.result.timing.throughput;
+          row.copy_source = p.result.timing.source;
+        }
     }
+    // A share or a speedup across two sources keeps its value and says so (sim::ratio).
+    auto share = [&](double peer, const sim::Provenance& src) {
+      const sim::SourcedRatio q = sim::ratio(t.throughput, t.source, peer, src);
+      row.frac_copy = q.value;
+      row.frac_copy_note = q.note;
+    };
     if (good && t.throughput > 0) {
-      if (!gf && row.copy_gbps > 0) row.frac_copy = t.throughput / row.copy_gbps;
+      if (!gf && row.copy_gbps > 0) share(row.copy_gbps, row.copy_source);
+      // The peak is the data sheet's: a fraction of it is the usual figure, not a mix.
       if (!gf && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
       if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)
           if (p.peer == Peer::CublasSgemm && same_size(p.size, row.cfg.plan.flops) &&
               p.result.error.empty() && p.result.timing.throughput > 0)
-            row.frac_copy = t.throughput / p.result.timing.throughput;
+            share(p.result.timing.throughput, p.result.timing.source);
       }
     }
     if (i > 0 && good && t.median_ms > 0) {
       const auto& prev = r.rows[i - 1];
-      if (!prev.failed() && prev.result.verified && prev.result.timing.median_ms > 0)
-        row.speedup = prev.result.timing.median_ms / t.median_ms;
+      if (!prev.failed() && prev.result.verified && prev.result.timing.median_ms > 0) {
+        const sim::SourcedRatio q =
+            sim::ratio(prev.result.timing.median_ms, prev.result.timing.source, t.median_ms, t.source);
+        row.speedup = q.value;
+        row.speedup_note = q.note;
+      }
     }
   }
 }
@@ -354,6 +377,17 @@ Json device_json(const DeviceInfo& d) {
   return j;
 }
 
+Json source_json(const sim::Provenance& p) {
+  if (p.is(sim::Source::None)) return Json(nullptr);
+  Json j;
+  j["kind"] = std::string(sim::to_string(p.source));
+  if (!p.device.empty()) j["device"] = p.device;
+  if (!p.date.empty()) j["date"] = p.date;
+  if (!p.bound.empty()) j["bound"] = p.bound;
+  j["label"] = sim::long_label(p);
+  return j;
+}
+
 namespace {
 
 std::string speedup_text(double s) {
@@ -366,8 +400,7 @@ std::string pct(double f) { return std::isnan(f) ? "" : fmt(100.0 * f, 3) + "%";
 
 Json timing_json(const Timing& t) {
   Json j;
-  j["measured"] = t.measured;
-  if (!t.recorded.empty()) j["recorded"] = t.recorded;
+  j["source"] = source_json(t.source);
   j["median_ms"] = number(t.median_ms);
   j["min_ms"] = number(t.min_ms);
   j["max_ms"] = number(t.max_ms);
@@ -399,13 +432,15 @@ std::string row_label(const BenchRow& row,
 }
 
 std::string backend_words(const BenchReport& r) {
-  bool recorded = false;
-  for (const auto& row : r.rows) recorded = recorded || !row.result.timing.recorded.empty();
-  return std::string(to_string(r.kind)) +
-         (r.kind != BackendKind::Emu ? " (measured with CUDA events)"
-          : recorded ? " (emulated: counts from the emulator, times recorded on a GPU where "
-                       "marked, else modelled)"
-                     : " (emulated: times are modelled, not measured)");
+  return std::string(to_string(r.kind)) + (r.kind != BackendKind::Emu
+                                               ? " (times measured with CUDA events)"
+                                               : " (emulated: counts from the emulator)");
+}
+
+// A ratio's cell: "0.64x (mixed: modelled / recorded)", or "" when there is none.
+std::string ratio_cell(const std::string& text, const std::string& note) {
+  if (text.empty()) return "";
+  return note.empty() ? text : text + " " + note;
 }
 
 }  // namespace
@@ -414,25 +449,27 @@ std::string bench_text(const BenchReport& r) {
   std::ostringstream o;
   const std::string unit = r.unit();
   o << r.family << " on " << r.device.name << ", backend " << backend_words(r) << "\n";
-  std::string recorded;
-  for (const auto& row : r.rows)
-    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
-  o << "date " << r.date << ", "
-    << (!recorded.empty() ? "times " + recorded + " where marked recorded" +
-                                (r.modelled() ? ", else modelled from the trace" : "")
-        : r.modelled() ? std::string("times modelled from the trace, not measured")
-                       : "median of " + std::to_string(r.repeats) + " runs");
-  if (r.device.peak_gbps > 0) o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s";
+  // Where the times come from, said once from the rows' own sources.
+  const sim::SourceWording w = sim::describe_sources(r.sources());
+  bool measured = false;
+  for (const auto& p : w.sources) measured = measured || p.is(sim::Source::Measured);
+  o << "date " << r.date << ", times "
+    << (w.sources.empty() ? std::string("none") : w.mixed ? w.subtitle + " (marked per row)" : w.subtitle)
+    << (measured ? ", median of " + std::to_string(r.repeats) + " runs" : "");
+  const sim::Provenance peak = peak_source(r.device, r.kind);
+  if (r.device.peak_gbps > 0)
+    o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s (" << peak.device << " data sheet)";
   if (r.device.peak_gflops > 0)
     o << ", FP32 peak " << fmt(r.device.peak_gflops) << " GFLOP/s";
   o << "\n\n";
-  const std::string tcol = r.modelled() && recorded.empty() ? "time ms (modelled)" : "median ms";
+  const std::string tcol = sim::axis_title(measured || w.mixed ? "median ms" : "time ms", w);
   std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
                                      unit == "GFLOP/s" ? "of cuBLAS" : "of memcpy",
                                      "of peak", "speedup", "result"};
-  // On the emulator: where each time comes from, and the model's counts beside it.
+  // Where each time comes from, and on the emulator the model's counts beside it.
   const bool emu = r.kind == BackendKind::Emu;
-  if (emu) header.insert(header.end(), {"time", "sectors/req", "bank conflicts"});
+  header.push_back("source");
+  if (emu) header.insert(header.end(), {"sectors/req", "bank conflicts"});
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : r.rows) {
     const auto& t = row.result.timing;
@@ -444,15 +481,16 @@ std::string bench_text(const BenchReport& r) {
       cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
       // A wrong result never shows a throughput.
       cells.push_back(row.wrong() ? "WRONG" : fmt(t.throughput));
-      cells.push_back(pct(row.frac_copy));
+      cells.push_back(ratio_cell(pct(row.frac_copy), row.frac_copy_note));
       cells.push_back(pct(row.frac_peak));
-      cells.push_back(std::isnan(row.speedup) ? "" : speedup_text(row.speedup));
+      cells.push_back(ratio_cell(std::isnan(row.speedup) ? "" : speedup_text(row.speedup),
+                                 row.speedup_note));
       cells.push_back(row.status());
     }
+    cells.push_back(row.failed() ? "" : sim::short_label(t.source));
     if (emu) {
       const sim::Totals& tt = row.result.totals;
       const double req = double(tt.global_ld_requests + tt.global_st_requests);
-      cells.push_back(row.failed() ? "" : !t.recorded.empty() ? "recorded" : "modelled");
       cells.push_back(req > 0 ? fmt(double(tt.global_ld_sectors + tt.global_st_sectors) / req) : "");
       cells.push_back(row.failed() || tt.events == 0
                           ? ""
@@ -465,21 +503,20 @@ std::string bench_text(const BenchReport& r) {
       std::vector<std::string> cells = {"peer: " + std::string(to_string(p.peer)),
                                         params_text(p.params)};
       if (!p.result.error.empty()) {
-        cells.insert(cells.end(), {"", "", "", "", "", "", "n/a"});
-        if (emu) cells.insert(cells.end(), {"", "", ""});
+        cells.insert(cells.end(), {"", "", "", "", "", "", "n/a", ""});
       } else {
         const auto& t = p.result.timing;
         cells.push_back(fmt(t.median_ms));
         cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
         cells.push_back(fmt(t.throughput) + (t.unit != unit && !t.unit.empty() ? " " + t.unit : ""));
-        cells.insert(cells.end(), {"", "", "", "peer"});
-        if (emu) cells.insert(cells.end(), {t.recorded.empty() ? "" : "recorded", "", ""});
+        cells.insert(cells.end(), {"", "", "", "peer", sim::short_label(t.source)});
       }
+      if (emu) cells.insert(cells.end(), {"", ""});
       rows.push_back(std::move(cells));
     }
   }
-  std::vector<bool> right = {false, false, true, true, true, true, true, true, false};
-  if (emu) right.insert(right.end(), {false, true, true});
+  std::vector<bool> right = {false, false, true, true, true, true, true, true, false, false};
+  if (emu) right.insert(right.end(), {true, true});
   o << format_table(header, rows, right);
   for (const auto& row : r.rows)
     if (row.status() != "ok")
@@ -492,16 +529,27 @@ std::string bench_text(const BenchReport& r) {
   return o.str();
 }
 
+namespace {
+// Which of a row's ratios divide two sources: "frac_copy (mixed: modelled / recorded);
+// speedup (mixed: ...)", "" when none does.
+std::string mixed_notes(const BenchRow& row) {
+  std::string s;
+  if (!row.frac_copy_note.empty()) s = "frac_copy " + row.frac_copy_note;
+  if (!row.speedup_note.empty()) s += (s.empty() ? "" : "; ") + ("speedup " + row.speedup_note);
+  return s;
+}
+}  // namespace
+
 std::string bench_csv(const BenchReport& r) {
   std::set<std::string> keys;
   for (const auto& row : r.rows)
     for (const auto& [k, v] : row.cfg.completed) keys.insert(k);
   std::vector<std::string> head = {"date", "device", "driver", "runtime", "mem_clock_mhz",
-                                   "bus_width_bits", "peak_gbps", "backend", "timing",
-                                   "kernel", "variant"};
+                                   "bus_width_bits", "peak_gbps", "backend", "source",
+                                   "source_detail", "kernel", "variant"};
   for (const auto& k : keys) head.push_back(k);
   for (const char* h : {"params", "repeats", "median_ms", "min_ms", "max_ms", "throughput",
-                        "unit", "frac_copy", "frac_peak", "speedup", "status", "message"})
+                        "unit", "frac_copy", "frac_peak", "speedup", "mixed", "status", "message"})
     head.push_back(h);
   std::string out;
   for (std::size_t i = 0; i < head.size(); ++i) out += (i ? "," : "") + head[i];
@@ -509,12 +557,12 @@ std::string bench_csv(const BenchReport& r) {
   auto num = [](double v) { return std::isnan(v) ? std::string() : fmt(v, 6); };
   auto line = [&](const std::string& variant, const Params& params, const Timing& t,
                   bool failed, const std::string& throughput, double fc, double fp, double sp,
-                  const std::string& status, const std::string& msg) {
+                  const std::string& notes, const std::string& status, const std::string& msg) {
     std::vector<std::string> c = {r.date, r.device.name, r.device.driver, r.device.runtime,
                                   num(r.device.mem_clock_mhz), num(r.device.bus_width_bits),
                                   num(r.device.peak_gbps), std::string(to_string(r.kind)),
-                                  failed ? "" : !t.recorded.empty() ? "recorded" : (t.measured ? "measured" : "modelled"),
-                                  r.family, variant};
+                                  failed ? "" : sim::short_label(t.source),
+                                  failed ? "" : sim::detail(t.source), r.family, variant};
     for (const auto& k : keys) {
       auto it = params.find(k);
       c.push_back(it == params.end() ? "" : std::to_string(it->second));
@@ -529,6 +577,7 @@ std::string bench_csv(const BenchReport& r) {
     c.push_back(num(fc));
     c.push_back(num(fp));
     c.push_back(num(sp));
+    c.push_back(notes);
     c.push_back(status);
     c.push_back(msg);
     for (std::size_t i = 0; i < c.size(); ++i) out += (i ? "," : "") + csv_field(c[i]);
@@ -538,12 +587,12 @@ std::string bench_csv(const BenchReport& r) {
     const bool bad = row.failed() || row.wrong();
     line(row.cfg.variant->name, row.cfg.completed, row.result.timing, row.failed(),
          bad ? "" : num(row.result.timing.throughput), row.frac_copy, row.frac_peak,
-         row.speedup, row.status(), row.message());
+         row.speedup, mixed_notes(row), row.status(), row.message());
   }
   for (const auto& p : r.peers) {
     const bool failed = !p.result.error.empty();
     line("peer:" + std::string(to_string(p.peer)), p.params, p.result.timing, failed,
-         failed ? "" : num(p.result.timing.throughput), kNaN, kNaN, kNaN,
+         failed ? "" : num(p.result.timing.throughput), kNaN, kNaN, kNaN, "",
          failed ? "n/a" : "peer", p.result.error);
   }
   return out;
@@ -555,6 +604,7 @@ Json bench_json(const BenchReport& r) {
   j["kernel"] = r.family;
   j["backend"] = std::string(to_string(r.kind));
   j["device"] = device_json(r.device);
+  j["peak_source"] = source_json(peak_source(r.device, r.kind));
   j["repeats"] = r.repeats;
   j["set"] = params_json(r.sets);
   Json sw = Json::object();
@@ -577,6 +627,8 @@ Json bench_json(const BenchReport& r) {
     o["frac_copy"] = number(row.frac_copy);
     o["frac_peak"] = number(row.frac_peak);
     o["speedup"] = number(row.speedup);
+    if (!row.frac_copy_note.empty()) o["frac_copy_mixed"] = row.frac_copy_note;
+    if (!row.speedup_note.empty()) o["speedup_mixed"] = row.speedup_note;
     rows.push_back(o);
   }
   j["rows"] = rows;
@@ -601,24 +653,23 @@ Json bench_json(const BenchReport& r) {
 viz::ChartSpec bench_chart(const BenchReport& r) {
   viz::ChartSpec c;
   const std::string unit = r.unit();
-  const bool modelled = r.modelled();
-  c.y_label = unit + (modelled ? " (modelled)" : "");
-  std::string recorded;
-  for (const auto& row : r.rows)
-    if (!row.failed() && !row.result.timing.recorded.empty()) recorded = row.result.timing.recorded;
-  const std::string where = !recorded.empty()
-                                ? recorded + (modelled ? "; unrecorded points modelled" : "")
-                                : modelled ? "emulated, modelled times" : r.device.name;
+  // The unit alone: the axis, the legend and the footer say where the values come from,
+  // derived from each point's source (viz::chart_sources).
+  c.y_label = unit;
   const bool lines = r.sweeps.size() == 1 && r.sweeps[0].values.size() >= 2;
 
-  std::map<double, double> copy_at;  // x -> memcpy throughput (line charts)
-  std::set<double> copies;
-  for (const auto& row : r.rows)
-    if (row.copy_gbps > 0) copies.insert(row.copy_gbps);
+  std::map<double, std::pair<double, sim::Provenance>> copy_at;  // x -> the copy (lines)
+  std::vector<std::pair<double, sim::Provenance>> copies;
+  for (const auto& row : r.rows) {
+    if (!(row.copy_gbps > 0)) continue;
+    bool have = false;
+    for (const auto& [v, src] : copies) have = have || (v == row.copy_gbps && src == row.copy_source);
+    if (!have) copies.emplace_back(row.copy_gbps, row.copy_source);
+  }
 
   if (lines) {
     const std::string key = r.sweeps[0].key;
-    c.title = r.family + ": throughput against " + key + " (" + where + ")";
+    c.title = r.family + ": throughput against " + key;
     c.x_label = key;
     std::vector<std::string> order;
     std::map<std::string, viz::Series> by_variant;
@@ -636,24 +687,24 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
       s.x.push_back(double(it->second));
       s.y.push_back(bad ? 0.0 : row.result.timing.throughput);
       s.wrong.push_back(bad);
-      s.modelled.push_back(!row.failed() && !row.result.timing.measured);
-      if (row.copy_gbps > 0) copy_at[double(it->second)] = row.copy_gbps;
+      s.source.push_back(row.failed() ? sim::Provenance{} : row.result.timing.source);
+      if (row.copy_gbps > 0) copy_at[double(it->second)] = {row.copy_gbps, row.copy_source};
     }
     for (const auto& n : order) c.series.push_back(by_variant[n]);
     if (copies.size() > 1 && !copy_at.empty()) {
       viz::Series s;
-      s.name = "cudaMemcpy D2D (same run)";
+      s.name = "cudaMemcpy D2D";
       s.kind = viz::SeriesKind::Line;
       for (const auto& [x, y] : copy_at) {
         s.x.push_back(x);
-        s.y.push_back(y);
+        s.y.push_back(y.first);
         s.wrong.push_back(false);
-        s.modelled.push_back(modelled);
+        s.source.push_back(y.second);  // measured beside the kernels, or recorded: never modelled
       }
       c.series.push_back(s);
     }
   } else {
-    c.title = r.family + ": throughput by variant (" + where + ")";
+    c.title = r.family + ": throughput by variant";
     c.x_label = "variant";
     const auto keys = varying_keys(r);
     viz::Series s;
@@ -666,18 +717,20 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
       s.x.push_back(double(i));
       s.y.push_back(bad ? 0.0 : row.result.timing.throughput);
       s.wrong.push_back(bad);
-      s.modelled.push_back(!row.failed() && !row.result.timing.measured);
+      s.source.push_back(row.failed() ? sim::Provenance{} : row.result.timing.source);
     }
     c.series.push_back(s);
   }
+  const sim::Provenance peak = peak_source(r.device, r.kind);
   if (unit == "GB/s" && r.device.peak_gbps > 0)
-    c.refs.push_back({"theoretical peak", r.device.peak_gbps, 0});
+    c.refs.push_back({"theoretical peak", r.device.peak_gbps, 0, peak});
   if (unit == "GFLOP/s" && r.device.peak_gflops > 0)
-    c.refs.push_back({"FP32 peak", r.device.peak_gflops, 0});
-  if (copies.size() == 1) c.refs.push_back({"cudaMemcpy D2D (same run)", *copies.begin(), 0});
+    c.refs.push_back({"FP32 peak", r.device.peak_gflops, 0, peak});
+  if (copies.size() == 1)
+    c.refs.push_back({"cudaMemcpy D2D", copies[0].first, 0, copies[0].second});
   for (const auto& p : r.peers)
     if (p.peer == Peer::CublasSgemm && p.result.error.empty() && p.result.timing.throughput > 0)
-      c.refs.push_back({"cuBLAS SGEMM (same run)", p.result.timing.throughput, 0});
+      c.refs.push_back({"cuBLAS SGEMM", p.result.timing.throughput, 0, p.result.timing.source});
 
   std::string params = params_text(r.sets);
   for (const auto& sw : r.sweeps) {
@@ -686,7 +739,7 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
     params += (params.empty() ? "" : " ") + sw.key + "=" + vals;
   }
   if (r.rows.size() == 1) params = params_text(r.rows[0].cfg.completed);
-  c.meta = export_meta(r.device, r.kind, modelled, r.repeats, r.family, params, r.date);
+  c.meta = export_meta(r.device, r.kind, r.sources(), r.repeats, r.family, params, r.date);
   return c;
 }
 

@@ -66,10 +66,14 @@ constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 struct BenchRow {
   Config cfg;
   RunResult result;
-  double copy_gbps = kNaN;  // memcpy D2D at this size, measured in the same run
-  double frac_copy = kNaN;  // throughput / copy_gbps
-  double frac_peak = kNaN;  // throughput / theoretical peak
+  double copy_gbps = kNaN;  // memcpy D2D at this size (measured in the same run, or recorded)
+  sim::Provenance copy_source;  // the copy's source
+  double frac_copy = kNaN;  // throughput / copy_gbps (or / cuBLAS for GFLOP/s)
+  double frac_peak = kNaN;  // throughput / theoretical peak (the data sheet's)
   double speedup = kNaN;    // previous row's median time / this row's
+  // "(mixed: recorded / modelled)" when frac_copy or speedup divides figures of two sources
+  // (sim::ratio); "" when both come from one.
+  std::string frac_copy_note, speedup_note;
   bool wrong() const { return result.error.empty() && !result.verified; }
   bool failed() const { return !result.error.empty(); }
   // "ok", "WRONG", "FAILED" or "PROBLEM" (ran and verified, but the emulator reported one).
@@ -97,6 +101,8 @@ struct BenchReport {
   bool cancelled = false;      // stopped by the thread's RunControl (Ctrl-C): rows incomplete
   bool any_bad() const;        // some row failed or was wrong
   bool modelled() const;       // some time is modelled, not measured
+  // The sources of the rows' times (not of failed rows), in row order.
+  std::vector<sim::Provenance> sources() const;
   std::string unit() const;    // "GB/s" or "GFLOP/s"
 };
 
@@ -118,6 +124,8 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
                       const BenchOptions& opt);
 
 // Derived columns (fractions, speedups) from the rows' results and the peers.
+// @post a row's speedup_note (frac_copy_note) is "" iff its speedup (frac_copy) divides
+//       figures of one source, else sim::ratio's "(mixed: ...)" note; the value is kept.
 void derive(BenchReport& r);
 
 std::string bench_text(const BenchReport& r);
@@ -131,6 +139,9 @@ viz::ChartSpec bench_chart(const BenchReport& r);
 Json number(double v);
 Json params_json(const Params& p);
 Json device_json(const DeviceInfo& d);
+// A figure's source: {"kind": "recorded", "device": ..., "date": ..., "label": long label};
+// null for None.
+Json source_json(const sim::Provenance& p);
 Json dim_json(const Dim3& d);
 
 // JSON indented down to `depth`, compact below it and for arrays of scalars.

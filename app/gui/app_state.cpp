@@ -425,7 +425,7 @@ void AppState::install(JobResult& r) {
         h.throughput = rr.timing.throughput;
         h.unit = rr.timing.unit;
         h.wrong = !rr.ok();
-        h.modelled = !rr.timing.measured;
+        h.source = rr.timing.source;
         history.push_back(h);
         while (history.size() > kHistoryMax) history.pop_front();
       }
@@ -541,15 +541,20 @@ double AppState::peak() const {
 std::map<std::string, std::string> AppState::export_meta() const {
   const DeviceInfo d = worker_.device();
   const int repeats = main.valid() ? std::max<int>(1, int(main.run->timing.samples_ms.size())) : 10;
-  return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, emulated(), repeats,
+  std::vector<sim::Provenance> sources;
+  if (main.valid()) sources.push_back(main.run->timing.source);
+  for (const auto& b : bars) sources.push_back(b.result.timing.source);
+  for (const auto& p : sweep) sources.push_back(p.source);
+  return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, sources, repeats,
                          selection_.sel.family + "/" + selection_.sel.variant, ws::to_string(selection_.completed),
                          utc_now_iso8601());
 }
 
 ChartContext AppState::chart_context() const {
   ChartContext c;
-  c.emulated = emulated();
   c.peak = peak();
+  c.peak_source = worker_.ready() ? peak_source(worker_.device(), worker_.backend_kind())
+                                  : sim::Provenance::spec(sim::h100::kProduct);
   c.family = selection_.sel.family;
   c.completed = selection_.completed;
   c.meta = export_meta();

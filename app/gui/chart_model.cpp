@@ -12,12 +12,18 @@ double ChartModel::copy_gbps() const {
   return 0;
 }
 
+sim::Provenance ChartModel::copy_source() const {
+  for (const PeerResult& p : peers)
+    if (p.peer == Peer::MemcpyD2D && p.error.empty() && p.timing.throughput > 0) return p.timing.source;
+  return {};
+}
+
 viz::ChartSpec ChartModel::history_chart(const ChartContext& ctx) const {
   viz::ChartSpec c;
   c.title = "Throughput per run";
   c.x_label = "run";
   const std::string unit = history.empty() ? "GB/s" : history.back().unit;
-  c.y_label = unit + (ctx.emulated ? " (modelled)" : "");
+  c.y_label = unit;  // the sources drawn complete the axis title (viz::y_axis_title)
   std::map<std::string, std::size_t> index;
   for (const HistoryPoint& h : history) {
     if (h.unit != unit) continue;
@@ -33,11 +39,11 @@ viz::ChartSpec ChartModel::history_chart(const ChartContext& ctx) const {
     s.x.push_back(h.run);
     s.y.push_back(h.throughput);
     s.wrong.push_back(h.wrong);
-    s.modelled.push_back(h.modelled);
+    s.source.push_back(h.source);
   }
-  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({ctx.emulated ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
   if (const double cp = copy_gbps(); cp > 0 && unit == "GB/s")
-    c.refs.push_back({ctx.emulated ? "copy (modelled)" : "cudaMemcpy D2D", cp, 0});
+    c.refs.push_back({"cudaMemcpy D2D", cp, 0, copy_source()});
   c.meta = ctx.meta;
   return c;
 }
@@ -57,21 +63,19 @@ viz::ChartSpec ChartModel::bars_chart(const ChartContext& ctx) const {
     s.x.push_back(double(i));
     s.y.push_back(ran ? b.result.timing.throughput : NAN);
     s.wrong.push_back(ran && !b.result.ok());
-    s.modelled.push_back(ran && !b.result.timing.measured);
+    s.source.push_back(ran ? b.result.timing.source : sim::Provenance{});
     if (ran && unit.empty()) unit = b.result.timing.unit;
   }
   c.y_label = unit.empty() ? "GB/s" : unit;
   c.series.push_back(s);
   const std::string unit_label = c.y_label;
-  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({ctx.emulated ? "peak (modelled device)" : "theoretical peak", pk, 0});
+  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
+  // Peers are measured beside the kernels or recorded: their own source, never modelled.
   for (const PeerResult& p : peers) {
     if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != unit_label) continue;
-    std::string name = std::string(ws::to_string(p.peer));
-    if (!p.timing.measured) name += " (modelled)";
-    c.refs.push_back({name, p.timing.throughput, 0});
+    c.refs.push_back({std::string(ws::to_string(p.peer)), p.timing.throughput, 0, p.timing.source});
   }
   c.meta = ctx.meta;
-  if (ctx.emulated) c.y_label += " (modelled)";
   return c;
 }
 
@@ -102,13 +106,12 @@ viz::ChartSpec ChartModel::sweep_chart(const ChartContext& ctx) const {
     s.y.push_back(y);
     s.wrong.push_back(!p.verified);
     // Counts come from the model on every backend; only times can be modelled.
-    s.modelled.push_back(sweep_metric.empty() && !p.measured);
+    s.source.push_back(sweep_metric.empty() ? p.source : sim::Provenance{});
     if (unit.empty()) unit = p.unit;
   }
   c.y_label = !sweep_metric.empty() ? sweep_metric : unit.empty() ? "GB/s" : unit;
-  if (sweep_metric.empty() && ctx.emulated) c.y_label += " (modelled)";
   if (const double pk = ctx.peak; pk > 0 && sweep_metric.empty())
-    c.refs.push_back({ctx.emulated ? "peak (modelled device)" : "theoretical peak", pk, 0});
+    c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
   c.meta = ctx.meta;
   // The swept parameters as swept (x=8,16,32), not the controls' current values.
   std::set<long long> xs, ss;

@@ -1,8 +1,9 @@
 #pragma once
 // The charts' model on the UI thread: the run history, the variants' bars, the sweep and
 // the peers, and the ChartSpecs built from them. Plain data and functions: no window, no
-// worker; what a chart says besides its data (the device's peak, modelled or measured,
-// the export metadata) comes in a ChartContext from the app's state.
+// worker; what a chart says besides its data (the device's peak from its data sheet, the
+// export metadata) comes in a ChartContext from the app's state. Each point and reference
+// carries its source; the charts derive their words from them (viz::chart_sources).
 #include <deque>
 #include <map>
 #include <string>
@@ -20,13 +21,14 @@ struct HistoryPoint {
   std::string series; // variant name: one colour per variant
   double throughput = 0;
   std::string unit;
-  bool wrong = false, modelled = false;
+  bool wrong = false;
+  sim::Provenance source;  // the run's time: measured, recorded or modelled
 };
 
 // What the charts need from the rest of the app.
 struct ChartContext {
-  bool emulated = true;     // times are modelled: the axis and the references say so
   double peak = 0;          // the device's theoretical peak in the run's unit (0: unknown)
+  sim::Provenance peak_source;  // its data sheet (Spec): never modelled, never measured
   std::string family;       // the selected family (the bars name theirs when they differ)
   Params completed;         // the selected variant's completed parameters
   std::map<std::string, std::string> meta;  // the export metadata (kernels/run_meta.h)
@@ -45,8 +47,9 @@ struct ChartModel {
   std::vector<PeerResult> peers;
   bool live_charts = true;                     // bars follow every change
 
-  // The memcpy peer's throughput (0: none measured).
+  // The memcpy peer's throughput (0: none measured or recorded), and its source.
   double copy_gbps() const;
+  sim::Provenance copy_source() const;
   // @post one line series per variant, of the points in the last point's unit, in run
   //       order; the peak and (for GB/s) the copy as references when known.
   viz::ChartSpec history_chart(const ChartContext& ctx) const;

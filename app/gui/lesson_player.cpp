@@ -545,7 +545,7 @@ class PlayerPanel : public LessonPanel {
       }
     const DeviceInfo dev = host.device();
     Facts f = facts_from_run(*r, dev);
-    f.backend = r->timing.measured ? "cuda" : "emu";
+    f.backend = r->timing.source.on_gpu() ? "cuda" : "emu";
     if (!r->error.empty()) f.error = r->error;
     else if (!r->verified) f.error = "the output is wrong: " + r->verify_message;
     Lab ran = *lab;
@@ -611,6 +611,7 @@ class PlayerPanel : public LessonPanel {
           pr.base.values.erase(q.name);
         }
       pr.base.measured = pr.got->measured;
+      pr.base.timed = pr.got->timed;
       pr.base.timed_source = pr.got->timed_source;
       pr.base.timed_params = pr.got->timed_params;
       for (const auto& [k, v] : pr.got->values)

@@ -265,8 +265,7 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.totals = &r.totals;
   in.verified = r.verified;
   in.verify_message = r.verify_message;
-  in.measured = r.timing.measured;
-  in.recorded = r.timing.recorded;
+  in.source = r.timing.source;
   in.median_ms = r.timing.median_ms;
   in.min_ms = r.timing.min_ms;
   in.max_ms = r.timing.max_ms;
@@ -274,6 +273,7 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.throughput = r.timing.throughput;
   in.unit = r.timing.unit;
   in.copy_gbps = s.copy_gbps();
+  in.copy_source = s.copy_source();
   in.peak = s.peak();
   const HardwareCounters& hw = l.hardware();
   in.hardware = hardware_rows(r.totals, hw);
@@ -297,7 +297,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
     if (l.has(Stage::Measured) && l.run->timing.throughput > 0)
       ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
                   viz::format_ms(l.run->timing.median_ms).c_str(),
-                  l.run->timing.measured ? "measured" : "modelled");
+                  sim::short_label(l.run->timing.source).c_str());
     return {};
   }
   if (&l == &s.main && !s.refusal().empty())
@@ -494,12 +494,10 @@ void result_line(const AppState& s) {
   }
   ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
   if (r.timing.throughput > 0)
-    ImGui::TextColored(r.timing.measured ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
+    ImGui::TextColored(r.timing.source.on_gpu() ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
                        "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
                        viz::format_ms(r.timing.median_ms).c_str(),
-                       !r.timing.recorded.empty() ? r.timing.recorded.c_str()
-                       : r.timing.measured        ? "measured"
-                                                  : "modelled");
+                       sim::long_label(r.timing.source).c_str());
   ImGui::PopTextWrapPos();
   if (!s.main.has(Stage::Measured) && !s.main.final) {
     // The emulator's selected block is in; time and verdict come with the whole grid.
@@ -822,9 +820,19 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
   const RunResult& r = *l.run;
   ImGui::TextWrapped("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (r.error.empty() && r.timing.throughput > 0) {
-    ImGui::TextColored(r.ok() ? viz::to_imvec4(th(s).good) : viz::to_imvec4(th(s).wrong), "%.4g %s%s%s",
-                       r.timing.throughput, r.timing.unit.c_str(), r.timing.measured ? "" : " (modelled)",
+    // Each side names its source; B against A says when the two differ (sim::ratio).
+    ImGui::TextColored(r.ok() ? viz::to_imvec4(th(s).good) : viz::to_imvec4(th(s).wrong), "%.4g %s (%s)%s",
+                       r.timing.throughput, r.timing.unit.c_str(), sim::short_label(r.timing.source).c_str(),
                        r.ok() ? "" : " WRONG RESULT");
+    (b_side ? fd.compare_b_source : fd.compare_a_source) = sim::to_string(r.timing.source);
+    const Loaded& a = s.main;
+    if (b_side && a.valid() && a.run->error.empty() && a.run->timing.throughput > 0 &&
+        a.run->timing.unit == r.timing.unit) {
+      const sim::SourcedRatio q = sim::ratio(r.timing.throughput, r.timing.source,
+                                             a.run->timing.throughput, a.run->timing.source);
+      fd.compare_ratio = "B / A: " + q.text();
+      wrapped_dim(fd.compare_ratio);
+    }
   } else if (!r.error.empty()) {
     ImGui::TextColored(viz::to_imvec4(th(s).wrong), "%s", r.error.c_str());
   }
@@ -911,8 +919,8 @@ std::string status_text(const AppState& s) {
     std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
     t += b;
     // A recorded time is a measurement, but not of this run: say so (the title bar says where).
-    const Timing& tm = s.main.run->timing;
-    t += !tm.recorded.empty() ? " (recorded)" : tm.measured ? " (measured)" : " (modelled)";
+    const std::string src = sim::short_label(s.main.run->timing.source);
+    if (!src.empty()) t += " (" + src + ")";
     if (!s.main.run->verified) t += " WRONG";
   }
   return t;

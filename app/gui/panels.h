@@ -35,6 +35,9 @@ struct FrameDraw {
   viz::MetricsDraw metrics, metrics_b;
   viz::StepperDraw stepper;
   viz::ChartDraw history, bars, sweep;
+  // Compare: each side's source (sim::to_string), and B's throughput over A's with
+  // "(mixed: ...)" when the two sources differ.
+  std::string compare_a_source, compare_b_source, compare_ratio;
   bool emulated_notice = false;         // the "emulated: times are modelled" banner
   bool shortcuts_shown = false;         // the presenter's shortcut list
   std::vector<std::string> shortcut_keys;  // the keys that list named, in order

@@ -463,7 +463,7 @@ JobResult Worker::execute(Job& j) {
             const auto rr = run_cached(j.family, j.variant, full, measured);
             p.verified = rr->ok();
             p.error = rr->error;
-            p.measured = rr->timing.measured;
+            p.source = rr->timing.source;
             p.throughput = rr->timing.throughput;
             p.unit = rr->timing.unit;
             if (!gpu) p.plain = rr->totals.plain();

@@ -67,7 +67,8 @@ struct BarPoint {
 struct SweepPoint {
   long long x = 0, s = 0;
   std::string skipped;  // why this point was not run ("" = ran)
-  bool verified = false, measured = false;
+  bool verified = false;
+  sim::Provenance source;  // the time's (Timing::source)
   double throughput = 0;
   std::string unit, error;
   std::vector<std::pair<std::string, double>> plain;  // the run's totals in plain words

@@ -187,8 +187,7 @@ const std::vector<PlainDef>& plain_defs() {
 }
 
 std::string timed_source_of(const Timing& t) {
-  if (!t.recorded.empty()) return t.recorded;
-  return t.measured ? "measured on the GPU" : "modelled";
+  return t.source.is(sim::Source::Modelled) ? "modelled" : sim::long_label(t.source);
 }
 
 }  // namespace
@@ -218,7 +217,8 @@ double Facts::get(const std::string& key) const {
 
 Facts facts_from_run(const RunResult& r, const DeviceInfo& dev) {
   Facts f;
-  f.measured = r.timing.measured;
+  f.measured = r.timing.source.on_gpu();
+  f.timed = r.timing.source;
   f.timed_source = timed_source_of(r.timing);
   f.timed_params = r.params;
   f.error = r.error;
@@ -272,7 +272,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
             backend->run_peer(Peer::MemcpyD2D, peer_params(Peer::MemcpyD2D, r.plan, r.params), opt);
         if (pr.error.empty()) copy = pr.timing.throughput;
       }
-      if (!(copy > 0) && r.timing.measured) continue;  // a GPU run needs a measured copy
+      if (!(copy > 0) && r.timing.source.on_gpu()) continue;  // a GPU run needs a measured copy
       if (!(copy > 0)) {
         // No measured copy (the emulator): the model's time for moving the same logical
         // bytes with no waste, the same estimate the kernel's own time comes from (whole
@@ -286,7 +286,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
     } else if (q.name == "peak") {
       sim::DeviceModel m;
       double peak = r.plan.gflops() ? m.fp32_gflops
-                                    : (r.timing.measured && dev.peak_gbps > 0 ? dev.peak_gbps
+                                    : (r.timing.source.on_gpu() && dev.peak_gbps > 0 ? dev.peak_gbps
                                                                               : m.dram_gbps);
       v = ratio(mine, peak);
     } else if (q.name == "library") {
@@ -372,6 +372,7 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
   if (tr.regs_per_thread > 0 && !f.has("regs_per_thread"))
     f.values["regs_per_thread"] = tr.regs_per_thread;
   f.measured = tf.measured;
+  f.timed = tf.timed;
   f.timed_source = tf.timed_source;
   f.timed_params = tr.params;
   add_ratio_facts(f, lab, tr, dev, wanted, &backend, to);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "sim/provenance.h"
 
 namespace ws::lesson {
 
@@ -194,9 +195,10 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l);
 // Every number of one lab run a predict, goal or explanation can name.
 struct Facts {
   std::map<std::string, double> values;  // Quantity::key() -> value
-  bool measured = false;                 // timed values came from a GPU (live or recorded)
-  // Where the timed values come from, as shown to the student: "measured on the GPU",
-  // "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded)", or "modelled".
+  bool measured = false;                 // timed values came from a GPU (timed.on_gpu())
+  sim::Provenance timed;                 // the timed values' source (Timing::source)
+  // Where the timed values come from, as shown to the student: long_label(timed),
+  // "recorded on NVIDIA H100 80GB HBM3, 2026-11-23", or "modelled ..." with its size.
   std::string timed_source = "modelled";
   Params timed_params;                   // the parameters the timed values belong to
   std::string backend;                   // "emu" or "cuda"

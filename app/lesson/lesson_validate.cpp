@@ -266,7 +266,7 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
     if (!lab) continue;
     if (!st.lab && st.predicts.empty() && st.goals.empty()) continue;
     Facts f = run_lab(*lab, {}, backend, wanted_quantities(st));
-    recorded = recorded || f.timed_source.find("(recorded)") != std::string::npos;
+    recorded = recorded || f.timed.is(sim::Source::Recorded);
     const int lab_line = st.lab ? st.lab->line : st.line;
     if (!f.error.empty()) {
       line(lab_line, false, "lab " + describe(*lab) + ": " + f.error);

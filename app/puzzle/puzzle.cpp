@@ -567,9 +567,12 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
         tr.got = 100.0 * (r.run.timing.median_ms / ref.timing.median_ms - 1.0);
         tr.met = tr.got <= t.value + 1e-9;
         std::ostringstream s;
+        // Two times of different sources are compared, but never as if alike.
+        const sim::SourcedRatio q = sim::ratio(r.run.timing.median_ms, r.run.timing.source,
+                                               ref.timing.median_ms, ref.timing.source);
         s << std::setprecision(4) << r.run.timing.median_ms * 1000 << " us against "
           << ref.timing.median_ms * 1000 << " us, "
-          << (r.run.timing.measured ? "measured" : "modelled");
+          << (q.mixed ? q.note : sim::short_label(r.run.timing.source));
         tr.note = s.str();
       }
     } else {

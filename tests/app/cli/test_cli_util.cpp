@@ -8,6 +8,7 @@
 #include <set>
 #include <sstream>
 
+#include "app/cli/demo.h"
 #include "app/cli/report.h"
 #include "app/cli/util.h"
 
@@ -152,7 +153,7 @@ BenchRow row_of(const VariantInfo& v, double median_ms, double gbps, bool verifi
   r.cfg.plan.logical_bytes = 8e6;
   r.result.verified = verified;
   r.result.error = std::move(error);
-  r.result.timing.measured = true;
+  r.result.timing.source = sim::Provenance::measured("Test GPU");
   r.result.timing.median_ms = median_ms;
   r.result.timing.throughput = gbps;
   r.result.timing.unit = "GB/s";
@@ -171,6 +172,7 @@ TEST(CliReport, DeriveSetsSpeedupOnlyBetweenTwoVerifiedRows) {
   copy.peer = Peer::MemcpyD2D;
   copy.size = 8e6;
   copy.result.timing.throughput = 800;
+  copy.result.timing.source = sim::Provenance::measured("Test GPU");
   rep.peers = {copy};
   derive(rep);
   EXPECT_TRUE(std::isnan(rep.rows[0].speedup));
@@ -180,6 +182,8 @@ TEST(CliReport, DeriveSetsSpeedupOnlyBetweenTwoVerifiedRows) {
   EXPECT_TRUE(std::isnan(rep.rows[4].speedup));  // failed
   EXPECT_TRUE(std::isnan(rep.rows[5].speedup));  // previous failed
   EXPECT_DOUBLE_EQ(rep.rows[1].frac_copy, 0.25);
+  EXPECT_EQ(rep.rows[1].speedup_note, "") << "one source: a plain ratio";
+  EXPECT_EQ(rep.rows[1].frac_copy_note, "");
   EXPECT_DOUBLE_EQ(rep.rows[1].frac_peak, 0.2);
   EXPECT_TRUE(std::isnan(rep.rows[2].frac_copy));  // a wrong row gets no fractions
   EXPECT_EQ(rep.rows[2].status(), "WRONG");
@@ -234,8 +238,111 @@ TEST(CliReport, CsvCarriesDeviceDateAndParameters) {
   EXPECT_NE(line.find("n=1024 tile=32"), std::string::npos);
   const auto chart = bench_chart(rep);
   EXPECT_EQ(chart.meta.at("date"), "2026-01-02T03:04:05Z");
-  EXPECT_EQ(chart.meta.at("device"), "Test GPU");
+  EXPECT_EQ(chart.meta.at("ran on"), "emulator (no GPU)") << "the report's kind is Emu by default";
   EXPECT_EQ(chart.meta.at("params"), "n=1024 tile=32");
+}
+
+// The stride sweep of the issue: stride 1 modelled beside stride 2 recorded. Their
+// speedup is computed, and every output marks it mixed; each row says its source.
+BenchReport mixed_report(const VariantInfo& v) {
+  BenchReport rep;
+  rep.family = "access";
+  rep.date = "2026-11-26T00:00:00Z";
+  rep.device.name = "emulator";
+  rep.kind = BackendKind::Emu;
+  rep.device.peak_gbps = 3352;
+  auto a = row_of(v, 1.0, 1000, true);
+  a.cfg.completed = {{"stride", 1}};
+  a.result.timing.source = sim::Provenance::modelled("dram");
+  auto b = row_of(v, 1.5625, 640, true);
+  b.cfg.completed = {{"stride", 2}};
+  b.result.timing.source = sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-25");
+  rep.rows = {a, b};
+  rep.sweeps = {{"stride", {1, 2}}};
+  PeerRow copy;
+  copy.peer = Peer::MemcpyD2D;
+  copy.size = 8e6;
+  copy.result.timing.throughput = 2500;
+  copy.result.timing.unit = "GB/s";
+  copy.result.timing.source = sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-25");
+  rep.peers = {copy};
+  derive(rep);
+  return rep;
+}
+
+TEST(CliReport, RatiosAcrossSourcesAreMarkedEverywhere) {
+  VariantInfo v;
+  v.family = "access";
+  v.name = "stride";
+  const BenchReport rep = mixed_report(v);
+  ASSERT_DOUBLE_EQ(rep.rows[1].speedup, 0.64);
+  EXPECT_EQ(rep.rows[1].speedup_note, "(mixed: modelled / recorded)");
+  EXPECT_EQ(rep.rows[0].frac_copy_note, "(mixed: modelled / recorded)") << "a modelled row over a recorded copy";
+  EXPECT_EQ(rep.rows[1].frac_copy_note, "") << "a recorded row over the recorded copy";
+  const std::string text = bench_text(rep);
+  EXPECT_NE(text.find("0.64x (mixed: modelled / recorded)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("0.64x  "), std::string::npos) << "never a bare 0.64x";
+  // Each row names its source; the header names each source in full and the peak's sheet.
+  EXPECT_NE(text.find("recorded on NVIDIA H100 80GB HBM3, 2026-11-25"), std::string::npos) << text;
+  EXPECT_NE(text.find("theoretical peak 3352 GB/s (NVIDIA H100 80GB HBM3 data sheet)"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("(modelled)"), std::string::npos) << "no label invented for the peak";
+  const std::string csv = bench_csv(rep);
+  std::istringstream in(csv);
+  std::string head, r0, r1;
+  std::getline(in, head);
+  std::getline(in, r0);
+  std::getline(in, r1);
+  EXPECT_NE(("," + head + ",").find(",source,source_detail,"), std::string::npos) << head;
+  EXPECT_NE(r0.find(",modelled,dram-bound,"), std::string::npos) << r0;
+  EXPECT_NE(r1.find(",recorded,\"NVIDIA H100 80GB HBM3, 2026-11-25\","), std::string::npos) << r1;
+  EXPECT_NE(r1.find("speedup (mixed: modelled / recorded)"), std::string::npos) << r1;
+  const Json j = bench_json(rep);
+  EXPECT_EQ(j["rows"][1]["speedup_mixed"], "(mixed: modelled / recorded)");
+  EXPECT_FALSE(j["rows"][0].contains("speedup_mixed"));
+  EXPECT_EQ(j["rows"][1]["timing"]["source"]["kind"], "recorded");
+  EXPECT_EQ(j["rows"][1]["timing"]["source"]["date"], "2026-11-25");
+  EXPECT_EQ(j["rows"][0]["timing"]["source"]["bound"], "dram");
+  EXPECT_EQ(j["peak_source"]["kind"], "spec");
+  // The chart: each point's source, the copy recorded (never modelled), the peak the
+  // data sheet's, and the titles derived from the two sources drawn.
+  const viz::ChartSpec c = bench_chart(rep);
+  ASSERT_EQ(c.series.size(), 1u);
+  EXPECT_EQ(c.series[0].source[0].source, sim::Source::Modelled);
+  EXPECT_EQ(c.series[0].source[1].source, sim::Source::Recorded);
+  EXPECT_EQ(viz::y_axis_title(c), "GB/s (recorded and modelled)");
+  for (const viz::RefLine& r : c.refs) {
+    if (r.name == "theoretical peak") EXPECT_EQ(r.source.source, sim::Source::Spec);
+    if (r.name == "cudaMemcpy D2D") EXPECT_EQ(r.source.source, sim::Source::Recorded);
+    EXPECT_NE(r.source.source, sim::Source::Modelled) << r.name;
+  }
+  const std::string ccsv = viz::to_csv(c);
+  EXPECT_NE(ccsv.find("stride,line,1,,1000,0,modelled,dram-bound\n"), std::string::npos) << ccsv;
+  EXPECT_NE(ccsv.find("stride,line,2,,640,0,recorded,\"NVIDIA H100 80GB HBM3, 2026-11-25\"\n"),
+            std::string::npos)
+      << ccsv;
+  EXPECT_EQ(c.meta.count("timing"), 1u);
+  EXPECT_EQ(c.meta.at("timing"), "recorded: the recording's median");
+}
+
+TEST(CliDemo, KnobRatiosAcrossSourcesAreMarked) {
+  VariantInfo v;
+  v.family = "transpose";
+  v.name = "tiled";
+  BenchReport rep;
+  auto a = row_of(v, 2.0, 500, true);
+  a.cfg.completed = {{"pad", 0}};
+  a.result.timing.source = sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-25");
+  auto b = row_of(v, 1.0, 1000, true);
+  b.cfg.completed = {{"pad", 1}};
+  b.result.timing.source = sim::Provenance::modelled("l2");
+  rep.rows = {a, b};
+  EXPECT_EQ(knob_ratios(rep, "pad"), "tiled pad=1 against pad=0: 2.00x the speed (mixed: recorded / modelled)\n");
+  rep.rows[1].result.timing.source = rep.rows[0].result.timing.source;
+  EXPECT_EQ(knob_ratios(rep, "pad"), "tiled pad=1 against pad=0: 2.00x the speed\n");
+  rep.rows[1].result.verified = false;
+  EXPECT_EQ(knob_ratios(rep, "pad"), "") << "no ratio with a wrong result";
 }
 
 }  // namespace

@@ -210,7 +210,9 @@ TEST(GuiWindow, AllPanelsEmulatorNoticeAndLessonSlot) {
   EXPECT_GE(fd.bars.geom.bars, 2);
   // The peak is far above lesson-size bars: annotated above the plot, not scaled into it.
   EXPECT_GE(fd.bars.geom.refs + int(fd.bars.geom.off_scale.size()), 1) << "the peak is shown";
-  for (const viz::ChartMark& m : fd.bars.geom.marks) EXPECT_TRUE(m.modelled) << "emulated bars are hollow";
+  for (const viz::ChartMark& m : fd.bars.geom.marks)
+    EXPECT_EQ(m.source, sim::Source::Modelled) << "emulated bars at n=64 are modelled (hollow)";
+  EXPECT_EQ(viz::y_axis_title(fd.bars.spec), "GB/s (modelled)");
 }
 
 // The clipping check itself: a frame drawn by hand with a line longer than its window, a
@@ -259,7 +261,8 @@ TEST(GuiMetrics, NcuNamesAndModelledTime) {
   ASSERT_TRUE(s);
   const FrameDraw fd = show(*s, 0);
   ASSERT_TRUE(fd.metrics.drawn) << fd.metrics.note;
-  EXPECT_EQ(fd.metrics.time_label, "modelled");
+  EXPECT_EQ(fd.metrics.time_label.rfind("modelled by warpscope's model (", 0), 0u) << fd.metrics.time_label;
+  EXPECT_EQ(fd.metrics.time_label, sim::long_label(s->state().main.run->timing.source));
   EXPECT_EQ(fd.metrics.ncu_rows, int(s->state().main.run->totals.ncu().size()));
   bool conflicts = false;
   for (const auto& [k, v] : fd.metrics.cells)
@@ -286,6 +289,56 @@ TEST(GuiCompare, SidesStepInSync) {
   EXPECT_EQ(fd.bank.grid_cols, 32u);
   EXPECT_EQ(fd.bank_b.grid_cols, 33u) << "each side's grid follows its own padding";
   EXPECT_TRUE(fd.panels.count("A: this variant") && fd.panels.count("B: compared with"));
+  // Both sides name their source; at n=64 both are modelled: a plain ratio.
+  EXPECT_EQ(fd.compare_a_source.rfind("modelled", 0), 0u) << fd.compare_a_source;
+  EXPECT_EQ(fd.compare_b_source.rfind("modelled", 0), 0u) << fd.compare_b_source;
+  EXPECT_EQ(fd.compare_ratio.rfind("B / A: ", 0), 0u) << fd.compare_ratio;
+  EXPECT_EQ(fd.compare_ratio.find("mixed"), std::string::npos) << fd.compare_ratio;
+}
+
+// At n=1024 the shipped recording holds tiled pad=0 but not pad=1 (README's demo): side A
+// is recorded, side B modelled, and their ratio says so.
+TEST(GuiCompare, SidesOfTwoSourcesAreMarkedMixed) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}},
+                        View::Compare);
+  ASSERT_TRUE(s);
+  s->state().set_compare(true);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  ASSERT_TRUE(s->state().cmp.valid());
+  const sim::Provenance a = s->state().main.run->timing.source, b = s->state().cmp.run->timing.source;
+  if (a.same_source(b)) GTEST_SKIP() << "both sides from one source: " << sim::to_string(a);
+  const FrameDraw fd = show(*s, s->state().compare_pos());
+  EXPECT_EQ(fd.compare_a_source, sim::to_string(a));
+  EXPECT_EQ(fd.compare_b_source, sim::to_string(b));
+  EXPECT_NE(fd.compare_ratio.find("(mixed: " + sim::short_label(b) + " / " + sim::short_label(a) + ")"),
+            std::string::npos)
+      << fd.compare_ratio;
+}
+
+// The default window's bars at a recorded size: the recorded bars are called recorded
+// (drawn translucent with an outline), the axis never says "GB/s (modelled)" over them.
+TEST(GuiCharts, RecordedBarsAreCalledRecorded) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}},
+                        View::Window);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  ASSERT_TRUE(fd.bars.drawn);
+  ASSERT_FALSE(fd.bars.spec.series.empty());
+  int recorded = 0;
+  for (const viz::ChartMark& m : fd.bars.geom.marks) {
+    const sim::Provenance& p = fd.bars.spec.series[std::size_t(m.series)].source_at(std::size_t(m.index));
+    EXPECT_EQ(m.source, p.source);
+    recorded += p.is(sim::Source::Recorded);
+  }
+  if (recorded == 0) GTEST_SKIP() << "no recorded bar at n=1024";
+  const std::string axis = viz::y_axis_title(fd.bars.spec);
+  EXPECT_NE(axis.find("recorded"), std::string::npos) << axis;
+  EXPECT_NE(axis, "GB/s (modelled)");
 }
 
 TEST(GuiStepper, KeyboardOnlyStepping) {
@@ -340,7 +393,8 @@ TEST(GuiPresenter, ARecordedTimeIsCalledRecorded) {
   st.font_dirty = true;
   s->frame();
   const FrameDraw fd = s->frame();
-  if (st.main.valid() && st.main.run->timing.recorded.empty()) GTEST_SKIP() << "no recording of n=1024";
+  if (st.main.valid() && !st.main.run->timing.source.is(sim::Source::Recorded))
+    GTEST_SKIP() << "no recording of n=1024";
   EXPECT_NE(fd.status_strip.find("GB/s (recorded)"), std::string::npos) << fd.status_strip;
   EXPECT_EQ(fd.status_strip.find("(measured)"), std::string::npos) << fd.status_strip;
 }

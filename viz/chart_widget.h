@@ -43,7 +43,9 @@ void PlotBars(const char* name, const double* xs, const double* ys, int n,
 void PlotPoints(const char* name, const double* xs, const double* ys, int n,
                 const std::vector<bool>* wrong = nullptr,
                 const std::vector<sim::Provenance>* source = nullptr, std::uint32_t rgba = 0);
-void PlotRefLine(const char* name, double y, std::uint32_t rgba = 0);
+// A reference line with its source: the peak's data sheet (Spec), a measured or recorded peer.
+void PlotRefLine(const char* name, double y, std::uint32_t rgba = 0,
+                 const sim::Provenance& source = {});
 // @post the returned spec holds every series and reference given since BeginChart, and
 //       geom is the painter's layout of it in the widget's box.
 ChartDraw EndChart();

@@ -35,7 +35,7 @@ class FakeGpu : public Backend {
     o.timing = false;
     RunResult r = emu_->run(f, v, p, o);
     if (!r.error.empty()) return r;
-    r.timing.measured = true;
+    r.timing.source = sim::Provenance::measured("Fake GPU 80GB");
     r.timing.median_ms = r.plan.logical_bytes / 1e6;
     r.timing.min_ms = r.timing.median_ms * 0.99;
     r.timing.max_ms = r.timing.median_ms * 1.02;
@@ -48,7 +48,7 @@ class FakeGpu : public Backend {
   PeerResult run_peer(Peer p, const Params&, const RunOptions&) override {
     PeerResult r;
     r.peer = p;
-    r.timing.measured = true;
+    r.timing.source = sim::Provenance::measured("Fake GPU 80GB");
     r.timing.median_ms = 0.5;
     r.timing.throughput = 2000;
     r.timing.unit = "GB/s";

@@ -270,7 +270,7 @@ std::string to_csv(const ChartSpec& c) {
   std::string s;
   s += "# title: " + one_line(c.title) + "\n";
   s += "# x: " + one_line(c.x_label) + "\n";
-  s += "# y: " + one_line(c.y_label) + "\n";
+  s += "# y: " + one_line(y_axis_title(c)) + "\n";
   for (const auto& [k, v] : c.meta) s += "# " + one_line(k) + ": " + one_line(v) + "\n";
   const sim::SourceWording w = chart_sources(c);
   if (!w.footer.empty()) s += "# " + one_line(w.footer) + "\n";
@@ -280,8 +280,8 @@ std::string to_csv(const ChartSpec& c) {
          (src.empty() ? "" : " (" + one_line(src) + ")") + "\n";
   }
   s += "# wrong = 1: the run's output was wrong; its value is left empty on purpose\n";
-  s += "# source: where each value comes from (measured, recorded, modelled; empty for a "
-       "count); source_detail: its device and date, or the model's bound part\n";
+  s += "# columns source and source_detail: where each value comes from (measured, recorded, "
+       "modelled; empty for a count), and its device and date or the model's bound part\n";
   s += "series,kind,x,category,y,wrong,source,source_detail\n";
   for (const Series& se : c.series) {
     const std::size_t n = std::min(se.x.size(), se.y.size());

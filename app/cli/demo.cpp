@@ -171,8 +171,7 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
                       rows, {false, true, true, true, true, true, true, false, false});
   out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
          "conflicts)\n";
-  for (const sim::Provenance& p : w.sources)
-    out << "(" << sim::short_label(p) << ": " << sim::long_label(p) << ")\n";
+  if (!w.sources.empty()) out << "(times " << w.subtitle << ")\n";
   if (!knob.empty()) out << knob_ratios(r, knob);
   for (const auto& row : r.rows)
     if (row.status() != "ok")

@@ -180,7 +180,7 @@ TEST(ChartCsv, MetaLinesAndWrongLeftEmpty) {
   const std::string csv = to_csv(bars_spec());
   EXPECT_NE(csv.find("# device: NVIDIA H100\n"), std::string::npos);
   EXPECT_NE(csv.find("# params: n=1024 tile=32\n"), std::string::npos);
-  EXPECT_NE(csv.find("# y: GB/s\n"), std::string::npos);
+  EXPECT_NE(csv.find("# y: GB/s (measured and modelled)\n"), std::string::npos) << "the axis as drawn";
   EXPECT_NE(csv.find("# reference memcpy: 2986 (measured (NVIDIA H100))\n"), std::string::npos);
   EXPECT_NE(csv.find("# reference peak: 3352 (spec sheet (NVIDIA H100))\n"), std::string::npos);
   EXPECT_NE(csv.find("series,kind,x,category,y,wrong,source,source_detail\n"), std::string::npos);

@@ -236,9 +236,10 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
 // @post every key of overrides that the variant declares has its value from overrides.
 Params timing_params(const Lab& lab, const Params& overrides);
 
-// How a fact's timed values were obtained, for the student: "measured on the GPU, at
-// n=8192 ...", "measured on NVIDIA H100 80GB HBM3, 2026-11-23 (recorded), at n=8192 ...",
-// or "modelled: the emulator does not time".
+// How a fact's timed values were obtained, for the student (sim::long_label of their
+// source): "measured on NVIDIA H100 80GB HBM3 (this device, now), at n=8192 ...",
+// "recorded on NVIDIA H100 80GB HBM3, 2026-11-23, at n=8192 ...", or "modelled: the
+// emulator does not time".
 std::string timed_label(const Facts& f);
 
 // The parameters of `p` that family/variant declares (all of them when it is unknown):

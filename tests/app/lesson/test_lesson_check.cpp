@@ -283,7 +283,7 @@ TEST(LessonTiming, CountsAtTheCountingSizeTimesFromTheRecording) {
   EXPECT_TRUE(f.measured);
   EXPECT_DOUBLE_EQ(f.get("time_us"), 50);
   EXPECT_NEAR(f.get("ratio:copy_bandwidth"), 0.2, 1e-9);
-  EXPECT_EQ(timed_label(f), "measured on Test GPU, 2026-11-23 (recorded), at block_rows=32 n=128 tile=32");
+  EXPECT_EQ(timed_label(f), "recorded on Test GPU, 2026-11-23, at block_rows=32 n=128 tile=32");
   // No recording of the timing size: modelled at the counting size, and said so.
   lab.timing = {{"n", 256}};
   Facts m = run_lab(lab, {}, *b, {{QuantityKind::Plain, "time_us"}});

@@ -150,6 +150,7 @@ sim::LaunchShape launch_shape(const Plan& plan, const LaunchCfg& cfg, int regs_p
 sim::LaunchShape launch_shape(const Plan& plan, const LaunchTotals& l, int regs_per_thread) {
   sim::LaunchShape s = launch_shape(plan, l.cfg, regs_per_thread);
   s.loads_in_flight = l.loads_in_flight;
+  s.heat = l.heat;
   const std::uint64_t warps = (l.cfg.block.count() + 31) / 32;
   if (s.blocks == 0 || warps == 0) return s;
   for (const sim::SiteTotals& site : l.sites)
@@ -177,6 +178,8 @@ ModelledRun modelled_run(const Plan& plan, const std::vector<LaunchTotals>& laun
     r.parts.issue_us += p.issue_us;
     r.parts.l2_us += p.l2_us;
     r.parts.latency_us += p.latency_us;
+    r.parts.atomic_us += p.atomic_us;
+    if (r.parts.outside_reach.empty()) r.parts.outside_reach = p.outside_reach;
     r.parts.launch_us += p.launch_us;
     r.dram_bytes += sim::dram_bytes(l.totals, m, shape);
     r.us += p.total_us();

@@ -50,6 +50,8 @@ struct LaunchTotals {
   sim::SiteList sites;  // the same counters per source site (line, array, kind)
   // Global loads a warp of the fast build keeps in flight (its recorded SASS); 0 unknown.
   unsigned loads_in_flight = 0;
+  // How its global atomics spread over words: counted by the emulator only.
+  sim::AtomicHeat heat;
 };
 
 struct Timing {

@@ -352,7 +352,12 @@ void profile_sass_lines(HardwareCounters& h, const std::function<void()>& launch
     configured = true;
     CUpti_SassMetricsEnable_Params en{CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     en.ctx = ctx;
-    en.enableLazyPatching = 0;
+    // Patch only the functions that run inside the range. Patching every function loaded
+    // in the context (0) also patches what other launches of the run loaded, and one of
+    // those can be refused: cuptiSassMetricsEnable then fails with INVALID_PARAMETER
+    // (matmul, docs/HARDWARE.md 7). WS_SASS_PATCH_ALL=1 restores it, to show the cause.
+    const char* patch_all = std::getenv("WS_SASS_PATCH_ALL");
+    en.enableLazyPatching = patch_all && *patch_all == '1' ? 0 : 1;
     check(cuptiSassMetricsEnable(&en), "cuptiSassMetricsEnable");
     enabled = true;
     launch();

@@ -60,20 +60,29 @@ namespace {
 // sum, as on the GPU).
 class PerLaunchSites : public TraceSink {
  public:
-  void begin_launch(const LaunchInfo&) override { sites_.emplace_back(); }
+  void begin_launch(const LaunchInfo&) override {
+    sites_.emplace_back();
+    heat_.emplace_back();
+  }
   void on_event(const WarpEvent& e) override {
-    if (sites_.empty()) sites_.emplace_back();
+    if (sites_.empty()) begin_launch({});
     sites_.back().on_event(e);
+    heat_.back().on_event(e);
   }
   const std::vector<sim::SiteSink>& sites() const { return sites_; }
+  // How each launch's global atomics spread over words (sim::AtomicHeat).
+  const std::vector<sim::AtomicHeatSink>& heat() const { return heat_; }
   // Adds another part of the same launches, launch by launch.
   void merge(const PerLaunchSites& o) {
     if (sites_.size() < o.sites_.size()) sites_.resize(o.sites_.size());
+    if (heat_.size() < o.heat_.size()) heat_.resize(o.heat_.size());
     for (std::size_t i = 0; i < o.sites_.size(); ++i) sites_[i].merge(o.sites_[i].sites());
+    for (std::size_t i = 0; i < o.heat_.size(); ++i) heat_[i].merge(o.heat_[i]);
   }
 
  private:
   std::vector<sim::SiteSink> sites_;
+  std::vector<sim::AtomicHeatSink> heat_;
 };
 
 // Cores for a whole-grid emulation: all of them (at most 16), or WS_EMU_THREADS.
@@ -317,6 +326,7 @@ class EmuBackend : public Backend {
       LaunchTotals lt;
       if (i < res.plan.launches.size()) lt.cfg = res.plan.launches[i];
       lt.sites = totals.sites()[i].sites();
+      if (i < totals.heat().size()) lt.heat = totals.heat()[i].heat();
       for (const sim::SiteTotals& st : lt.sites) lt.totals.merge(st.totals);
       res.totals.merge(lt.totals);
       res.launches.push_back(lt);

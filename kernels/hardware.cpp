@@ -60,6 +60,8 @@ const std::vector<std::string>& hardware_metrics() {
       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
       "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
       "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
@@ -68,6 +70,8 @@ const std::vector<std::string>& hardware_metrics() {
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
       "smsp__sass_inst_executed_op_shared_ld.sum",
       "smsp__sass_inst_executed_op_shared_st.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+      "smsp__sass_inst_executed_op_shared_atom.sum",
       kDramRead,
       kDramWrite,
       kAchievedOccupancy,
@@ -132,8 +136,7 @@ std::string_view to_string(DiffKind k) {
   switch (k) {
     case DiffKind::Equal: return "equal";
     case DiffKind::Arbitration: return "arbitration";
-    case DiffKind::Steady: return "steady";
-    case DiffKind::Below: return "below";
+    case DiffKind::NotExplained: return "not explained";
     case DiffKind::HardwareOnly: return "hardware only";
   }
   return "unknown";
@@ -170,25 +173,23 @@ std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& m
     if (d.hw_min == d.model && d.hw_max == d.model) {
       d.kind = DiffKind::Equal;
       d.explain = "The hardware counted exactly what the model computes from the trace.";
-    } else if (d.hw_min > d.model && varies && is_shared(m)) {
+    } else if (d.hw_min >= d.model && varies && is_shared(m)) {
       d.kind = DiffKind::Arbitration;
       d.explain = "The hardware counts a few more shared-memory wavefronts than the "
                   "instructions need, by an amount that changes between identical runs: other "
                   "warps on the same SM compete for the shared-memory pipeline. The model is "
                   "exact per instruction; with one warp per SM the hardware meets it "
                   "(docs/HARDWARE.md, section 6).";
-    } else if (d.hw_max < d.model) {
-      d.kind = DiffKind::Below;
-      d.explain = "The hardware counts less than the source asks for: the compiler merged or "
-                  "removed accesses (a wide load for several scalar ones, one predicated store "
-                  "for two branches). Unfold the SASS under the source line to see it.";
     } else {
-      d.kind = DiffKind::Steady;
-      d.explain = varies ? "The hardware differs from the model by an amount that varies run to "
-                           "run, outside shared memory: not a rule of the model."
-                         : "The hardware differs from the model by the same amount in every "
-                           "run: the compiled code is not one instruction per source access, "
-                           "or a rule the model lacks. Compare the SASS beside the source.";
+      // Below the model, or above it outside shared memory, or the same in every run: no
+      // probe and no rule of the model names a cause, so none is given.
+      d.kind = DiffKind::NotExplained;
+      d.explain = "Not explained: the model counts " + count_text(d.model) + ", the hardware " +
+                  (varies ? count_text(d.hw_min) + " to " + count_text(d.hw_max) + " over " +
+                                std::to_string(d.passes) + " runs"
+                          : count_text(d.hw_median)) +
+                  ". Neither a probe nor the SASS names the cause; the per-line counters "
+                  "(--lines) show on which source line they part.";
     }
     out.push_back(d);
   }
@@ -203,10 +204,9 @@ std::string diff_summary(const CounterDiff& d) {
     case DiffKind::Equal: return "equal; " + runs;
     case DiffKind::Arbitration:
       return "arbitration with other warps; varies run to run; " + runs;
-    case DiffKind::Steady:
-      return std::string(d.hw_min == d.hw_max ? "the same in every run" : "varies run to run") +
-             "; " + runs;
-    case DiffKind::Below: return "below the model: the compiler merged accesses; " + runs;
+    case DiffKind::NotExplained:
+      return "not explained: model " + count_text(d.model) + ", hardware " +
+             count_text(d.hw_median) + "; " + runs;
     case DiffKind::HardwareOnly: return "hardware only; " + runs;
   }
   return runs;

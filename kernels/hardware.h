@@ -67,16 +67,15 @@ extern const char* const kDramRead;       // "dram__bytes_read.sum"
 extern const char* const kDramWrite;      // "dram__bytes_write.sum"
 extern const char* const kAchievedOccupancy;  // "sm__warps_active.avg.pct_of_peak_sustained_active"
 
-// What kind a model-hardware difference is.
+// What kind a model-hardware difference is. A difference gets a cause only where a probe or
+// the SASS shows it; every other one is "not explained", with both figures, never a guess.
 enum class DiffKind {
-  Equal,        // hardware == model in every pass
-  Arbitration,  // the hardware counts more on shared memory, by an amount that varies
-                // from pass to pass: arbitration with other warps (docs/HARDWARE.md, 4)
-  Steady,       // differs by the same amount in every pass (or one pass only): a rule
-                // the model lacks, or the compiler's SASS differs from the source
-  Below,        // the hardware counts less than the model: the compiler removed or
-                // merged accesses (see the SASS beside the source)
-  HardwareOnly, // no model figure (DRAM bytes, occupancy)
+  Equal,         // hardware == model in every pass
+  Arbitration,   // the hardware counts more on shared memory, by an amount that varies
+                 // from pass to pass: arbitration with other warps, which a probe shows
+                 // (one warp per SM meets the model exactly: docs/HARDWARE.md, 4)
+  NotExplained,  // any other difference: the app cannot name its cause
+  HardwareOnly,  // no model figure (DRAM bytes, occupancy)
 };
 std::string_view to_string(DiffKind k);
 
@@ -94,12 +93,15 @@ struct CounterDiff {
 // Model totals (sim::Totals::ncu()) against the hardware passes, in hardware_metrics()
 // order, for every metric the hardware read.
 // @post one entry per metric of hw.passes.front(); kind Equal iff every pass equals the
-//       model; Arbitration iff a shared-memory metric is above the model and the passes
-//       differ; HardwareOnly iff the model lacks the metric.
+//       model; Arbitration iff a shared-memory metric is at or above the model in every
+//       pass and the passes differ; HardwareOnly iff the model lacks the metric; NotExplained
+//       otherwise, its explain naming both figures and no cause.
 std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& model,
                                           const HardwareCounters& hw);
 
-// "arbitration with other warps; varies run to run; 3 runs: 143,893..144,413"
+// "arbitration with other warps; varies run to run; 3 runs: 143,893..144,413",
+// "not explained: model 32,768, hardware 0; 3 runs: 0"
+// @post starts with "not explained" iff d.kind == NotExplained.
 std::string diff_summary(const CounterDiff& d);
 
 // Theoretical occupancy of one launch on an SM from its block size, the registers per

@@ -62,8 +62,8 @@ Timing timing_of(const json& j, const sim::Provenance& source) {
 // The model's totals field by field (what load_recording reads back).
 #define WS_TOTALS_FIELDS(X)                                                                  \
   X(global_ld_requests) X(global_ld_sectors) X(global_ld_ideal_sectors) X(global_st_requests) \
-  X(global_st_sectors) X(global_st_ideal_sectors) X(global_atom_requests)                     \
-  X(global_atom_sectors) X(global_bytes_requested) X(global_bytes_moved)                      \
+  X(global_st_sectors) X(global_st_ideal_sectors) X(global_bytes_requested)                  \
+  X(global_bytes_moved)                                                                        \
   X(shared_ld_requests) X(shared_ld_wavefronts) X(shared_ld_ideal) X(shared_st_requests)      \
   X(shared_st_wavefronts) X(shared_st_ideal) X(shared_atom_requests) X(events)                \
   X(active_lane_sum) X(branches) X(divergent_branches) X(barriers)
@@ -73,6 +73,7 @@ json totals_json(const sim::Totals& t) {
 #define X(f) j[#f] = t.f;
   WS_TOTALS_FIELDS(X)
   X(warp_instructions) X(lane_instructions) X(global_ld_fetches) X(global_ld_lines)
+  X(global_red_requests) X(global_red_sectors) X(shared_atom_wavefronts)
 #undef X
   return j;
 }
@@ -88,6 +89,12 @@ sim::Totals totals_of(const json& j) {
   t.global_ld_fetches = whole_or(j, "global_ld_fetches", std::uint64_t{0});
   // ...and before their lines were: the L1 part then sees the shared wavefronts only.
   t.global_ld_lines = whole_or(j, "global_ld_lines", std::uint64_t{0});
+  // Recordings made before reductions were told from atomics call them global_atom_*: every
+  // atomic of the dialect was already a reduction (its atomic_add had no used result).
+  t.global_red_requests = whole_or(j, "global_red_requests", whole_or(j, "global_atom_requests", std::uint64_t{0}));
+  t.global_red_sectors = whole_or(j, "global_red_sectors", whole_or(j, "global_atom_sectors", std::uint64_t{0}));
+  // ...and before shared atomics' passes were counted: 0, the L1 part leaves them out.
+  t.shared_atom_wavefronts = whole_or(j, "shared_atom_wavefronts", std::uint64_t{0});
   return t;
 }
 

@@ -18,7 +18,9 @@
 //   t.work(n)          the n instructions this path runs here (its arithmetic, which
 //                      leaves no access to trace): a Work event at the issuing lanes'
 //                      mask, so both sides of a divergent branch count at their masks
-//   a.atomic_add(i, v) on Global and Shared handles
+//   a.atomic_add(i, v) on Global and Shared handles. It returns nothing: an atomic whose
+//                      old value is unused is what sm_90 compiles to a reduction (REDG,
+//                      counted under ..._op_red), and the model counts it so (DESIGN.md)
 // Each access is tagged with its source line (__builtin_LINE() as a default argument,
 // which nvcc supports in device code) and the array it names.
 #include <cstddef>

@@ -556,9 +556,9 @@ class Ref {
   __device__ __forceinline__ Ref& operator*=(const V& v) requires(!std::is_const_v<T>) {
     return *this = V(*this) * v;
   }
-  __device__ __forceinline__ V atomic_add(const V& v) const requires(!std::is_const_v<T>) {
-    if (!touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic)) return V{};
-    return ws_atomic_add(const_cast<V*>(base_ + i_), v);
+  __device__ __forceinline__ void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
+    if (!touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic)) return;
+    ws_atomic_add(const_cast<V*>(base_ + i_), v);
   }
 
  private:
@@ -594,9 +594,9 @@ struct Global {
   __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
     return ptr[i];
   }
-  __device__ __forceinline__ std::remove_const_t<T> atomic_add(
-      std::int64_t i, std::remove_const_t<T> v, int = __builtin_LINE()) const {
-    return ws_atomic_add(ptr + i, v);
+  __device__ __forceinline__ void atomic_add(std::int64_t i, std::remove_const_t<T> v,
+                                             int = __builtin_LINE()) const {
+    ws_atomic_add(ptr + i, v);
   }
   __host__ __device__ std::uint64_t size() const { return n; }
 };
@@ -609,8 +609,8 @@ struct Shared {
   __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
     return ptr[i];
   }
-  __device__ __forceinline__ T atomic_add(std::int64_t i, T v, int = __builtin_LINE()) const {
-    return ws_atomic_add(ptr + i, v);
+  __device__ __forceinline__ void atomic_add(std::int64_t i, T v, int = __builtin_LINE()) const {
+    ws_atomic_add(ptr + i, v);
   }
 };
 
@@ -633,9 +633,9 @@ struct Global {
   __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
   }
-  __device__ __forceinline__ std::remove_const_t<T> atomic_add(
-      std::int64_t i, std::remove_const_t<T> v, int line = __builtin_LINE()) const {
-    return (*this)(i, line).atomic_add(v);
+  __device__ __forceinline__ void atomic_add(std::int64_t i, std::remove_const_t<T> v,
+                                             int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
   }
   __host__ __device__ std::uint64_t size() const { return n; }
 };
@@ -648,8 +648,8 @@ struct Shared {
   __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
   }
-  __device__ __forceinline__ T atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
-    return (*this)(i, line).atomic_add(v);
+  __device__ __forceinline__ void atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
   }
 };
 

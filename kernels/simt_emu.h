@@ -46,12 +46,11 @@ class Ref {
   Ref& operator-=(const V& v) requires(!std::is_const_v<T>) { return *this = V(*this) - v; }
   Ref& operator*=(const V& v) requires(!std::is_const_v<T>) { return *this = V(*this) * v; }
 
-  // The atomic: one event of kind *Atomic, then the read-modify-write.
-  V atomic_add(const V& v) const requires(!std::is_const_v<T>) {
+  // The atomic: one event of kind *Atomic, then the read-modify-write. No result: the
+  // dialect's atomics are reductions (kernels/simt.h).
+  void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
-    V old = base_[i_];
-    base_[i_] = old + v;
-    return old;
+    base_[i_] = base_[i_] + v;
   }
 
  private:
@@ -86,9 +85,8 @@ struct Global {
   Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
   }
-  std::remove_const_t<T> atomic_add(std::int64_t i, std::remove_const_t<T> v,
-                                    int line = __builtin_LINE()) const {
-    return (*this)(i, line).atomic_add(v);
+  void atomic_add(std::int64_t i, std::remove_const_t<T> v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
   }
   std::uint64_t size() const { return n; }
 };
@@ -102,8 +100,8 @@ struct Shared {
   Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
   }
-  T atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
-    return (*this)(i, line).atomic_add(v);
+  void atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
   }
 };
 

@@ -38,7 +38,10 @@ struct AccessModel {
 struct Counters {
   std::uint64_t global_ld_requests = 0, global_ld_sectors = 0, global_ld_ideal_sectors = 0;
   std::uint64_t global_st_requests = 0, global_st_sectors = 0, global_st_ideal_sectors = 0;
-  std::uint64_t global_atom_requests = 0, global_atom_sectors = 0;
+  // Global atomics. The dialect's atomic_add returns nothing, so sm_90 compiles every one
+  // to a reduction (REDG, Nsight Compute's ..._op_red), never to ATOMG (..._op_atom): the
+  // recorded SASS holds the compiler to it (tests/kernels/test_sass.cpp).
+  std::uint64_t global_red_requests = 0, global_red_sectors = 0;
   std::uint64_t global_bytes_requested = 0, global_bytes_moved = 0;
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;
   std::uint64_t shared_st_requests = 0, shared_st_wavefronts = 0, shared_st_ideal = 0;
@@ -57,8 +60,11 @@ struct Counters {
   // pipe (one per line: measured on the H100 for strides of 8, 16 and 32 floats), which
   // shared memory shares.
   std::uint64_t global_ld_lines = 0;
+  // Shared atomics (ATOMS) are their own pipe operation, not shared loads: their passes,
+  // counted as a load's (distinct words per bank; lanes on one word are one update).
+  std::uint64_t shared_atom_wavefronts = 0;
 };
-constexpr int kCounterFields = 26;
+constexpr int kCounterFields = 27;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -230,6 +236,38 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
   return c;
 }
 
+// A reduction (REDG) whose lanes name one address more than once is applied in passes, the
+// k-th pass taking the k-th lane of each address, and the hardware counts the sectors of
+// every pass (l1tex__t_sectors_pipe_lsu_mem_global_op_red): held to CUPTI's figures of
+// the histograms on the H100 (tests/kernels/test_hardware_fixtures.cpp).
+// @post == global_core(e).sectors when no two active lanes share an offset; else the sum
+//       over passes k of the distinct sectors of the lanes that are the k-th on their offset.
+WS_HD inline unsigned red_sector_passes(const WarpEvent& e, const AccessModel& m) {
+  using namespace access_detail;
+  if (e.mask == 0) return 0;
+  const Divider sb(m.sector_bytes);
+  const std::uint64_t w = width_of(e);
+  unsigned occ[32];
+  unsigned passes = 0;
+  for (int l = 0; l < 32; ++l) {
+    occ[l] = 0;
+    if (!(e.mask >> l & 1u)) continue;
+    for (int k = 0; k < l; ++k)
+      if ((e.mask >> k & 1u) && e.offset[k] == e.offset[l]) ++occ[l];
+    passes = max_of(passes, occ[l] + 1);
+  }
+  unsigned total = 0;
+  for (unsigned p = 0; p < passes; ++p) {
+    Span sec[32];
+    int n = 0;
+    for (int l = 0; l < 32; ++l)
+      if ((e.mask >> l & 1u) && occ[l] == p)
+        sec[n++] = {sb.div(e.offset[l]), sb.div(e.offset[l] + w - 1)};
+    total += unsigned(span_units(sec, merge_spans(sec, n)));
+  }
+  return total;
+}
+
 // The H100 serves a shared load whose lanes 2k and 2k+1 read one address (when both are
 // active) as if each pair were one lane: a 16 B half-warp broadcast takes 1 wavefront,
 // not 2 quarter-warp passes. Measured over 31 lane patterns of 8 B and 16 B loads
@@ -390,9 +428,11 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 // the host model and by the traced CUDA build.
 // @post events grows by 1, active_lane_sum by popcount(mask), warp_instructions and
 //       lane_instructions by event_warp_instructions and event_lane_instructions; a global
-//       access adds its global_core counts to its kind's fields (a load its fetches and
+//       access adds its global_core counts to its kind's fields (a reduction its
+//       red_sector_passes for sectors; a load its fetches and
 //       lines too),
-//       a shared load/store its shared_core wavefronts and ideal passes, a Branch counts
+//       a shared load/store its shared_core wavefronts and ideal passes (a shared atomic its
+//       wavefronts), a Branch counts
 //       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
   ++t.events;
@@ -416,8 +456,8 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
       t.global_st_sectors += c.sectors;
       t.global_st_ideal_sectors += c.ideal;
     } else {
-      t.global_atom_requests += c.requests;
-      t.global_atom_sectors += c.sectors;
+      t.global_red_requests += c.requests;
+      t.global_red_sectors += red_sector_passes(e, m);
     }
     return;
   }
@@ -436,7 +476,11 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
       t.shared_st_ideal += c.ideal;
       break;
     }
-    case EventKind::SharedAtomic: t.shared_atom_requests += issued; break;
+    case EventKind::SharedAtomic: {
+      t.shared_atom_requests += issued;
+      t.shared_atom_wavefronts += shared_core(e, m).wavefronts;
+      break;
+    }
     case EventKind::Branch: {
       ++t.branches;
       const std::uint32_t taken = e.ballot & e.mask;

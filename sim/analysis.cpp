@@ -127,11 +127,11 @@ std::string line_counters_text(const Totals& t) {
   };
   std::string s;
   auto add = [&](const std::string& x) { s += (s.empty() ? "" : "  ") + x; };
-  const std::uint64_t greq = t.global_ld_requests + t.global_st_requests + t.global_atom_requests;
+  const std::uint64_t greq = t.global_ld_requests + t.global_st_requests + t.global_red_requests;
   const std::uint64_t sreq = t.shared_ld_requests + t.shared_st_requests;
   if (greq) {
     add(num(double(greq)) + " req");
-    add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_atom_sectors)) +
+    add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_red_sectors)) +
         " sectors (ideal " + num(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors)) + ")");
   }
   if (sreq) {

@@ -1,8 +1,8 @@
 #include "sim/model.h"
 
 #include <algorithm>
-#include <cmath>
 #include <bit>
+#include <cmath>
 
 namespace ws::sim {
 
@@ -71,14 +71,19 @@ std::map<std::string, double> Totals::ncu() const {
       {"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", double(global_st_requests)},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", double(global_ld_sectors)},
       {"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", double(global_st_sectors)},
-      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", double(global_atom_requests)},
-      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", double(global_atom_sectors)},
+      // Every atomic of the dialect is a reduction (REDG): none is an ATOMG.
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", double(global_red_requests)},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", double(global_red_sectors)},
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", 0.0},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum", 0.0},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", double(shared_ld_wavefronts)},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", double(shared_st_wavefronts)},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", double(shared_ld_conflicts())},
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", double(shared_st_conflicts())},
       {"smsp__sass_inst_executed_op_shared_ld.sum", double(shared_ld_requests)},
       {"smsp__sass_inst_executed_op_shared_st.sum", double(shared_st_requests)},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", double(shared_atom_wavefronts)},
+      {"smsp__sass_inst_executed_op_shared_atom.sum", double(shared_atom_requests)},
   };
 }
 
@@ -101,6 +106,49 @@ std::vector<std::pair<std::string, double>> Totals::plain() const {
       {"divergent branches", double(divergent_branches)},
       {"barriers", double(barriers)},
   };
+}
+
+void AtomicHeatSink::on_event(const WarpEvent& e) {
+  if (e.mask == 0 || e.kind != EventKind::GlobalAtomic) return;
+  // A word is (array, byte offset / 4); the lanes of one request on one word are one
+  // request of that word.
+  std::uint64_t seen[32];
+  int n = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(e.mask >> l & 1u)) continue;
+    const std::uint64_t key = (std::uint64_t(e.array) << 40) | (e.offset[l] / 4);
+    Word& w = words_[key];
+    ++w.lanes;
+    if (std::find(seen, seen + n, key) != seen + n) continue;
+    seen[n++] = key;
+    ++w.requests;
+  }
+}
+
+AtomicHeat AtomicHeatSink::heat() const {
+  AtomicHeat h;
+  h.known = true;
+  h.global_words = words_.size();
+  for (const auto& [k, w] : words_) {
+    h.global_updates += w.lanes;
+    if (w.lanes > h.hot_lanes) {
+      h.hot_lanes = w.lanes;
+      h.hot_lanes_requests = w.requests;
+    }
+    if (w.requests > h.hot_requests) {
+      h.hot_requests = w.requests;
+      h.hot_requests_lanes = w.lanes;
+    }
+  }
+  return h;
+}
+
+void AtomicHeatSink::merge(const AtomicHeatSink& o) {
+  for (const auto& [k, w] : o.words_) {
+    Word& d = words_[k];
+    d.requests += w.requests;
+    d.lanes += w.lanes;
+  }
 }
 
 double MaskHistory::simd_efficiency() const {
@@ -163,16 +211,17 @@ std::vector<std::pair<std::uint16_t, Totals>> by_line(const SiteList& sites) {
 }
 
 double TimeParts::total_us() const {
-  return std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us}) + launch_us;
+  return std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us, atomic_us}) + launch_us;
 }
 
 const char* TimeParts::bound() const {
-  const double most = std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us});
+  const double most = std::max({dram_us, compute_us, l1_us, issue_us, l2_us, latency_us, atomic_us});
   if (most == dram_us) return "dram";
   if (most == l1_us) return "l1";
   if (most == issue_us) return "issue";
   if (most == l2_us) return "l2";
   if (most == latency_us) return "latency";
+  if (most == atomic_us) return "atomic";
   return "compute";
 }
 
@@ -205,7 +254,7 @@ std::uint64_t load_dram_bytes(const Totals& t, const DeviceModel& m) {
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m, const LaunchShape& s) {
   const std::uint64_t loads = load_dram_bytes(t, m);
   const std::uint64_t streamed =
-      loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_atom_sectors);
+      loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_red_sectors);
   return fits_l2(s, m) ? std::min(streamed, s.footprint_bytes) : streamed;
 }
 
@@ -269,6 +318,37 @@ double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
   return double(s.blocks) / together * path_ns / 1000.0;
 }
 
+double atomic_gups(double words, const DeviceModel& m) {
+  const auto& c = m.atomic_gups_by_words;
+  const double x = std::log2(std::max(words, 1.0));
+  if (x <= std::log2(c.front()[0])) return c.front()[1];
+  for (std::size_t i = 1; i < c.size(); ++i) {
+    const double x0 = std::log2(c[i - 1][0]), x1 = std::log2(c[i][0]);
+    if (x <= x1) return c[i - 1][1] + (x - x0) / (x1 - x0) * (c[i][1] - c[i - 1][1]);
+  }
+  return c.back()[1];
+}
+
+double atomic_us(const Totals& t, const LaunchShape& s, const DeviceModel& m) {
+  const double shared_ns =
+      m.sm_count == 0 ? 0.0
+                      : std::max(double(t.shared_atom_requests) * m.shared_atomic_ns,
+                                 double(t.shared_atom_wavefronts) * m.shared_atomic_wavefront_ns) /
+                            m.sm_count;
+  double global_ns = 0;
+  const AtomicHeat& h = s.heat;
+  if (h.known && h.global_updates > 0) {
+    const double spread = double(h.global_updates) / atomic_gups(double(h.global_words), m);
+    const auto word = [&](std::uint64_t requests, std::uint64_t lanes) {
+      return double(requests) * m.atomic_word_request_ns +
+             double(lanes - std::min(lanes, requests)) * m.atomic_word_lane_ns;
+    };
+    global_ns = std::max({spread, word(h.hot_lanes_requests, h.hot_lanes),
+                          word(h.hot_requests, h.hot_requests_lanes)});
+  }
+  return std::max(shared_ns, global_ns) / 1000.0;
+}
+
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m,
                               const LaunchShape& s) {
   TimeParts p;
@@ -289,9 +369,13 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   const double sector = m.sector_bytes;
   if (m.l2_read_gbps > 0) p.l2_us += sector * double(t.global_ld_sectors) / (m.l2_read_gbps * 1e3);
   if (m.l2_write_gbps > 0)
-    p.l2_us += sector * double(t.global_st_sectors + t.global_atom_sectors) / (m.l2_write_gbps * 1e3);
+    p.l2_us += sector * double(t.global_st_sectors + t.global_red_sectors) / (m.l2_write_gbps * 1e3);
   p.latency_us = latency_us(t, s, m);
+  p.atomic_us = atomic_us(t, s, m);
   p.launch_us = std::max(0.0, m.launch_overhead_us);
+  if (t.global_red_requests > 0 && !s.heat.known)
+    p.outside_reach = "outside the model's reach: global atomics whose spread over words is "
+                      "unknown (only an emulated trace counts it)";
   return p;
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "sim/access.h"
@@ -101,6 +102,27 @@ struct DeviceModel {
   // Half of the probe's warp round (shared load, __syncwarp, shared store, __syncwarp:
   // 17.2 ns), the step of a warp-synchronous reduction.
   double warp_sync_ns = 8.6;
+  // Atomics, measured on the H100 by tests/kernels/cuda/probe_atomics.cu (docs/CALIBRATION.md).
+  // Global (reductions, applied in the L2): 2^24 updates whose words are a hash of the thread
+  // index over B words, as a histogram of even data makes them: {B words, G updates/s}.
+  // Fewer words, fewer L2 slices and more waiting on each word; not monotonic at 32.
+  std::array<std::array<double, 2>, 7> atomic_gups_by_words = {{{32, 4.468},
+                                                                 {256, 3.886},
+                                                                 {1024, 11.841},
+                                                                 {4096, 36.308},
+                                                                 {65536, 70.261},
+                                                                 {1048576, 86.288},
+                                                                 {16777216, 258.652}}};
+  // One word updated by every request: 2.365 ns a request when each of a warp's lanes has
+  // its own word of one line (all warps on that line), and each further lane of a request on
+  // the same word 0.733 ns more (every lane on one word: 23.4 ns a request).
+  double atomic_word_request_ns = 2.365;
+  double atomic_word_lane_ns = 0.733;
+  // Shared (ATOMS, on the SM): one wave of 8 blocks an SM, each lane 512 updates. Lanes on
+  // words that a hash picks: 7.77 ns an instruction on each SM, whatever the number of
+  // words (32 to 4096); 32 words of one bank: 0.513 ns a wavefront (16.4 ns an instruction).
+  double shared_atomic_ns = 7.77;
+  double shared_atomic_wavefront_ns = 0.513;
   // What one SM holds at once (Hopper): occupancy limits.
   unsigned max_warps_per_sm = h100::kMaxThreadsPerSm / 32;
   unsigned max_blocks_per_sm = 32;
@@ -115,6 +137,41 @@ struct DeviceModel {
   // conflict costs 32 clocks where a conflict-free access costs one.
   unsigned sm_count = h100::kSmCount;
   double sm_clock_ghz = h100::kSmClockGhz;
+};
+
+
+// How the global atomics of a launch spread over words. The L2 applies the updates of one
+// word one after another, so the hottest word bounds the time however many others run
+// beside it, and few words share few L2 slices. Not a per-event counter (it needs every
+// event of the launch), so only the emulator's sink counts it; a GPU's traced counts and
+// recordings leave it unknown, and the modelled time says so (TimeParts::outside_reach).
+struct AtomicHeat {
+  bool known = false;
+  std::uint64_t global_updates = 0;  // lanes of the global atomics
+  std::uint64_t global_words = 0;    // distinct global words they update
+  // The hottest global word: the requests (warp instructions) that update it and their
+  // lanes on it; hot_lanes_* is the word with the most lanes, hot_requests_* the word
+  // with the most requests (usually the same word).
+  std::uint64_t hot_lanes_requests = 0, hot_lanes = 0;
+  std::uint64_t hot_requests = 0, hot_requests_lanes = 0;
+};
+
+// Accumulates AtomicHeat over the events it sees (one launch).
+class AtomicHeatSink : public TraceSink {
+ public:
+  void on_event(const WarpEvent& e) override;
+  // @post known; global_updates == the active lanes of the global atomics seen;
+  //       global_words == distinct (array, word) pairs they name; hot_lanes == the most
+  //       lanes on one word, hot_requests == the most requests naming one word.
+  AtomicHeat heat() const;
+  // Adds the counts of another part of the same launch (other blocks).
+  void merge(const AtomicHeatSink& o);
+
+ private:
+  struct Word {
+    std::uint64_t requests = 0, lanes = 0;
+  };
+  std::unordered_map<std::uint64_t, Word> words_;
 };
 
 // One global access of a warp.
@@ -240,6 +297,8 @@ struct LaunchShape {
   // Global load instructions a warp keeps in flight before it waits on one: the fast
   // build's, from its recorded SASS (sass::widest_load_batch); 0 unknown.
   unsigned loads_in_flight = 0;
+  // How the launch's global atomics spread over words (the emulator's AtomicHeatSink).
+  AtomicHeat heat;
 };
 // Blocks one SM holds at once, limited by warps, blocks, shared memory and (when known)
 // registers.
@@ -257,9 +316,13 @@ struct TimeParts {
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
   double l2_us = 0;       // load sectors at l2_read_gbps, store and atomic sectors at l2_write_gbps
   double latency_us = 0;  // blocks waiting on a load and their barriers, resident_blocks at a time
+  double atomic_us = 0;   // atomic_us(t, s, m): updates in the L2 and on the SMs' shared memory
   double launch_us = 0;   // launch overhead
+  // Why the time may be far from the device's, when the model knows it lacks a term for
+  // this launch; "" otherwise. Shown beside the modelled time.
+  std::string outside_reach;
   double total_us() const;
-  // "dram", "l1", "issue", "l2", "latency", "compute": the largest part (the bound)
+  // "dram", "l1", "issue", "l2", "latency", "atomic", "compute": the largest part (the bound)
   const char* bound() const;
 };
 // DRAM bytes the model streams: the loads' fetches of m.fetch_bytes, the stores' and atomics'
@@ -268,7 +331,7 @@ struct TimeParts {
 // DRAM moves each byte at most once.
 // @post == min(S, s.footprint_bytes) when 0 < s.footprint_bytes <= m.l2_bytes, else S, where
 //       S = access().fetch_unit() * global_ld_fetches (or sector_bytes * global_ld_sectors when
-//       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_atom_sectors).
+//       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_red_sectors).
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const LaunchShape& s = {});
 
 // The DRAM read rate that `bytes_per_sm` bytes in flight on every SM sustain: the probe's
@@ -302,9 +365,24 @@ double in_flight_us(const Totals& t, const LaunchShape& s, const DeviceModel& m 
 //       conflicts = shared wavefronts - ideal (loads and stores).
 double latency_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
 
+// The G updates/s of global atomics spread evenly over `words` words: the probe's curve
+// (atomic_gups_by_words), linear in log2(words) between its points, flat outside them.
+// @post > 0 for every words >= 0; == the curve's value at each of its points.
+double atomic_gups(double words, const DeviceModel& m = {});
+
+// The atomics' part: the L2 applying the global updates, and the SMs their shared ones.
+// @post == max(G, S) / 1000 where S = max(shared_atom_requests * shared_atomic_ns,
+//       shared_atom_wavefronts * shared_atomic_wavefront_ns) / sm_count, and G = 0 unless
+//       s.heat.known, else max(heat.global_updates / atomic_gups(heat.global_words), the
+//       hottest word's requests * atomic_word_request_ns + its further lanes *
+//       atomic_word_lane_ns) in ns.
+double atomic_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {});
+
 // @post every part >= 0; launch_us == max(0, m.launch_overhead_us); latency_us == latency_us(t, s, m);
 //       in_flight_us == in_flight_us(t, s, m);
-//       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us).
+//       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us);
+//       atomic_us == atomic_us(t, s, m); outside_reach != "" iff the launch has global
+//       atomics and s.heat is unknown.
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {},
                               const LaunchShape& s = {});
 

@@ -433,6 +433,8 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       mj["issue_us"] = number(parts.issue_us);
       mj["l2_us"] = number(parts.l2_us);
       mj["latency_us"] = number(parts.latency_us);
+      mj["atomic_us"] = number(parts.atomic_us);
+      if (!parts.outside_reach.empty()) mj["outside_reach"] = parts.outside_reach;
       mj["compute_us"] = number(parts.compute_us);
       mj["launch_us"] = number(parts.launch_us);
       mj["warp_instructions"] = number(double(r.totals.warp_instructions));
@@ -485,8 +487,11 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
                   : std::string())
           << ", l1 "
           << fmt(parts.l1_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", l2 "
-          << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4) << ", compute "
-          << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4) << " us)\n";
+          << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4)
+          << (parts.atomic_us > 0 ? ", atomic " + fmt(parts.atomic_us, 4) : std::string())
+          << ", compute " << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4)
+          << " us)\n";
+      if (!parts.outside_reach.empty()) out << "  (" << parts.outside_reach << ")\n";
     } else {
       out << "\n--fast-only: the untraced build ran once; no model totals\n";
     }

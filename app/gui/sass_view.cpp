@@ -139,8 +139,7 @@ std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const Hard
     switch (d.kind) {
       case DiffKind::Equal: h.colour = viz::DiffColour::Equal; break;
       case DiffKind::Arbitration: h.colour = viz::DiffColour::Noise; break;
-      case DiffKind::Steady:
-      case DiffKind::Below: h.colour = viz::DiffColour::Differs; break;
+      case DiffKind::NotExplained: h.colour = viz::DiffColour::Differs; break;
       case DiffKind::HardwareOnly: h.colour = viz::DiffColour::HardwareOnly; break;
     }
     h.summary = diff_summary(d);

@@ -48,24 +48,38 @@ TEST(Hardware, KindsOfDifference) {
   EXPECT_EQ(diff_summary(d[kSst]),
             "arbitration with other warps; varies run to run; 3 runs: 143,893..144,413");
   EXPECT_EQ(d[kGld].kind, DiffKind::Equal);
-  EXPECT_EQ(d[kSld].kind, DiffKind::Below);
-  EXPECT_NE(d[kSld].explain.find("SASS"), std::string::npos);
-  EXPECT_EQ(d[kGst].kind, DiffKind::Steady);
-  EXPECT_EQ(diff_summary(d[kGst]), "the same in every run; 3 runs: 70");
+  // Below the model, or the same surplus in every run: no cause is guessed, both figures shown.
+  EXPECT_EQ(d[kSld].kind, DiffKind::NotExplained);
+  EXPECT_EQ(diff_summary(d[kSld]), "not explained: model 100, hardware 80; 3 runs: 80");
+  EXPECT_NE(d[kSld].explain.find("Not explained"), std::string::npos);
+  EXPECT_NE(d[kSld].explain.find("100"), std::string::npos);
+  EXPECT_NE(d[kSld].explain.find("80"), std::string::npos);
+  EXPECT_EQ(d[kSld].explain.find("compiler"), std::string::npos) << "no guessed cause";
+  EXPECT_EQ(d[kGst].kind, DiffKind::NotExplained);
+  EXPECT_EQ(diff_summary(d[kGst]), "not explained: model 64, hardware 70; 3 runs: 70");
   EXPECT_EQ(d[kDramRead].kind, DiffKind::HardwareOnly);
   EXPECT_FALSE(d[kDramRead].modelled);
-  for (DiffKind k : {DiffKind::Equal, DiffKind::Arbitration, DiffKind::Steady, DiffKind::Below,
-                     DiffKind::HardwareOnly})
+  for (DiffKind k : {DiffKind::Equal, DiffKind::Arbitration, DiffKind::NotExplained, DiffKind::HardwareOnly})
     EXPECT_NE(to_string(k), "unknown");
 }
 
 TEST(Hardware, AGlobalSurplusThatVariesIsNotArbitration) {
-  // Arbitration is a shared-memory finding; a global counter that varies says so plainly.
+  // Arbitration is a shared-memory finding (a probe shows it); a global counter that
+  // varies is not explained, with its spread.
   const HardwareCounters h = passes({{{kGld, 1001}}, {{kGld, 1003}}});
   const auto d = compare_counters({{kGld, 1000}}, h);
   ASSERT_EQ(d.size(), 1u);
-  EXPECT_EQ(d[0].kind, DiffKind::Steady);
-  EXPECT_EQ(diff_summary(d[0]), "varies run to run; 2 runs: 1,001..1,003");
+  EXPECT_EQ(d[0].kind, DiffKind::NotExplained);
+  EXPECT_EQ(diff_summary(d[0]), "not explained: model 1,000, hardware 1,002; 2 runs: 1,001..1,003");
+  EXPECT_NE(d[0].explain.find("1,001 to 1,003 over 2 runs"), std::string::npos);
+}
+
+TEST(Hardware, ASharedShortfallIsNotArbitration) {
+  // Arbitration only adds wavefronts: a shared counter below the model is not explained.
+  const HardwareCounters h = passes({{{kSld, 90}}, {{kSld, 95}}});
+  const auto d = compare_counters({{kSld, 100}}, h);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_EQ(d[0].kind, DiffKind::NotExplained);
 }
 
 TEST(Hardware, RefusalSaysWhyAndHowAnAdminEnablesIt) {

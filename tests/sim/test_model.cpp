@@ -749,6 +749,8 @@ TEST(Totals, NcuHasExactlyTheDocumentedKeys) {
       "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
       "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
@@ -757,6 +759,8 @@ TEST(Totals, NcuHasExactlyTheDocumentedKeys) {
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
       "smsp__sass_inst_executed_op_shared_ld.sum",
       "smsp__sass_inst_executed_op_shared_st.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
+      "smsp__sass_inst_executed_op_shared_atom.sum",
   };
   std::set<std::string> got;
   for (auto& [k, v] : sim::Totals{}.ncu()) got.insert(k);
@@ -767,15 +771,32 @@ TEST(Totals, AtomicsAndKindsAreSeparate) {
   sim::Totals t;
   t.add(access(EventKind::GlobalAtomic, 4, [](int l) { return 128 * l; }));
   t.add(access(EventKind::SharedAtomic, 4, [](int) { return 0; }));
-  EXPECT_EQ(t.global_atom_requests, 1u);
-  EXPECT_EQ(t.global_atom_sectors, 32u);
+  EXPECT_EQ(t.global_red_requests, 1u);
+  EXPECT_EQ(t.global_red_sectors, 32u);
   EXPECT_EQ(t.global_ld_requests + t.global_st_requests, 0u);
   EXPECT_EQ(t.shared_atom_requests, 1u);
   EXPECT_EQ(t.shared_ld_requests + t.shared_st_requests, 0u);
   EXPECT_EQ(t.global_bytes_moved, 32u * 32u);
+  // A shared atomic is not a shared load: its passes have their own counter.
+  EXPECT_EQ(t.shared_atom_wavefronts, 1u);  // 32 lanes on one word: one update
+  EXPECT_EQ(t.shared_ld_wavefronts + t.shared_st_wavefronts, 0u);
   const auto ncu = t.ncu();
-  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_atom.sum"), 32);
+  // The dialect's atomics are reductions (REDG): counted under op_red, none under op_atom.
+  EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"), 32);
+  EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum"), 1);
+  EXPECT_EQ(ncu.at("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum"), 0);
   EXPECT_EQ(ncu.at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"), 0);
+  EXPECT_EQ(ncu.at("smsp__sass_inst_executed_op_shared_atom.sum"), 1);
+  EXPECT_EQ(ncu.at("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum"), 0);
+}
+
+TEST(Totals, SharedAtomicPassesCountDistinctWordsPerBank) {
+  sim::Totals t;
+  // 32 lanes on 32 words of one bank (stride 32 words): 32 passes; on 32 banks: one.
+  t.add(access(EventKind::SharedAtomic, 4, [](int l) { return 128 * l; }));
+  EXPECT_EQ(t.shared_atom_wavefronts, 32u);
+  t.add(access(EventKind::SharedAtomic, 4, [](int l) { return 4 * l; }));
+  EXPECT_EQ(t.shared_atom_wavefronts, 33u);
 }
 
 TEST(Totals, EmptyMaskIssuesNoRequest) {
@@ -952,7 +973,7 @@ TEST(ModelledTime, DramBytesAreTheLoadsFetchesAndTheStoresSectors) {
   t.global_ld_sectors = 100;  // a stride of 16 floats: each sector alone in its pair
   t.global_ld_fetches = 100;
   t.global_st_sectors = 7;
-  t.global_atom_sectors = 3;
+  t.global_red_sectors = 3;
   EXPECT_EQ(sim::dram_bytes(t, m), 64u * 100 + 32u * (7 + 3));
   t.global_ld_fetches = 50;  // coalesced: two sectors a fetch
   EXPECT_EQ(sim::dram_bytes(t, m), 64u * 50 + 32u * 10);
@@ -965,8 +986,8 @@ TEST(ModelledTime, DramBytesAreTheLoadsFetchesAndTheStoresSectors) {
   EXPECT_EQ(sim::dram_bytes(sim::Totals{}, m), 0u);
   // The strided copy's loads take twice the DRAM time of the same sectors in pairs.
   sim::Totals pairs = t, lone = t;
-  pairs.global_st_sectors = lone.global_st_sectors = pairs.global_atom_sectors =
-      lone.global_atom_sectors = 0;
+  pairs.global_st_sectors = lone.global_st_sectors = pairs.global_red_sectors =
+      lone.global_red_sectors = 0;
   pairs.global_ld_fetches = 50;
   sim::DeviceModel h100;
   h100.launch_overhead_us = 0;
@@ -1141,7 +1162,7 @@ TEST(ModelledTime, L2SectorsAtTheMeasuredReadAndWriteRates) {
   sim::Totals t;
   t.global_ld_sectors = 1000;   // 32,000 bytes: 32 us
   t.global_st_sectors = 500;    // 16,000 bytes: 32 us
-  t.global_atom_sectors = 500;  // 32 us more
+  t.global_red_sectors = 500;  // 32 us more
   EXPECT_DOUBLE_EQ(sim::modelled_time_parts(t, 0, m).l2_us, 96.0);
   m.stream_gbps = 0;
   m.launch_overhead_us = 0;

@@ -44,7 +44,12 @@ json load(const std::string& name) {
 // load is counted twice where the hardware's predicated code issues it once, and the merge's
 // requests are split (docs/HARDWARE.md, 8): no rule of the model covers it, so the app says
 // "not explained".
+// And the global histogram's reduction sectors: the model's passes (sim::red_sector_passes)
+// come within 1.7 % (skew 0) and 0.2 % (skew 50) of the hardware's count, not to it.
 const std::map<std::string, std::set<std::string>> kNotExplained = {
+    {"histogram_global_atomic", {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"}},
+    {"histogram_global_atomic_n262144_bins256_block256_skew50",
+     {"l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum"}},
     {"histogram_shared_atomic_n262144_bins1024_block512_skew5",
      {"l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
       "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
@@ -116,7 +121,8 @@ TEST_P(HardwareFixture, EveryDifferenceIsEqualExplainedOrNotExplained) {
 // model) the sectors of each pass (sim::red_sector_passes).
 TEST_P(HardwareFixture, PerLineCountersEqualTheModel) {
   const json f = load(GetParam());
-  if (kNotExplained.count(GetParam())) GTEST_SKIP() << "its flush differs (see kNotExplained)";
+  if (GetParam() == "histogram_shared_atomic_n262144_bins1024_block512_skew5")
+    GTEST_SKIP() << "its flush differs (see kNotExplained)";
   const RunResult r = emulate(f);
   ASSERT_TRUE(r.error.empty()) << r.error;
   std::map<int, double> hw_shared, hw_sectors, model_shared, model_sectors;

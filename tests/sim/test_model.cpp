@@ -1343,3 +1343,89 @@ TEST(ModelledTime, ABarrierRoundTakesAtLeastItsIssueTime) {
   t.barriers = 0;  // no rounds, no issue on the path
   EXPECT_DOUBLE_EQ(sim::latency_us(t, s, m), 0.0);
 }
+
+// --- Atomics: reductions' passes, the words they spread over, their time ---
+
+TEST(Atomics, AReductionsSectorsAreCountedPerPass) {
+  sim::Totals t;
+  // 32 lanes on 32 words of one 128-byte line: one pass, 4 sectors.
+  t.add(access(EventKind::GlobalAtomic, 4, [](int l) { return 4 * l; }));
+  EXPECT_EQ(t.global_red_sectors, 4u);
+  // 16 lanes on word 0, 16 on 16 words of the next four sectors: pass 1 holds word 0 and the
+  // 16 others (1 + 2 sectors), passes 2..16 word 0 alone: 3 + 15 sectors.
+  sim::Totals u;
+  u.add(access(EventKind::GlobalAtomic, 4, [](int l) { return l % 2 ? 0 : 32 + 4 * (l / 2); }));
+  EXPECT_EQ(u.global_red_sectors, 3u + 15u);
+  EXPECT_EQ(u.global_red_requests, 1u);
+  // Every lane on one word: 32 passes of one sector.
+  sim::Totals w;
+  w.add(access(EventKind::GlobalAtomic, 4, [](int) { return 64; }));
+  EXPECT_EQ(w.global_red_sectors, 32u);
+  // A load with the same lanes is one pass: distinct sectors only.
+  sim::Totals ld;
+  ld.add(access(EventKind::GlobalLoad, 4, [](int) { return 64; }));
+  EXPECT_EQ(ld.global_ld_sectors, 1u);
+}
+
+TEST(Atomics, HeatCountsWordsRequestsAndLanes) {
+  sim::AtomicHeatSink h;
+  h.on_event(access(EventKind::GlobalAtomic, 4, [](int l) { return l < 16 ? 0 : 4 * l; }));
+  h.on_event(access(EventKind::GlobalAtomic, 4, [](int) { return 0; }));
+  h.on_event(access(EventKind::SharedAtomic, 4, [](int) { return 0; }));  // not global
+  const sim::AtomicHeat a = h.heat();
+  EXPECT_TRUE(a.known);
+  EXPECT_EQ(a.global_updates, 64u);
+  EXPECT_EQ(a.global_words, 17u);  // word 0 and the words of lanes 16..31
+  EXPECT_EQ(a.hot_lanes, 48u);
+  EXPECT_EQ(a.hot_lanes_requests, 2u);
+  EXPECT_EQ(a.hot_requests, 2u);
+  // Another part of the launch adds to the same words.
+  sim::AtomicHeatSink other;
+  other.on_event(access(EventKind::GlobalAtomic, 4, [](int) { return 0; }));
+  h.merge(other);
+  EXPECT_EQ(h.heat().hot_lanes, 80u);
+  EXPECT_EQ(h.heat().hot_requests, 3u);
+  EXPECT_FALSE(sim::AtomicHeat{}.known);
+}
+
+TEST(Atomics, RateOverWordsFollowsTheProbesCurve) {
+  const sim::DeviceModel m;
+  for (const auto& [words, gups] : m.atomic_gups_by_words) EXPECT_DOUBLE_EQ(sim::atomic_gups(words, m), gups);
+  EXPECT_DOUBLE_EQ(sim::atomic_gups(1, m), m.atomic_gups_by_words.front()[1]);
+  EXPECT_DOUBLE_EQ(sim::atomic_gups(1e12, m), m.atomic_gups_by_words.back()[1]);
+  // Halfway in log2 between 1024 and 4096 words: halfway between their rates.
+  EXPECT_NEAR(sim::atomic_gups(2048, m), (11.841 + 36.308) / 2, 1e-9);
+}
+
+TEST(Atomics, TheAtomicPartIsTheLongerOfSpreadAndHottestWord) {
+  const sim::DeviceModel m;
+  sim::Totals t;
+  t.global_red_requests = 1;
+  sim::LaunchShape s;
+  // Unknown spread: no global part, and the time says it is outside the model's reach.
+  EXPECT_EQ(sim::atomic_us(t, s, m), 0.0);
+  EXPECT_NE(sim::modelled_time_parts(t, 0, m, s).outside_reach, "");
+  // 2^22 updates over 256 words: the probe's 3.886 G/s, 1.079 ms.
+  s.heat.known = true;
+  s.heat.global_updates = 1u << 22;
+  s.heat.global_words = 256;
+  s.heat.hot_lanes = s.heat.hot_requests_lanes = 16384;
+  s.heat.hot_lanes_requests = s.heat.hot_requests = 16000;
+  EXPECT_NEAR(sim::atomic_us(t, s, m), double(1u << 22) / 3.886 / 1000, 1e-6);
+  const sim::TimeParts p = sim::modelled_time_parts(t, 0, m, s);
+  EXPECT_EQ(p.outside_reach, "");
+  EXPECT_STREQ(p.bound(), "atomic");
+  // Half of them on one word, 16 lanes of each request: the hottest word binds.
+  s.heat.hot_lanes = s.heat.hot_requests_lanes = 1u << 21;
+  s.heat.hot_lanes_requests = s.heat.hot_requests = 1u << 17;
+  const double hot_ns = double(1u << 17) * m.atomic_word_request_ns +
+                        double((1u << 21) - (1u << 17)) * m.atomic_word_lane_ns;
+  EXPECT_NEAR(sim::atomic_us(t, s, m), hot_ns / 1000, 1e-6);
+  // Shared atomics: the longer of instructions and wavefronts, spread over the SMs.
+  sim::Totals sh;
+  sh.shared_atom_requests = 132000;
+  sh.shared_atom_wavefronts = 132000;
+  EXPECT_NEAR(sim::atomic_us(sh, {}, m), 1000 * m.shared_atomic_ns / 1000, 1e-9);
+  sh.shared_atom_wavefronts = 132000 * 32;
+  EXPECT_NEAR(sim::atomic_us(sh, {}, m), 1000 * 32 * m.shared_atomic_wavefront_ns / 1000, 1e-9);
+}

@@ -296,7 +296,7 @@ calibrate() {
 probes() {
   local f work=/tmp/warpscope-device/probes rc=0
   mkdir -p "$work"
-  for f in ${WS_PROBES:-probe_inflight}; do
+  for f in ${WS_PROBES:-probe_inflight probe_atomics}; do
     nvcc -arch=native -O3 -o "$work/$f" "$root/tests/kernels/cuda/$f.cu" || { rc=1; continue; }
     echo "== $f"
     "$work/$f" || rc=1

@@ -21,13 +21,15 @@ SHORT = [
     ("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "gld sect"),
     ("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", "gst req"),
     ("l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "gst sect"),
-    ("l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum", "atom req"),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_red.sum", "red req"),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum", "red sect"),
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum", "sld wave"),
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum", "sst wave"),
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum", "sld confl"),
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum", "sst confl"),
     ("smsp__sass_inst_executed_op_shared_ld.sum", "sld inst"),
     ("smsp__sass_inst_executed_op_shared_st.sum", "sst inst"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "satom wave"),
 ]
 HW_ONLY = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
            ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy %")]

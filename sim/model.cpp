@@ -110,6 +110,21 @@ std::vector<std::pair<std::string, double>> Totals::plain() const {
 
 void AtomicHeatSink::on_event(const WarpEvent& e) {
   if (e.mask == 0 || e.kind != EventKind::GlobalAtomic) return;
+  // A request whose lanes name distinct words of one 128-byte line is the probe's
+  // coalesced pattern, charged per request of each word; only the others are scattered
+  // updates, charged at the rate the probe measured for hashed words.
+  bool coalesced = true;
+  std::uint64_t line = 0;
+  bool first = true;
+  for (int l = 0; l < 32 && coalesced; ++l) {
+    if (!(e.mask >> l & 1u)) continue;
+    const std::uint64_t ln = e.offset[l] / 128;
+    if (!first && ln != line) coalesced = false;
+    line = ln;
+    first = false;
+    for (int k = 0; k < l; ++k)
+      if ((e.mask >> k & 1u) && e.offset[k] == e.offset[l]) coalesced = false;
+  }
   // A word is (array, byte offset / 4); the lanes of one request on one word are one
   // request of that word.
   std::uint64_t seen[32];
@@ -119,6 +134,7 @@ void AtomicHeatSink::on_event(const WarpEvent& e) {
     const std::uint64_t key = (std::uint64_t(e.array) << 40) | (e.offset[l] / 4);
     Word& w = words_[key];
     ++w.lanes;
+    w.scattered += !coalesced;
     if (std::find(seen, seen + n, key) != seen + n) continue;
     seen[n++] = key;
     ++w.requests;
@@ -128,9 +144,9 @@ void AtomicHeatSink::on_event(const WarpEvent& e) {
 AtomicHeat AtomicHeatSink::heat() const {
   AtomicHeat h;
   h.known = true;
-  h.global_words = words_.size();
   for (const auto& [k, w] : words_) {
-    h.global_updates += w.lanes;
+    h.global_updates += w.scattered;
+    h.global_words += w.scattered > 0;
     if (w.lanes > h.hot_lanes) {
       h.hot_lanes = w.lanes;
       h.hot_lanes_requests = w.requests;
@@ -148,6 +164,7 @@ void AtomicHeatSink::merge(const AtomicHeatSink& o) {
     Word& d = words_[k];
     d.requests += w.requests;
     d.lanes += w.lanes;
+    d.scattered += w.scattered;
   }
 }
 
@@ -376,6 +393,9 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   if (t.global_red_requests > 0 && !s.heat.known)
     p.outside_reach = "outside the model's reach: global atomics whose spread over words is "
                       "unknown (only an emulated trace counts it)";
+  else if (t.global_st_sectors > 4 * t.global_st_ideal_sectors)
+    p.outside_reach = "outside the model's reach: stores that fill a quarter of each sector or "
+                      "less, which the L2 merges before DRAM in a way the model does not count";
   return p;
 }
 

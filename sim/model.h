@@ -147,8 +147,10 @@ struct DeviceModel {
 // recordings leave it unknown, and the modelled time says so (TimeParts::outside_reach).
 struct AtomicHeat {
   bool known = false;
-  std::uint64_t global_updates = 0;  // lanes of the global atomics
-  std::uint64_t global_words = 0;    // distinct global words they update
+  // Lanes of the scattered global atomics (every request but those whose lanes name
+  // distinct words of one 128-byte line), and the distinct words they update.
+  std::uint64_t global_updates = 0;
+  std::uint64_t global_words = 0;
   // The hottest global word: the requests (warp instructions) that update it and their
   // lanes on it; hot_lanes_* is the word with the most lanes, hot_requests_* the word
   // with the most requests (usually the same word).
@@ -160,16 +162,17 @@ struct AtomicHeat {
 class AtomicHeatSink : public TraceSink {
  public:
   void on_event(const WarpEvent& e) override;
-  // @post known; global_updates == the active lanes of the global atomics seen;
+  // @post known; global_updates == the active lanes of the scattered global atomics seen
+  //       (a request is coalesced iff its lanes name distinct words of one 128-byte line);
   //       global_words == distinct (array, word) pairs they name; hot_lanes == the most
-  //       lanes on one word, hot_requests == the most requests naming one word.
+  //       lanes of any request on one word, hot_requests == the most requests naming one.
   AtomicHeat heat() const;
   // Adds the counts of another part of the same launch (other blocks).
   void merge(const AtomicHeatSink& o);
 
  private:
   struct Word {
-    std::uint64_t requests = 0, lanes = 0;
+    std::uint64_t requests = 0, lanes = 0, scattered = 0;
   };
   std::unordered_map<std::uint64_t, Word> words_;
 };
@@ -382,7 +385,8 @@ double atomic_us(const Totals& t, const LaunchShape& s, const DeviceModel& m = {
 //       in_flight_us == in_flight_us(t, s, m);
 //       dram_us == max(dram_bytes(t, m, s) / stream_gbps / 1000, in_flight_us);
 //       atomic_us == atomic_us(t, s, m); outside_reach != "" iff the launch has global
-//       atomics and s.heat is unknown.
+//       atomics and s.heat is unknown, or its stores touch more than 4 times their ideal
+//       sectors (the naive transpose's: docs/CALIBRATION.md).
 TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& m = {},
                               const LaunchShape& s = {});
 

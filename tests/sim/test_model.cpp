@@ -1372,6 +1372,8 @@ TEST(Atomics, HeatCountsWordsRequestsAndLanes) {
   h.on_event(access(EventKind::GlobalAtomic, 4, [](int l) { return l < 16 ? 0 : 4 * l; }));
   h.on_event(access(EventKind::GlobalAtomic, 4, [](int) { return 0; }));
   h.on_event(access(EventKind::SharedAtomic, 4, [](int) { return 0; }));  // not global
+  // A coalesced request (lane l on word l of one line) is no scattered update.
+  h.on_event(access(EventKind::GlobalAtomic, 4, [](int l) { return 1024 + 4 * l; }));
   const sim::AtomicHeat a = h.heat();
   EXPECT_TRUE(a.known);
   EXPECT_EQ(a.global_updates, 64u);
@@ -1421,6 +1423,14 @@ TEST(Atomics, TheAtomicPartIsTheLongerOfSpreadAndHottestWord) {
   const double hot_ns = double(1u << 17) * m.atomic_word_request_ns +
                         double((1u << 21) - (1u << 17)) * m.atomic_word_lane_ns;
   EXPECT_NEAR(sim::atomic_us(t, s, m), hot_ns / 1000, 1e-6);
+  // Stores that fill a quarter of each sector or less (the naive transpose's) are outside
+  // the model's reach too; a coalesced store is not.
+  sim::Totals st;
+  st.global_st_sectors = 32;
+  st.global_st_ideal_sectors = 4;
+  EXPECT_EQ(sim::modelled_time_parts(st, 0, m, {}).outside_reach, "");
+  st.global_st_sectors = 33;
+  EXPECT_NE(sim::modelled_time_parts(st, 0, m, {}).outside_reach, "");
   // Shared atomics: the longer of instructions and wavefronts, spread over the SMs.
   sim::Totals sh;
   sh.shared_atom_requests = 132000;

@@ -1426,10 +1426,10 @@ TEST(Atomics, TheAtomicPartIsTheLongerOfSpreadAndHottestWord) {
   // Stores that fill a quarter of each sector or less (the naive transpose's) are outside
   // the model's reach too; a coalesced store is not.
   sim::Totals st;
-  st.global_st_sectors = 32;
+  st.global_st_sectors = 16;  // a quarter of each sector filled: within reach
   st.global_st_ideal_sectors = 4;
   EXPECT_EQ(sim::modelled_time_parts(st, 0, m, {}).outside_reach, "");
-  st.global_st_sectors = 33;
+  st.global_st_sectors = 17;
   EXPECT_NE(sim::modelled_time_parts(st, 0, m, {}).outside_reach, "");
   // Shared atomics: the longer of instructions and wavefronts, spread over the SMs.
   sim::Totals sh;

@@ -61,7 +61,8 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
 
   const std::uint32_t heat_col = a.conflicts ? heat_colour(a.max_degree) : heat_colour(1);
   ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(heat_col));
-  ImGui::TextWrapped("%s", summary(a).c_str());
+  d.summary = in.covered ? std::string(kPredictFirst) + ": how many wavefronts does this access need?" : summary(a);
+  ImGui::TextWrapped("%s", d.summary.c_str());
   ImGui::PopStyleColor();
 
   ImDrawList* dl = ImGui::GetWindowDrawList();

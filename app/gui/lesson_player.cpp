@@ -124,6 +124,55 @@ bool predicts_answered(Player& p) {
   return true;
 }
 
+// What a predict's quantity shows on the other panels, added to `c`: the views that draw
+// it and the words of the metrics rows that hold it (or a number it follows from).
+void add_cover(const Quantity& q, LessonCover& c) {
+  viz::Covered& v = c.views;
+  auto words = [&](std::initializer_list<const char*> ws) {
+    for (const char* w : ws) c.metric_words.emplace_back(w);
+  };
+  auto shared = [&] {
+    v.shared = true;
+    words({"wavefront", "bank", "shared conflicts", "op_shared"});
+  };
+  auto global = [&] {
+    v.global = true;
+    words({"global", "sector"});
+  };
+  auto branch = [&] {
+    v.branch = true;
+    words({"SIMD", "branch"});
+  };
+  if (q.timed()) {  // a time, a throughput or a ratio of them: every chart and time row
+    v.time = true;
+    return;
+  }
+  const std::string& n = q.name;
+  if (q.kind == QuantityKind::Metric) {
+    if (n.find("shared") != std::string::npos) shared();
+    else if (n.find("global") != std::string::npos) global();
+    else words({n.c_str()});
+    return;
+  }
+  auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+  if (has("sectors") || has("global") || has("bytes_moved") || has("bytes_requested")) global();
+  else if (has("wavefronts") || has("bank_conflicts") || n == "shared_requests") shared();
+  else if (has("simd") || has("branch") || has("divergent") || n == "active_lanes" || n == "warp_instructions")
+    branch();
+  else if (n == "barriers") {
+    v.barrier = true;
+    words({"barrier"});
+  } else if (has("flop") || has("fma") || n == "logical_bytes") {
+    v.flops = true;
+    words({"flop", "FLOP", "fma", "FMA"});
+    if (n == "flops_per_byte") global();
+    if (n == "shared_loads_per_fma") shared();
+  } else if (n != "verified") {  // the launch's shape: blocks, warps, registers, occupancy
+    v.launch = true;
+    words({"occupancy", "registers", "blocks per SM"});
+  }
+}
+
 // Code keeps its lines: one wider than the panel scrolls sideways rather than being cut.
 void code_block(const Block& b) {
   ImGui::PushStyleColor(ImGuiCol_ChildBg, kBox);
@@ -175,6 +224,7 @@ void predict_box(std::size_t i, DrawCtx& c) {
   if (r && !c.reanswer.count(i)) {
     flow_plain(r->explanation, r->correct ? kGood : kBad);
     if (i < c.out.verdicts.size()) c.out.verdicts[i] = r->explanation;
+    if (i < c.out.answers.size()) c.out.answers[i] = answer_text(p, r->answer);
     if (ImGui::SmallButton("answer again")) c.reanswer.insert(i);  // opens the input again
   } else {
     std::string& text = c.inputs[i];
@@ -361,6 +411,7 @@ class PlayerPanel : public LessonPanel {
     out.step = p.step_index();
     out.steps = p.step_count();
     out.verdicts.assign(p.step().predicts.size(), "");
+    out.answers.assign(p.step().predicts.size(), "");
     out.goals.assign(p.step().goals.size(), "");
     out.lab_view = lab_view();
     out.typed.assign(p.step().predicts.size(), "");
@@ -422,6 +473,17 @@ class PlayerPanel : public LessonPanel {
     return lab ? lab->view : "";
   }
   bool takes_typing() const override { return !open_predicts().empty(); }
+  LessonCover cover() const override {
+    LessonCover c;
+    if (!player_ || player_->step_count() == 0) return c;
+    const Player& p = *player_;
+    for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
+      if (!p.answered(i)) add_cover(p.step().predicts[i].answer, c);
+    // Descriptions name results ("pad=1 removes it", "32 sectors"): kept back with them.
+    c.description = c.any();
+    return c;
+  }
+  bool go_step(std::size_t i) override { return player_ && player_->go(i); }
   void typed_tab() override { tab_pending_ = true; }
 
  private:

@@ -119,6 +119,7 @@ std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
 }
 
 bool covers(const Covered& c, const WarpEvent& e) {
+  if (c.lanes) return true;  // every description counts the active lanes
   if (is_shared(e.kind)) return c.shared;
   if (is_global(e.kind)) return c.global;
   if (e.kind == EventKind::Branch) return c.branch;

@@ -32,12 +32,13 @@ struct RowNumbers {
 struct Covered {
   bool shared = false;   // shared-memory wavefronts and bank conflicts
   bool global = false;   // global sectors and requests
-  bool branch = false;   // active lanes, SIMD efficiency, divergence
+  bool branch = false;   // SIMD efficiency, divergence
+  bool lanes = false;    // how many lanes an access or branch has active
   bool barrier = false;  // barriers executed
   bool time = false;     // times, throughputs and every ratio of them
   bool launch = false;   // grid shape, resident blocks, registers, occupancy
   bool flops = false;    // floating-point operations and their intensity
-  bool any() const { return shared || global || branch || barrier || time || launch || flops; }
+  bool any() const { return shared || global || branch || lanes || barrier || time || launch || flops; }
 };
 inline constexpr const char* kPredictFirst = "predict first";
 

@@ -681,6 +681,9 @@ int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   return r.any_bad() ? kExitFailed : kExitOk;
 }
 
+std::string lesson_or_usage(const std::string& arg);
+int step_or_usage(const std::string& lesson, const std::string& step, const Hooks& h);
+
 // `export --lesson ID --step N`: the chart of that step as the window shows it (the GUI's
 // own state and panels, run without a display).
 int export_lesson(const BenchArgs& a, const std::vector<std::string>& formats, bool explicit_format,

@@ -46,6 +46,16 @@ LessonCover cover_of(const AppState& s) {
   return s.lesson->cover();
 }
 
+// The SASS note ("..., 96 registers, ...") with its register count kept back while a
+// launch-shape predict (registers, occupancy) is open.
+std::string sass_note(std::string note, bool launch_covered) {
+  const std::size_t at = note.find(" registers");
+  if (!launch_covered || at == std::string::npos) return note;
+  std::size_t from = at;
+  while (from > 0 && std::isdigit(static_cast<unsigned char>(note[from - 1]))) --from;
+  return note.substr(0, from) + "registers: " + viz::kPredictFirst + note.substr(at + 10);
+}
+
 // A source line's note or counters that name a covered number.
 bool note_covered(const viz::Covered& c, const std::string& note) {
   auto has = [&](const char* w) { return note.find(w) != std::string::npos; };
@@ -253,7 +263,7 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
     ImGui::SameLine();
     // At a projector's width the note is longer than the panel: cut to the line with "...",
     // the whole of it under the mouse.
-    text_fitted(l.sass->found ? l.sass->note + (l.sass->diffs.empty()
+    text_fitted(l.sass->found ? sass_note(l.sass->note, cov.launch) + (l.sass->diffs.empty()
                                                     ? ""
                                                     : "; magenta: SASS differs from the model")
                               : "no SASS: " + l.sass->note);
@@ -1512,9 +1522,15 @@ void check_text(FrameDraw& fd) {
     lines = ImRect(float(r.X) * atlas->TexUvScale.x, float(r.Y) * atlas->TexUvScale.y,
                    float(r.X + r.Width) * atlas->TexUvScale.x, float(r.Y + r.Height) * atlas->TexUvScale.y);
   }
-  std::map<std::pair<float, float>, ImWchar> by_uv;  // a glyph's top-left UV -> its character
+  // A glyph's top-left UV -> its character, and where its ink sits in its line (so that a
+  // '.' or ',' joins the line it is on, not a line of its own).
+  struct Glyph {
+    ImWchar cp;
+    float y0, y1, size;
+  };
+  std::map<std::pair<float, float>, Glyph> by_uv;
   for (const ImFont* f : atlas->Fonts)
-    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = ImWchar(gl.Codepoint);
+    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = {ImWchar(gl.Codepoint), gl.Y0, gl.Y1, f->FontSize};
   const float tol = 1.5f;  // a glyph's quad has a pixel of padding around its ink
   for (int n = 0; n < dd->CmdListsCount; ++n) {
     const ImDrawList* dl = dd->CmdLists[n];
@@ -1533,6 +1549,7 @@ void check_text(FrameDraw& fd) {
     struct Run {
       std::string text;
       ImRect rect, clip;
+      float top = 0, lh = 0;  // the line's top and height
       bool open = false;
     } run;
     auto flush = [&] {
@@ -1544,7 +1561,7 @@ void check_text(FrameDraw& fd) {
       const bool cut_y = !scrolls_y && (r.Min.y < c.Min.y - tol || r.Max.y > c.Max.y + tol);
       if (r.Max.x > c.Min.x && r.Min.x < c.Max.x && r.Max.y > c.Min.y && r.Min.y < c.Max.y)
         fd.texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
-                            Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
+                            Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}, Rect{r.Min.x, run.top, r.Max.x, run.top + run.lh}});
       if (cut_x || cut_y)
         fd.cut_texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
                                 Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
@@ -1569,20 +1586,32 @@ void check_text(FrameDraw& fd) {
         i += 3;  // the quad's second triangle
         const ImRect g(v0->pos, v2->pos);
         auto it = by_uv.find({uv0.x, uv0.y});
-        const char ch = it == by_uv.end() ? '?' : it->second < 128 ? char(it->second) : '~';
+        // The character as UTF-8 ("µs" reads as drawn); '?' for a glyph not in the atlas.
+        std::string ch = "?";
+        float top = g.Min.y, lh = g.GetHeight();
+        if (it != by_uv.end()) {
+          char u[5] = {};
+          ImTextCharToUtf8(u, it->second.cp);
+          ch = u;
+          const Glyph& gl = it->second;
+          const float scale = gl.y1 > gl.y0 ? g.GetHeight() / (gl.y1 - gl.y0) : 1.f;
+          top = g.Min.y - gl.y0 * scale;
+          lh = gl.size * scale;
+        }
         // A glyph continues the run on its line when it follows close after it, under the
         // same clip rectangle.
-        const float em = g.GetHeight();
-        const bool same = run.open && std::abs(g.Min.y - run.rect.Min.y) < em * 0.6f && g.Min.x >= run.rect.Max.x - 1 &&
-                          g.Min.x - run.rect.Max.x < em * 0.9f && clip.Min.x == run.clip.Min.x &&
+        const bool same = run.open && std::abs(top - run.top) < run.lh * 0.3f && g.Min.x >= run.rect.Max.x - 1 &&
+                          g.Min.x - run.rect.Max.x < lh * 0.9f && clip.Min.x == run.clip.Min.x &&
                           clip.Max.x == run.clip.Max.x && clip.Min.y == run.clip.Min.y && clip.Max.y == run.clip.Max.y;
         if (!same) {
           flush();
           run.open = true;
           run.rect = g;
           run.clip = clip;
+          run.top = top;
+          run.lh = lh;
         } else {
-          if (g.Min.x - run.rect.Max.x > run.rect.GetHeight() * 0.22f) run.text += ' ';
+          if (g.Min.x - run.rect.Max.x > lh * 0.2f) run.text += ' ';
           run.rect.Add(g);
         }
         run.text += ch;
@@ -1612,13 +1641,13 @@ std::string frame_text(const FrameDraw& fd) {
   // its height; rows top to bottom, runs left to right.
   std::vector<const CutText*> runs;
   for (const CutText& t : fd.texts) runs.push_back(&t);
-  std::stable_sort(runs.begin(), runs.end(), [](const CutText* a, const CutText* b) { return a->rect.cy() < b->rect.cy(); });
+  std::stable_sort(runs.begin(), runs.end(), [](const CutText* a, const CutText* b) { return a->line.cy() < b->line.cy(); });
   std::vector<std::vector<const CutText*>> rows;
   float row_cy = 0;
   for (const CutText* t : runs) {
-    if (rows.empty() || t->rect.cy() - row_cy > std::max(2.f, t->rect.h() * 0.5f)) {
+    if (rows.empty() || t->line.cy() - row_cy > std::max(2.f, t->line.h() * 0.5f)) {
       rows.emplace_back();
-      row_cy = t->rect.cy();
+      row_cy = t->line.cy();
     }
     rows.back().push_back(t);
   }

@@ -25,6 +25,7 @@ namespace ws::gui {
 struct CutText {
   std::string panel, text;
   viz::Rect rect, clip;
+  viz::Rect line;  // the line the run sits on (its top to top + the font's height)
 };
 
 struct FrameDraw {

@@ -724,7 +724,7 @@ TEST(CliHooks, ExportWritesALessonStepsChart) {
   ASSERT_TRUE(fs::exists(prefix + ".csv"));
   std::ifstream in(prefix + ".json");
   const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  EXPECT_NE(json.find("\"category\": \"naive\""), std::string::npos) << json;
+  EXPECT_NE(json.find("\"category\":\"naive\""), std::string::npos) << json;
   EXPECT_NE(json.find("682"), std::string::npos) << json;
   EXPECT_NE(r.out.find("wrote " + prefix + ".json"), std::string::npos) << r.out;
   // Bad input: one line, exit 2, nothing run.

@@ -14,10 +14,12 @@ int main(int argc, char** argv) {
   hooks.lesson_validate = &ws::lesson::validate_files;
   hooks.lesson_check = &ws::lesson::check_file;
   hooks.lesson_timed = &ws::lesson::timed_configs;
+  hooks.lesson_steps = &ws::lesson::step_count;
 #endif
 #if defined(WS_HAVE_GUI)
   hooks.gui_display_available = &ws::gui::display_available;
   hooks.gui_run = &ws::gui::run;
+  hooks.gui_lesson_chart = &ws::gui::lesson_chart;
 #endif
   return ws::cli::main(argc, argv, hooks);
 }

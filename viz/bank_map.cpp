@@ -60,8 +60,11 @@ BankMapDraw draw_bank_map(const BankMapInput& in, const ViewStyle& style) {
   const unsigned banks = std::clamp(in.model.shared_banks, 1u, 32u);
 
   const std::uint32_t heat_col = a.conflicts ? heat_colour(a.max_degree) : heat_colour(1);
-  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(heat_col));
-  ImGui::TextWrapped("%s", summary(a).c_str());
+  // Covered, in the window's dim text: the heat colour would say how bad it is.
+  d.summary = in.covered ? std::string(kPredictFirst) + ": how many wavefronts does this access need?" : summary(a);
+  ImGui::PushStyleColor(ImGuiCol_Text, in.covered ? ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled)
+                                                  : ImGui::ColorConvertU32ToFloat4(to_imgui(heat_col)));
+  ImGui::TextWrapped("%s", d.summary.c_str());
   ImGui::PopStyleColor();
 
   ImDrawList* dl = ImGui::GetWindowDrawList();

@@ -20,6 +20,7 @@ struct BankMapInput {
   sim::DeviceModel model;
   std::string caption;               // "line 47 - warp 0 - event 12 of 40"
   bool show_grid = true;
+  bool covered = false;              // the wavefront summary says kPredictFirst instead
 };
 
 struct GridCell {
@@ -32,6 +33,7 @@ struct GridCell {
 struct BankMapDraw {
   bool drawn = false;  // false: nothing to show; `note` says why
   std::string note;
+  std::string summary;                       // the line over the map (wavefronts, or covered)
   sim::SharedAccess access;                  // the model's analysis that was drawn
   std::array<unsigned, 32> bank_words{};     // as drawn in each bank cell
   std::array<std::uint32_t, 32> bank_fill{};  // fill colour of each bank cell

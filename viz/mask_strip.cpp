@@ -39,10 +39,14 @@ MaskStripDraw draw_mask_strip(const MaskStripInput& in, const ViewStyle& style) 
     }
   }
   ImGui::TextWrapped("block %u warp %u: %d events, SIMD efficiency %s", h.block, unsigned(h.warp),
-                     d.rows_total, percent(d.simd_efficiency).c_str());
+                     d.rows_total, in.covered ? kPredictFirst : percent(d.simd_efficiency).c_str());
   char br[96];
-  std::snprintf(br, sizeof br, "- %d marked branch%s, %d divergent", branches,
-                branches == 1 ? "" : "es", divergent_branches);
+  if (in.covered)
+    std::snprintf(br, sizeof br, "- %d marked branch%s, divergent: %s", branches, branches == 1 ? "" : "es",
+                  kPredictFirst);
+  else
+    std::snprintf(br, sizeof br, "- %d marked branch%s, %d divergent", branches,
+                  branches == 1 ? "" : "es", divergent_branches);
   // Beside the first line when it fits there, else under it.
   ImGui::SameLine();
   if (ImGui::CalcTextSize(br).x > ImGui::GetContentRegionAvail().x) ImGui::NewLine();

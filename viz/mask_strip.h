@@ -17,6 +17,7 @@ struct MaskStripInput {
   int current = -1;            // the stepper's event (index into history), highlighted
   bool follow_current = true;  // scroll so the current row is visible
   float height = 0;            // 0: the rest of the window
+  bool covered = false;        // SIMD efficiency and divergent branches say kPredictFirst
 };
 
 struct MaskRow {

@@ -43,7 +43,11 @@ void cell(const std::string& text) {
   ImGui::PopTextWrapPos();
 }
 
-void row(MetricsDraw& d, const std::string& name, const std::string& value, std::uint32_t col = 0) {
+void row(MetricsDraw& d, const std::string& name, std::string value, std::uint32_t col = 0, bool covered = false) {
+  if (covered) {
+    value = kPredictFirst;
+    col = 0;
+  }
   ImGui::TableNextRow();
   ImGui::TableSetColumnIndex(0);
   cell(name);
@@ -52,6 +56,12 @@ void row(MetricsDraw& d, const std::string& name, const std::string& value, std:
   cell(value);
   if (col) ImGui::PopStyleColor();
   d.cells.emplace_back(name, value);
+}
+
+bool word_covered(const MetricsInput& in, const std::string& name) {
+  for (const std::string& w : in.covered_words)
+    if (name.find(w) != std::string::npos) return true;
+  return false;
 }
 
 }  // namespace
@@ -99,14 +109,14 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       if (measured && in.samples > 1)
         t += ", " + format_ms(in.min_ms) + " .. " + format_ms(in.max_ms) + " over " +
              std::to_string(in.samples) + " runs";
-      row(d, in.source.on_gpu() ? "kernel time, median" : "kernel time", t, tc);
+      row(d, in.source.on_gpu() ? "kernel time, median" : "kernel time", t, tc, in.covered.time);
     } else {
       row(d, "kernel time", "not timed");
     }
     if (in.throughput > 0) {
       char b[64];
       std::snprintf(b, sizeof b, "%.4g %s (%s)", in.throughput, in.unit.c_str(), d.time_label.c_str());
-      row(d, "throughput", b, tc);
+      row(d, "throughput", b, tc, in.covered.time);
       if (in.copy_gbps > 0 && in.unit == "GB/s")
       {
         // A share across two sources is shown with both named, never as a plain ratio.
@@ -114,12 +124,14 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
         const std::string src = sim::short_label(in.copy_source);
         row(d, "of device copy bandwidth",
             percent(r.value) + " of " + format_value(std::round(in.copy_gbps)) + " GB/s" +
-                (src.empty() ? "" : " (" + src + ")") + (r.mixed ? " " + r.note : ""));
+                (src.empty() ? "" : " (" + src + ")") + (r.mixed ? " " + r.note : ""),
+            0, in.covered.time);
       }
       if (in.peak > 0)
         row(d, "of theoretical peak", percent(in.throughput / in.peak) + " of " +
                                           format_value(std::round(in.peak)) + " " + in.unit +
-                                          " (spec sheet)");
+                                          " (spec sheet)",
+            0, in.covered.time);
     }
     row(d, "output", in.verified ? "matches the CPU reference" : "WRONG",
         in.verified ? th.verified : th.run_error);
@@ -132,7 +144,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
     ImGui::TableHeadersRow();
     for (const auto& [k, v] : plain) {
-      row(d, k, format_value(v));
+      row(d, k, format_value(v), 0, word_covered(in, k));
       ++d.plain_rows;
     }
     ImGui::EndTable();
@@ -141,7 +153,11 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   if (!in.occupancy.empty() && ImGui::BeginTable("##occ", 2, tf)) {
     ImGui::TableSetupColumn("occupancy", ImGuiTableColumnFlags_WidthStretch, 1.4f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    for (const auto& [k, v] : in.occupancy) row(d, k, v);
+    for (const auto& [k, v] : in.occupancy) {
+      // The row's name says the registers and threads it is for: covered with its value.
+      const bool cov = in.covered.launch || word_covered(in, k);
+      row(d, cov ? k.substr(0, k.find(" (")) : k, v, 0, cov);
+    }
     ImGui::EndTable();
     ImGui::Spacing();
   }
@@ -167,7 +183,7 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
       ImGui::TableHeadersRow();
       for (const auto& [k, v] : ncu) {
-        row(d, k, format_value(v));
+        row(d, k, format_value(v), 0, word_covered(in, k));
         ++d.ncu_rows;
       }
       ImGui::EndTable();
@@ -212,11 +228,15 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
         cell(name);
       }
       ImGui::TableSetColumnIndex(1);
-      const std::string mv = model ? format_value(*model) : "-";
+      const bool cov = word_covered(in, name);
+      const std::string mv = cov ? kPredictFirst : model ? format_value(*model) : "-";
       cell(mv);
       ImGui::TableSetColumnIndex(2);
       std::string hv = "-", dv = "-";
-      if (h) {
+      if (h && cov) {
+        cell(kPredictFirst);
+        hv = dv = kPredictFirst;
+      } else if (h) {
         // The median; the spread over the runs is in the row's summary and its tooltip.
         hv = format_value(h->hardware) + (h->hw_min != h->hw_max ? " ~" : "");
         cell(hv);
@@ -244,10 +264,14 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       if (open) {
         ImGui::TableNextRow();
         ImGui::TableSetColumnIndex(0);
-        ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(colour(h->colour)));
-        ImGui::TextWrapped("%s", h->summary.c_str());
-        ImGui::PopStyleColor();
-        ImGui::TextWrapped("%s", h->explain.c_str());
+        if (cov) {
+          ImGui::TextDisabled("%s", kPredictFirst);
+        } else {
+          ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(colour(h->colour)));
+          ImGui::TextWrapped("%s", h->summary.c_str());
+          ImGui::PopStyleColor();
+          ImGui::TextWrapped("%s", h->explain.c_str());
+        }
         ImGui::TreePop();
       }
       ImGui::PopID();

@@ -47,6 +47,11 @@ struct MetricsInput {
   std::string hardware_note;        // why there are no counters, or a remark on them
   std::string hardware_source;      // "CUPTI, 3 runs on NVIDIA H100 80GB HBM3"
   std::vector<std::pair<std::string, std::string>> occupancy;  // extra rows: name, value
+  // A lesson's unanswered prediction: the time rows (covered.time), the occupancy rows
+  // (covered.launch), and every row whose name contains one of `covered_words` show
+  // kPredictFirst as their value.
+  Covered covered;
+  std::vector<std::string> covered_words;
 };
 
 struct MetricsDraw {

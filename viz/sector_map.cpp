@@ -66,20 +66,26 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   d.distinct_bytes = distinct_bytes(e);
   const double eff = a.bytes_moved ? double(d.distinct_bytes) / double(a.bytes_moved) : 0;
   const std::uint32_t verdict = a.sectors > a.ideal_sectors ? use_colour(eff) : use_colour(1);
-  ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
-              a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
-              a.lines == 1 ? "" : "s", lb);
-  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
-  d.use_note = "bytes used " + std::to_string(d.distinct_bytes) + " of " +
-               std::to_string(a.bytes_moved) + " moved: " + percent(eff) +
-               " of the traffic is useful";
-  if (d.distinct_bytes < a.bytes_requested)
-    d.use_note += "; " + std::to_string(std::popcount(e.mask)) + " lanes share " +
-                  std::to_string(d.distinct_bytes) + " B (a broadcast: one read serves every " +
-                  "lane that asks for the same word)";
-  ImGui::TextWrapped("%s", d.use_note.c_str());
-  ImGui::PopStyleColor();
-  if (e.kind == EventKind::GlobalLoad && a.fetch_bytes > a.bytes_moved) {
+  if (in.covered) {
+    // The picture stays: counting its sectors is the prediction.
+    d.use_note = std::string(kPredictFirst) + ": how many sectors does this request touch?";
+    ImGui::TextWrapped("%s", d.use_note.c_str());
+  } else {
+    ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
+                       a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
+                       a.lines == 1 ? "" : "s", lb);
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
+    d.use_note = "bytes used " + std::to_string(d.distinct_bytes) + " of " +
+                 std::to_string(a.bytes_moved) + " moved: " + percent(eff) +
+                 " of the traffic is useful";
+    if (d.distinct_bytes < a.bytes_requested)
+      d.use_note += "; " + std::to_string(std::popcount(e.mask)) + " lanes share " +
+                    std::to_string(d.distinct_bytes) + " B (a broadcast: one read serves every " +
+                    "lane that asks for the same word)";
+    ImGui::TextWrapped("%s", d.use_note.c_str());
+    ImGui::PopStyleColor();
+  }
+  if (!in.covered && e.kind == EventKind::GlobalLoad && a.fetch_bytes > a.bytes_moved) {
     const unsigned unit = in.model.access().fetch_unit();
     d.fetch_note = "from DRAM, on a miss: " + std::to_string(a.fetches) + " fetches of " +
                    std::to_string(unit) + " B = " + std::to_string(a.fetch_bytes) +

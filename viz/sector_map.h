@@ -19,6 +19,7 @@ struct SectorMapInput {
   const ArrayDesc* array = nullptr;  // for its name and element size (optional)
   sim::DeviceModel model;
   std::string caption;
+  bool covered = false;  // the sector and bytes-used lines say kPredictFirst instead
 };
 
 struct SectorCell {

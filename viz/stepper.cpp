@@ -118,6 +118,18 @@ std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
   return b;
 }
 
+bool covers(const Covered& c, const WarpEvent& e) {
+  if (c.lanes) return true;  // every description counts the active lanes
+  if (is_shared(e.kind)) return c.shared;
+  if (is_global(e.kind)) return c.global;
+  if (e.kind == EventKind::Branch) return c.branch;
+  return false;
+}
+
+std::string describe_event_covered(const WarpEvent& e) {
+  return std::string(to_string(e.kind)) + ", line " + std::to_string(e.line) + ": " + kPredictFirst;
+}
+
 namespace {
 
 constexpr const char* kButtons[] = {"|<", "< step", "pause", "step >", ">|", "next barrier", "prev conflict",
@@ -156,7 +168,7 @@ float stepper_content_height(float width) {
 }
 
 StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
-                         const sim::DeviceModel& m, const ViewStyle& style) {
+                         const sim::DeviceModel& m, const ViewStyle& style, const Covered& covered) {
   StepperDraw d;
   if (s.empty()) {
     d.label = "No events kept for this warp.";
@@ -202,9 +214,11 @@ StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
   if (act == StepAction::Scrub) s.playing = false;
   d.action = act;
   const WarpEvent& e = events.at(s.current());
+  const bool hide = covers(covered, e);
   d.label = "event " + std::to_string(s.pos + 1) + " of " + std::to_string(s.size()) + ": " +
-            describe_event(e, m);
-  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(is_conflict(e, m) ? heat_colour(8) : text_colour(style)));
+            (hide ? describe_event_covered(e) : describe_event(e, m));
+  ImGui::PushStyleColor(ImGuiCol_Text,
+                        to_imgui(!hide && is_conflict(e, m) ? heat_colour(8) : text_colour(style)));
   ImGui::TextWrapped("%s", d.label.c_str());
   ImGui::PopStyleColor();
   return d;

@@ -57,8 +57,11 @@ struct StepperDraw {
 
 // Buttons, a scrub slider and the current event's one-line description.
 // @post the returned action has been applied to `s`.
+// With `covered`, an event whose description would show a covered number says
+// kPredictFirst instead (describe_event_covered).
 StepperDraw draw_stepper(StepperState& s, const std::vector<WarpEvent>& events,
-                         const sim::DeviceModel& m = {}, const ViewStyle& style = {});
+                         const sim::DeviceModel& m = {}, const ViewStyle& style = {},
+                         const Covered& covered = {});
 
 // The height draw_stepper's content needs at this content width: its buttons flow onto
 // as many rows as the width needs, then the scrub bar, then the description wrapped (room
@@ -68,5 +71,9 @@ float stepper_content_height(float width);
 
 // One line about an event: its kind, line, active lanes and the model's verdict.
 std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m = {});
+// Whether describe_event(e) shows a number that `c` covers.
+bool covers(const Covered& c, const WarpEvent& e);
+// "shared_load, line 47: predict first": the event without its numbers.
+std::string describe_event_covered(const WarpEvent& e);
 
 }  // namespace ws::viz

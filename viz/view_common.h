@@ -26,6 +26,22 @@ struct RowNumbers {
   float px = 0;
 };
 
+// Numbers a lesson keeps back while a prediction about them is unanswered (app/gui decides
+// which, from the predict's quantity): a view draws kPredictFirst where it would show them,
+// and the rest of the view as usual (the picture is what the student reasons from).
+struct Covered {
+  bool shared = false;   // shared-memory wavefronts and bank conflicts
+  bool global = false;   // global sectors and requests
+  bool branch = false;   // SIMD efficiency, divergence
+  bool lanes = false;    // how many lanes an access or branch has active
+  bool barrier = false;  // barriers executed
+  bool time = false;     // times, throughputs and every ratio of them
+  bool launch = false;   // grid shape, resident blocks, registers, occupancy
+  bool flops = false;    // floating-point operations and their intensity
+  bool any() const { return shared || global || branch || lanes || barrier || time || launch || flops; }
+};
+inline constexpr const char* kPredictFirst = "predict first";
+
 // 0xRRGGBBAA -> ImGui's packed ImU32 (0xAABBGGRR).
 constexpr std::uint32_t to_imgui(std::uint32_t c) {
   return ((c & 0xFFu) << 24) | (((c >> 8) & 0xFFu) << 16) | (((c >> 16) & 0xFFu) << 8) |

@@ -612,6 +612,7 @@ struct BenchArgs {
   int repeats = 10;
   std::string csv, json;
   std::string out, format;  // export
+  std::string lesson, step;  // export --lesson ID --step N
 };
 
 // The configurations of a bench/export command line.
@@ -685,18 +686,57 @@ int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   return r.any_bad() ? kExitFailed : kExitOk;
 }
 
-int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err) {
+std::string lesson_or_usage(const std::string& arg);
+int step_or_usage(const std::string& lesson, const std::string& step, const Hooks& h);
+
+// `export --lesson ID --step N`: the chart of that step as the window shows it (the GUI's
+// own state and panels, run without a display).
+int export_lesson(const BenchArgs& a, const std::vector<std::string>& formats, bool explicit_format,
+                  std::ostream& out, std::ostream& err, const Hooks& h) {
+  for (const char* o : {"--variant", "--set", "--sweep", "--peers"})
+    if ((std::string(o) == "--variant" && !a.variant.empty()) || (std::string(o) == "--set" && !a.sets.empty()) ||
+        (std::string(o) == "--sweep" && !a.sweeps.empty()) || (std::string(o) == "--peers" && a.peers))
+      usage(std::string(o) + " does not go with --lesson: the step's lab says what runs");
+  if (!h.gui_lesson_chart)
+    usage("this warpscope was built without the GUI, which draws a lesson's chart (it needs libimgui-dev "
+          "and libmd4c-dev: run scripts/setup and rebuild)");
+  gui::GuiOptions o;
+  if (a.backend != "auto" && a.backend != "emu" && a.backend != "cuda")
+    usage("unknown backend '" + a.backend + "' (choose auto, emu or cuda)");
+  o.backend = a.backend;
+  o.lesson = lesson_or_usage(a.lesson);
+  o.step = step_or_usage(o.lesson, a.step, h);
+  o.width = 1280;
+  o.height = 720;
+  viz::ChartSpec chart;
+  std::string message;
+  if (int rc = h.gui_lesson_chart(o, chart, message); rc != 0) {
+    err << "warpscope: " << message << "\n";
+    return kExitFailed;
+  }
+  if (!message.empty()) err << "warpscope: " << message << "\n";
+  std::string why;
+  std::vector<std::string> written;
+  if (!write_chart(chart, a.out, formats, a.force, !explicit_format, written, why, err)) usage(why);
+  for (const auto& p : written) out << "wrote " << p << "\n";
+  return kExitOk;
+}
+
+int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err, const Hooks& h) {
   const bool explicit_format = !a.format.empty();
   const auto formats = split(explicit_format ? a.format : "svg,png,csv", ',');
   for (const auto& f : formats)
-    if (f != "svg" && f != "png" && f != "csv")
-      usage("unknown --format '" + f + "' (choose from svg, png, csv)");
-  if (formats.empty()) usage("--format is empty (choose from svg, png, csv)");
+    if (f != "svg" && f != "png" && f != "csv" && f != "json")
+      usage("unknown --format '" + f + "' (choose from svg, png, csv, json)");
+  if (formats.empty()) usage("--format is empty (choose from svg, png, csv, json)");
+  if (a.lesson.empty() == a.kernel.empty()) usage("export needs --kernel or --lesson (one of them)");
+  if (!a.step.empty() && a.lesson.empty()) usage("--step needs --lesson");
   const std::string name = std::filesystem::path(a.out).filename().string();
   if (name.empty() || name == "." || name == "..")
     usage("--out '" + a.out + "' has no file name (example: --out charts/transpose)");
   // Refuse before running anything: a long sweep should not end in "file exists".
   for (const auto& f : formats) writable_or_usage(a.out + "." + f, "--out", a.force);
+  if (!a.lesson.empty()) return export_lesson(a, formats, explicit_format, out, err, h);
 
   const BenchReport r = bench_and_print(a, out, err);
   if (r.cancelled) return kExitInterrupted;
@@ -929,11 +969,43 @@ int cmd_record(const RecordArgs& a, std::ostream& out, std::ostream& err, const 
 
 struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
-                                  size, puzzle, edit;
+                                  size, puzzle, edit, step;
   std::vector<std::string> sets;
   bool presenter = false, hardware = false, sass = false;
   std::string hardware_from;
 };
+
+// `--lesson ID|FILE`: an existing file as given, else the id as `lesson --list` prints it.
+std::string lesson_or_usage(const std::string& arg) {
+  std::error_code ec;
+  const bool md = arg.size() > 3 && arg.compare(arg.size() - 3, 3, ".md") == 0;
+  if (arg.find('/') != std::string::npos || md || std::filesystem::exists(arg, ec)) {
+    lesson_file_or_usage(arg);
+    return arg;
+  }
+  const std::string dir = paths::lessons_dir();
+  const auto file = std::filesystem::path(dir) / (arg + ".md");
+  if (dir.empty() || arg == "README" || !std::filesystem::is_regular_file(file, ec))
+    usage("no lesson '" + arg + "' (lesson --list prints the ids; a lesson file's path works too)");
+  return file.string();
+}
+
+// `--step N` of a lesson: its `##` sections counted from 1. 0 when not given.
+int step_or_usage(const std::string& lesson, const std::string& step, const Hooks& h) {
+  if (step.empty()) return 0;
+  if (lesson.empty()) usage("--step needs --lesson");
+  const bool digits = step.size() < 6 && std::all_of(step.begin(), step.end(), [](char c) { return c >= '0' && c <= '9'; });
+  if (!digits) usage("--step '" + step + "' is not a step number (1, 2, ...)");
+  const int n = std::stoi(step);
+  if (!h.lesson_steps) usage("this warpscope was built without lessons (they need libmd4c-dev)");
+  std::string why;
+  const int steps = h.lesson_steps(lesson, why);
+  if (steps < 0) usage("lesson " + lesson + ": " + why);
+  if (n < 1 || n > steps)
+    usage("--step " + step + " is outside lesson " + std::filesystem::path(lesson).stem().string() + " (steps 1.." +
+          std::to_string(steps) + ")");
+  return n;
+}
 
 int cmd_gui(const GuiArgs& a, const Hooks& h) {
   if (!h.gui_run)
@@ -967,8 +1039,8 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.sass = a.sass;
   if (!a.hardware_from.empty() && !std::filesystem::exists(a.hardware_from))
     usage("--hardware-from: " + a.hardware_from + " does not exist");
-  if (!a.lesson.empty()) lesson_file_or_usage(a.lesson);
-  o.lesson = a.lesson;
+  o.lesson = a.lesson.empty() ? "" : lesson_or_usage(a.lesson);
+  o.step = step_or_usage(o.lesson, a.step, h);
   if (!a.puzzle.empty() && !std::filesystem::is_regular_file(a.puzzle))
     usage("puzzle file " + a.puzzle + " does not exist");
   if (!a.edit.empty() && a.puzzle.empty()) usage("--edit needs --puzzle");
@@ -1060,7 +1132,8 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   BenchArgs ea;
   auto* exp = app.add_subcommand("export", "Run like bench and write the chart (SVG, PNG, CSV)");
   for (auto [s, a] : {std::pair{bench, &ba}, std::pair{exp, &ea}}) {
-    s->add_option("--kernel", a->kernel, "kernel family (see list)")->required();
+    auto* k = s->add_option("--kernel", a->kernel, "kernel family (see list)");
+    if (s == bench) k->required();
     auto* v = s->add_option("--variant", a->variant, "one variant (default: all)");
     auto* all = s->add_flag("--all", a->all, "every variant of the family (the default)");
     v->excludes(all);
@@ -1087,7 +1160,9 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   bench->add_flag("--force", ba.force, "overwrite existing --csv/--json files");
   exp->add_option("--out", ea.out, "output prefix: PREFIX.svg, PREFIX.png, PREFIX.csv")
       ->required();
-  exp->add_option("--format", ea.format, "comma-separated: svg,png,csv (default: all three)");
+  exp->add_option("--format", ea.format, "comma-separated: svg,png,csv,json (default: svg,png,csv)");
+  exp->add_option("--lesson", ea.lesson, "instead of --kernel: a lesson (its id or file) whose step's chart to write");
+  exp->add_option("--step", ea.step, "with --lesson: the step, from 1 (its ## sections)");
   exp->add_flag("--force", ea.force, "overwrite existing files");
 
   TraceArgs ta;
@@ -1136,7 +1211,8 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   guic->add_option("--set", ga.sets, "parameter key=value (repeatable)");
   add_backend(guic, ga.backend);
   guic->add_flag("--presenter", ga.presenter, "projector mode: large fonts, high contrast");
-  guic->add_option("--lesson", ga.lesson, "open a lesson file in the player");
+  guic->add_option("--lesson", ga.lesson, "open a lesson (its id, as `lesson --list` prints it, or its file)");
+  guic->add_option("--step", ga.step, "with --lesson: open this step, from 1 (its ## sections)");
   guic->add_option("--puzzle", ga.puzzle, "open a puzzle in the kernel editor");
   guic->add_option("--edit", ga.edit, "your kernel file for --puzzle (default: one kept per puzzle)");
   guic->add_option("--font", ga.font, "TTF font file");
@@ -1166,7 +1242,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (sassc->parsed()) return cmd_sass(sa, out, err);
   if (latency->parsed()) return cmd_latency(lta, out, err);
   if (bench->parsed()) return cmd_bench(ba, out, err);
-  if (exp->parsed()) return cmd_export(ea, out, err);
+  if (exp->parsed()) return cmd_export(ea, out, err, hooks);
   if (trace->parsed()) return cmd_trace(ta, out, err);
   if (lesson->parsed()) return cmd_lesson(la, out, err, hooks);
   if (puz->parsed()) return cmd_puzzle(pa, out, err);

@@ -32,6 +32,10 @@ struct Hooks {
       lesson_timed;
   std::function<bool()> gui_display_available;
   std::function<int(const gui::GuiOptions&)> gui_run;
+  // The number of steps of a lesson file (-1 with the reason when it does not parse).
+  std::function<int(const std::string& file, std::string& error)> lesson_steps;
+  // `export --lesson`: gui::lesson_chart.
+  std::function<int(const gui::GuiOptions&, viz::ChartSpec&, std::string&)> gui_lesson_chart;
 };
 
 // Runs one command line (args without the program name) writing to out/err.

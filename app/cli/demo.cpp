@@ -10,6 +10,43 @@
 
 namespace ws::cli {
 
+std::string chart_json(const viz::ChartSpec& c) {
+  Json j;
+  j["title"] = c.title;
+  j["x_label"] = c.x_label;
+  j["y_label"] = c.y_label;
+  j["log_y"] = c.log_y;
+  j["categories"] = c.categories;
+  Json series = Json::array();
+  for (const viz::Series& s : c.series) {
+    Json js;
+    js["name"] = s.name;
+    js["kind"] = std::string(viz::to_string(s.kind));
+    Json pts = Json::array();
+    for (std::size_t i = 0; i < s.x.size() && i < s.y.size(); ++i) {
+      Json p;
+      p["x"] = number(s.x[i]);
+      p["y"] = number(s.y[i]);
+      if (s.kind == viz::SeriesKind::Bars && s.x[i] >= 0 && std::size_t(s.x[i]) < c.categories.size())
+        p["category"] = c.categories[std::size_t(s.x[i])];
+      p["wrong"] = s.wrong_at(i);
+      p["source"] = sim::short_label(s.source_at(i));
+      pts.push_back(p);
+    }
+    js["points"] = pts;
+    series.push_back(js);
+  }
+  j["series"] = series;
+  Json refs = Json::array();
+  for (const viz::RefLine& r : c.refs)
+    refs.push_back(Json{{"name", r.name}, {"y", number(r.y)}, {"source", sim::short_label(r.source)}});
+  j["refs"] = refs;
+  Json meta = Json::object();
+  for (const auto& [k, v] : c.meta) meta[k] = v;
+  j["meta"] = meta;
+  return pretty(j, 3);
+}
+
 bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
                  const std::vector<std::string>& formats, bool overwrite, bool png_optional,
                  std::vector<std::string>& written, std::string& err, std::ostream& notes) {
@@ -22,8 +59,8 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
                        : "; pass --force to overwrite it");
       return false;
     }
-    if (f == "svg" || f == "csv") {
-      const std::string data = f == "svg" ? viz::to_svg(chart) : viz::to_csv(chart);
+    if (f == "svg" || f == "csv" || f == "json") {
+      const std::string data = f == "svg" ? viz::to_svg(chart) : f == "csv" ? viz::to_csv(chart) : chart_json(chart);
       if (!viz::write_file_atomic(path, data, overwrite, err)) return false;
     } else if (f == "png") {
       // Encoded in memory, then the one atomic writer: no fixed temporary name.
@@ -38,7 +75,7 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
       }
       if (!viz::write_file_atomic(path, png, overwrite, err)) return false;
     } else {
-      err = "unknown chart format '" + f + "' (choose from svg, png, csv)";
+      err = "unknown chart format '" + f + "' (choose from svg, png, csv, json)";
       return false;
     }
     written.push_back(path);

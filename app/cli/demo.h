@@ -10,7 +10,11 @@
 
 namespace ws::cli {
 
-// Writes PREFIX.<format> for each of svg, png, csv. Refuses to replace a file unless
+// The chart as JSON: titles, categories, every series' points (with their category, wrong
+// flag and source), the reference lines and the export metadata.
+std::string chart_json(const viz::ChartSpec& c);
+
+// Writes PREFIX.<format> for each of svg, png, csv, json. Refuses to replace a file unless
 // `overwrite`. A PNG that cannot be drawn (no cairo) is skipped with a note on `notes`
 // when `png_optional`, else it is an error.
 // @post on true, `written` lists every file written; on false, `err` says why.

@@ -85,6 +85,8 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
   if (!opt.lesson.empty()) {
     std::string err;
     if (!lesson->open(opt.lesson, err)) add_notice(err, true);
+    else if (opt.step > 0 && !lesson->go_step(std::size_t(opt.step - 1)))
+      add_notice("the lesson has no step " + std::to_string(opt.step), true);
   }
   if (!opt.puzzle.empty()) {
     editor = std::make_unique<EditorPanel>(opt.puzzle, opt.edit);

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kernels/catalogue.h"
+#include "viz/chart.h"
 
 namespace ws::gui {
 
@@ -12,6 +13,8 @@ struct GuiOptions {
   Params params;                  // --set key=value
   bool presenter = false;         // projector mode: large font, high contrast, full screen
   std::string lesson;             // a lesson file to open in the player
+  int step = 0;                   // its step to open, from 1 (its `##` sections); 0: where
+                                  // the student left off
   std::string puzzle;             // a puzzle to open in the kernel editor
   std::string edit;               // the student's kernel file ("" = kept per puzzle)
   // Headless screenshot: render a few frames of one view with the launch above, write
@@ -33,5 +36,10 @@ bool display_available();
 // Runs the window until closed (or renders the screenshot). Returns the exit code:
 // 0 on success, 1 when the window cannot open or the screenshot cannot be written.
 int run(const GuiOptions& opt);
+
+// `export --lesson`: opens opt.lesson at opt.step as the window would (the same state and
+// panels, drawn without a window or a display), runs it and its variants, and gives the
+// chart of its Variants panel as drawn. Returns 0, or 1 with `message` saying why not.
+int lesson_chart(const GuiOptions& opt, viz::ChartSpec& chart, std::string& message);
 
 }  // namespace ws::gui

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/backend.h"
+#include "viz/view_common.h"
 
 namespace ws::gui {
 
@@ -51,6 +52,8 @@ struct LessonDraw {
   std::string lesson_title, step_title;
   std::size_t step = 0, steps = 0;  // step index shown, of steps
   std::vector<std::string> verdicts;  // per predict: the explanation shown ("" unanswered)
+  std::vector<std::string> answers;   // per predict: its value as the verdict says it
+                                      // ("32 wavefronts"; "" unanswered)
   std::vector<std::string> goals;     // per goal: the status line shown ("[x] reached")
   std::string nav_hint;             // the line beside Back/Next
   std::string lab_view;             // the view the step's lab names ("" none)
@@ -58,6 +61,16 @@ struct LessonDraw {
   std::size_t typing_to = SIZE_MAX;  // the predict typed keys go to (SIZE_MAX none)
   float scroll_y = -1;              // the step's scroll position as drawn (0: its top)
   bool list_shown = false;          // the list of lessons is in view
+};
+
+// What the open step's unanswered predicts keep off the other panels until they are
+// answered: each panel that would show the predicted quantity says viz::kPredictFirst in
+// its place (lessons/README.md, "predict").
+struct LessonCover {
+  viz::Covered views;                     // maps, stepper, strips, charts, time rows
+  std::vector<std::string> metric_words;  // a metrics row whose name holds one is covered
+  bool description = false;               // the variant's description (it names results)
+  bool any() const { return views.any() || !metric_words.empty() || description; }
 };
 
 class LessonPanel {
@@ -84,6 +97,11 @@ class LessonPanel {
   // session hands Tab here instead of to ImGui, whose own Tab would put the focus in
   // whichever window had it last.
   virtual void typed_tab() {}
+  // What the open step's unanswered predicts cover now (nothing once all are answered).
+  virtual LessonCover cover() const { return {}; }
+  // Opens step `i` (from 0) of the open lesson. @post false (and stays) when there is no
+  // such step or no lesson.
+  virtual bool go_step(std::size_t i) { return false; }
 };
 
 std::unique_ptr<LessonPanel> make_lesson_panel();

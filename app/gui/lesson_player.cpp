@@ -111,6 +111,7 @@ struct DrawCtx {
   std::map<std::size_t, std::string>& inputs;  // per predict: the text in its input
   std::set<std::size_t>& reanswer;  // answered predicts whose input is open again
   std::size_t typing_to;            // the predict typed keys go to
+  std::size_t& reveal;              // a predict just answered: its verdict scrolls into view
   bool presenter;
   LessonDraw& out;
   int depth = 0;
@@ -122,6 +123,56 @@ bool predicts_answered(Player& p) {
   for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
     if (!p.result(i)) return false;
   return true;
+}
+
+// What a predict's quantity shows on the other panels, added to `c`: the views that draw
+// it and the words of the metrics rows that hold it (or a number it follows from).
+void add_cover(const Quantity& q, LessonCover& c) {
+  viz::Covered& v = c.views;
+  auto words = [&](std::initializer_list<const char*> ws) {
+    for (const char* w : ws) c.metric_words.emplace_back(w);
+  };
+  auto shared = [&] {
+    v.shared = true;
+    words({"wavefront", "bank", "shared conflicts", "op_shared"});
+  };
+  auto global = [&] {
+    v.global = true;
+    words({"global", "sector"});
+  };
+  auto branch = [&] {
+    v.branch = true;
+    words({"SIMD", "branch"});
+  };
+  if (q.timed()) {  // a time, a throughput or a ratio of them: every chart and time row
+    v.time = true;
+    return;
+  }
+  const std::string& n = q.name;
+  if (q.kind == QuantityKind::Metric) {
+    if (n.find("shared") != std::string::npos) shared();
+    else if (n.find("global") != std::string::npos) global();
+    else words({n.c_str()});
+    return;
+  }
+  auto has = [&](const char* w) { return n.find(w) != std::string::npos; };
+  if (has("sectors") || has("global") || has("bytes_moved") || has("bytes_requested")) global();
+  else if (has("wavefronts") || has("bank_conflicts") || n == "shared_requests") shared();
+  else if (has("simd") || has("branch") || has("divergent") || n == "active_lanes" || n == "warp_instructions")
+    branch();
+  else if (n == "barriers") {
+    v.barrier = true;
+    words({"barrier"});
+  } else if (has("flop") || has("fma") || n == "logical_bytes") {
+    v.flops = true;
+    words({"flop", "FLOP", "fma", "FMA"});
+    if (n == "flops_per_byte") global();
+    if (n == "shared_loads_per_fma") shared();
+  } else if (n != "verified") {  // the launch's shape: blocks, warps, registers, occupancy
+    v.launch = true;
+    words({"occupancy", "registers", "blocks per SM"});
+  }
+  if (n == "active_lanes" || n == "idle_lanes_per_block") v.lanes = true;  // the stepper counts them
 }
 
 // Code keeps its lines: one wider than the panel scrolls sideways rather than being cut.
@@ -163,6 +214,7 @@ void answer_typed(std::size_t i, DrawCtx& c) {
   }
   c.player.answer(i, v);
   c.reanswer.erase(i);
+  c.reveal = i;
 }
 
 void predict_box(std::size_t i, DrawCtx& c) {
@@ -174,7 +226,13 @@ void predict_box(std::size_t i, DrawCtx& c) {
   const PredictResult* r = c.player.result(i);
   if (r && !c.reanswer.count(i)) {
     flow_plain(r->explanation, r->correct ? kGood : kBad);
+    // Just answered: the verdict comes into view, where the answer was typed.
+    if (c.reveal == i) {
+      ImGui::SetScrollHereY(1.0f);
+      c.reveal = SIZE_MAX;
+    }
     if (i < c.out.verdicts.size()) c.out.verdicts[i] = r->explanation;
+    if (i < c.out.answers.size()) c.out.answers[i] = answer_text(p, r->answer);
     if (ImGui::SmallButton("answer again")) c.reanswer.insert(i);  // opens the input again
   } else {
     std::string& text = c.inputs[i];
@@ -283,15 +341,23 @@ void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c) {
 
 // The variant of `family` whose plan names the run's kernel ("" when the run is of
 // another family): the student may switch variants from the app's controls.
-std::string variant_of(const RunResult& r, const std::string& family) {
+// Every launch's kernel is compared, and `preferred` (the variant the player runs) first:
+// two_pass begins with multiple_elements' kernel, and is not it.
+std::string variant_of(const RunResult& r, const std::string& family, const std::string& preferred) {
   if (r.plan.launches.empty()) return "";
-  for (const auto& v : catalogue()) {
-    if (v.family != family || !v.plan) continue;
+  auto same = [&](const VariantInfo& v) {
+    if (v.family != family || !v.plan) return false;
     Params done;
-    if (!validate(v, r.params, DeviceLimits{}, done).empty()) continue;
+    if (!validate(v, r.params, DeviceLimits{}, done).empty()) return false;
     const Plan p = v.plan(done);
-    if (!p.launches.empty() && p.launches[0].kernel == r.plan.launches[0].kernel) return v.name;
-  }
+    if (p.launches.size() != r.plan.launches.size()) return false;
+    for (std::size_t i = 0; i < p.launches.size(); ++i)
+      if (p.launches[i].kernel != r.plan.launches[i].kernel) return false;
+    return true;
+  };
+  if (const VariantInfo* v = find_variant(family, preferred); v && same(*v)) return v->name;
+  for (const auto& v : catalogue())
+    if (same(v)) return v.name;
   return "";
 }
 
@@ -328,6 +394,7 @@ class PlayerPanel : public LessonPanel {
     ratios_.reset();
     inputs_.clear();
     typing_to_ = SIZE_MAX;
+    reveal_ = SIZE_MAX;
     list_shown_ = false;
     return true;
   }
@@ -361,6 +428,7 @@ class PlayerPanel : public LessonPanel {
     out.step = p.step_index();
     out.steps = p.step_count();
     out.verdicts.assign(p.step().predicts.size(), "");
+    out.answers.assign(p.step().predicts.size(), "");
     out.goals.assign(p.step().goals.size(), "");
     out.lab_view = lab_view();
     out.typed.assign(p.step().predicts.size(), "");
@@ -373,7 +441,7 @@ class PlayerPanel : public LessonPanel {
     shown_step_ = p.step_index();
     if (new_step) list_shown_ = false;
     out.typing_to = take_typing(host);
-    DrawCtx c{p, host, inputs_, reanswer_, out.typing_to, pres, out};
+    DrawCtx c{p, host, inputs_, reanswer_, out.typing_to, reveal_, pres, out};
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
     if (new_step) ImGui::SetScrollY(0);  // each step opens at its top, heading first
     out.scroll_y = ImGui::GetScrollY();
@@ -415,6 +483,7 @@ class PlayerPanel : public LessonPanel {
     inputs_[i] = format_number(guess);
     player_->answer(i, guess);
     reanswer_.erase(i);
+    reveal_ = i;
     return true;
   }
   std::string lab_view() const override {
@@ -422,6 +491,17 @@ class PlayerPanel : public LessonPanel {
     return lab ? lab->view : "";
   }
   bool takes_typing() const override { return !open_predicts().empty(); }
+  LessonCover cover() const override {
+    LessonCover c;
+    if (!player_ || player_->step_count() == 0) return c;
+    const Player& p = *player_;
+    for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
+      if (!p.answered(i)) add_cover(p.step().predicts[i].answer, c);
+    // Descriptions name results ("pad=1 removes it", "32 sectors"): kept back with them.
+    c.description = c.any();
+    return c;
+  }
+  bool go_step(std::size_t i) override { return player_ && player_->go(i); }
   void typed_tab() override { tab_pending_ = true; }
 
  private:
@@ -460,7 +540,7 @@ class PlayerPanel : public LessonPanel {
     if (pressed(ImGuiKey_Enter) || pressed(ImGuiKey_KeyPadEnter)) {
       Player& p = *player_;
       const std::size_t i = typing_to_;
-      DrawCtx c{p, host, inputs_, reanswer_, i, host.presenter(), scratch_};
+      DrawCtx c{p, host, inputs_, reanswer_, i, reveal_, host.presenter(), scratch_};
       answer_typed(i, c);
     }
     return typing_to_;
@@ -516,6 +596,7 @@ class PlayerPanel : public LessonPanel {
     applied_ = p.step_index();
     inputs_.clear();
     reanswer_.clear();
+    reveal_ = SIZE_MAX;
     if (const Lab* lab = p.lab()) {
       host.open_lab(lab->family, p.variant(), p.params());
       seen_gen_ = host.result_generation();  // results before this request are not the lab's
@@ -530,7 +611,7 @@ class PlayerPanel : public LessonPanel {
     seen_gen_ = host.result_generation();
     auto r = host.latest_result();
     if (!r) return;
-    const std::string v = variant_of(*r, lab->family);
+    const std::string v = variant_of(*r, lab->family, p.variant());
     if (v.empty()) return;  // the student is looking at another kernel
     const VariantInfo* vi = find_variant(lab->family, v);
     Params lab_done;
@@ -726,6 +807,7 @@ class PlayerPanel : public LessonPanel {
   std::size_t typing_to_ = SIZE_MAX;  // the predict Tab moved typing to
   bool list_shown_ = false;           // "all lessons": the list in the step's place
   bool tab_pending_ = false;          // typed_tab() since the last frame
+  std::size_t reveal_ = SIZE_MAX;     // the predict whose verdict scrolls into view next frame
   LessonDraw scratch_;                // what answering outside the step's drawing writes to
 };
 

@@ -39,6 +39,30 @@ viz::ViewStyle style_of(const AppState& s) {
 // The window's colours for the current style (viz/theme.h).
 const viz::Theme& th(const AppState& s) { return viz::theme(style_of(s)); }
 
+// What the open lesson's unanswered predicts keep back (nothing without a lesson in view):
+// every panel below that shows such a number draws viz::kPredictFirst in its place.
+LessonCover cover_of(const AppState& s) {
+  if (!s.panels.lesson || !s.lesson || !s.lesson->is_open()) return {};
+  return s.lesson->cover();
+}
+
+// The SASS note ("..., 96 registers, ...") with its register count kept back while a
+// launch-shape predict (registers, occupancy) is open.
+std::string sass_note(std::string note, bool launch_covered) {
+  const std::size_t at = note.find(" registers");
+  if (!launch_covered || at == std::string::npos) return note;
+  std::size_t from = at;
+  while (from > 0 && std::isdigit(static_cast<unsigned char>(note[from - 1]))) --from;
+  return note.substr(0, from) + "registers: " + viz::kPredictFirst + note.substr(at + 10);
+}
+
+// A source line's note or counters that name a covered number.
+bool note_covered(const viz::Covered& c, const std::string& note) {
+  auto has = [&](const char* w) { return note.find(w) != std::string::npos; };
+  return (c.shared && (has("bank") || has("wavefront") || has("conflict"))) ||
+         (c.global && (has("sector") || has("req"))) || (c.branch && (has("diverg") || has("SIMD")));
+}
+
 // The stepper panel `width` wide: title, rows of buttons, scrub bar, the description.
 float stepper_height(float width) {
   const ImGuiStyle& st = ImGui::GetStyle();
@@ -177,6 +201,7 @@ viz::BankMapDraw bank_panel(AppState& s, const Loaded& l, std::size_t pos) {
   in.array = p.e ? l.array_of(*p.e) : nullptr;
   in.row_elems = in.array ? in.array->cols : 0;  // the shape shared2d declared
   in.caption = p.e ? map_caption(l, p, "shared access") : "";
+  in.covered = cover_of(s).views.shared;
   if (!p.e) {
     in.caption = l.sel.variant + ": this warp makes no shared-memory access";
   }
@@ -194,6 +219,7 @@ viz::SectorMapDraw sector_panel(AppState& s, const Loaded& l, std::size_t pos) {
   in.event = p.e;
   in.array = p.e ? l.array_of(*p.e) : nullptr;
   in.caption = p.e ? map_caption(l, p, "global access") : l.sel.variant + ": this warp makes no global access";
+  in.covered = cover_of(s).views.global;
   return viz::draw_sector_map(in, style_of(s));
 }
 
@@ -218,6 +244,10 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
       n += (n.empty() ? "" : "; ") + w;
     }
   }
+  const viz::Covered cov = cover_of(s).views;
+  for (auto* m : {&in.notes, &in.counters})
+    for (auto& [line, text] : *m)
+      if (note_covered(cov, text)) text = viz::kPredictFirst;
   in.unfold_all = s.sass_unfold_all;
   in.memory_only = !s.sass_all_instructions;
   // The family header as the catalogue names it (kernels/transpose.cuh): the same on every
@@ -233,7 +263,7 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
     ImGui::SameLine();
     // At a projector's width the note is longer than the panel: cut to the line with "...",
     // the whole of it under the mouse.
-    text_fitted(l.sass->found ? l.sass->note + (l.sass->diffs.empty()
+    text_fitted(l.sass->found ? sass_note(l.sass->note, cov.launch) + (l.sass->diffs.empty()
                                                     ? ""
                                                     : "; magenta: SASS differs from the model")
                               : "no SASS: " + l.sass->note);
@@ -251,6 +281,7 @@ viz::MaskStripDraw mask_panel(AppState& s, const Loaded& l, std::size_t pos) {
   viz::MaskStripInput in;
   in.history = &l.mask;
   in.current = l.order.empty() ? -1 : int(std::min(pos, l.order.size() - 1));
+  in.covered = cover_of(s).views.branch;
   viz::MaskStripDraw d = viz::draw_mask_strip(in, style_of(s));
   if (d.clicked >= 0 && &l == &s.main) s.stepper.seek(std::size_t(d.clicked));
   return d;
@@ -280,6 +311,9 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.hardware_note = hardware_note(hw, s.collect_hardware);
   if (hw.ok()) in.hardware_source = "CUPTI, " + std::to_string(hw.passes.size()) + " runs on " + hw.device;
   in.occupancy = occupancy_rows(r, hw, l.sass.get(), l.sel.launch);
+  const LessonCover cov = cover_of(s);
+  in.covered = cov.views;
+  in.covered_words = cov.metric_words;
   for (const sim::Problem& p : r.problems) problems.push_back(std::string(sim::to_string(p.kind)) + ": " + p.message);
   in.problems = problems;
   return in;
@@ -294,7 +328,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
   viz::MetricsInput in = metrics_input(s, l, problems);
   ImGui::TextWrapped("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
   if (waiting_for(s, l, Stage::Counters)) {
-    if (l.has(Stage::Measured) && l.run->timing.throughput > 0)
+    if (l.has(Stage::Measured) && l.run->timing.throughput > 0 && !cover_of(s).views.time)
       ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
                   viz::format_ms(l.run->timing.median_ms).c_str(),
                   sim::short_label(l.run->timing.source).c_str());
@@ -333,17 +367,34 @@ std::string chart_base(const AppState& s, const char* what) {
   return std::string(what) + "-" + s.selection().family + "-" + s.selection().variant;
 }
 
+// A chart kept back by a lesson's timed predict: its place, saying so (h 0: the rest).
+void chart_covered(float h) {
+  const float line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::BeginChild("##covered", ImVec2(0, h > 0 ? h : 0), true);
+  ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), (ImGui::GetContentRegionAvail().y - 2 * line) / 2));
+  ImGui::PushTextWrapPos(0);
+  ImGui::TextDisabled("%s: this chart shows the answer to the lesson's question; answer it to see the chart",
+                      viz::kPredictFirst);
+  ImGui::PopTextWrapPos();
+  ImGui::EndChild();
+}
+
 void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
   const viz::ViewStyle st = style_of(s);
+  const bool covered = cover_of(s).views.time;
   auto history = [&](float h) {
     const viz::ChartSpec c = s.history_chart();
     ImGui::TextUnformatted("History: one point per run");
+    if (covered) return chart_covered(h);
     export_buttons(s, "hist", c, chart_base(s, "history"));
     fd.history = viz::DrawChart("history", c, ImVec2(0, h), st);
   };
   auto bars = [&](float h) {
     const viz::ChartSpec c = s.bars_chart();
+    fd.bars_spec = c;
+    fd.bars_spec_set = true;
     ImGui::TextUnformatted("Every variant at these parameters");
+    if (covered) return chart_covered(h);
     export_buttons(s, "bars", c, chart_base(s, "variants"));
     same_line_or_wrap(checkbox_w("follow changes"));
     ImGui::Checkbox("follow changes", &s.live_charts);
@@ -362,6 +413,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
   auto sweep = [&](float h) {
     const viz::ChartSpec c = s.sweep_chart();
     ImGui::TextUnformatted("Sweep");
+    if (covered) return chart_covered(h);
     export_buttons(s, "sweep", c, chart_base(s, "sweep"));
     const VariantInfo* v = s.variant_info();
     if (v) {
@@ -493,7 +545,9 @@ void result_line(const AppState& s) {
     return;
   }
   ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
-  if (r.timing.throughput > 0)
+  if (r.timing.throughput > 0 && cover_of(s).views.time)
+    ImGui::TextDisabled("time: %s", viz::kPredictFirst);
+  else if (r.timing.throughput > 0)
     ImGui::TextColored(r.timing.source.on_gpu() ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
                        "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
                        viz::format_ms(r.timing.median_ms).c_str(),
@@ -538,9 +592,14 @@ void controls_panel(AppState& s, FrameDraw& fd) {
         s.select(v.family, v.name);
     ImGui::EndCombo();
   }
+  const LessonCover cover = cover_of(s);
   if (info && !info->why.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
-    ImGui::TextWrapped("%s", info->why.c_str());
+    // The description names what the variant achieves: the lesson's question answered.
+    if (cover.description)
+      ImGui::TextWrapped("description: %s", viz::kPredictFirst);
+    else
+      ImGui::TextWrapped("%s", info->why.c_str());
     ImGui::PopStyleColor();
   }
   ImGui::Separator();
@@ -562,8 +621,11 @@ void controls_panel(AppState& s, FrameDraw& fd) {
     if (!plan.launches.empty()) {
       const LaunchCfg& lc = plan.launches[std::min(sel.launch, plan.launches.size() - 1)];
       ImGui::PushTextWrapPos(0.0f);
-      ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", lc.grid.x, lc.grid.y, lc.grid.z,
-                          lc.block.x, lc.block.y, lc.block.z, lc.shared_bytes);
+      if (cover.views.launch)
+        ImGui::TextDisabled("grid and block: %s", viz::kPredictFirst);
+      else
+        ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", lc.grid.x, lc.grid.y, lc.grid.z,
+                            lc.block.x, lc.block.y, lc.block.z, lc.shared_bytes);
       ImGui::PopTextWrapPos();
       int b = int(sel.block);
       const int blocks = int(std::min<unsigned long long>(lc.grid.count(), 1u << 30));
@@ -641,7 +703,7 @@ viz::StepperDraw stepper_panel(AppState& s) {
     no_result(s, s.main);
     return {};
   }
-  return viz::draw_stepper(s.stepper, s.main.events(), {}, style_of(s));
+  return viz::draw_stepper(s.stepper, s.main.events(), {}, style_of(s), cover_of(s).views);
 }
 
 void notices_bar(AppState& s, FrameDraw& fd) {
@@ -819,7 +881,10 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
   }
   const RunResult& r = *l.run;
   ImGui::TextWrapped("%s/%s %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
-  if (r.error.empty() && r.timing.throughput > 0) {
+  const viz::Covered cov = cover_of(s).views;
+  if (r.error.empty() && r.timing.throughput > 0 && cov.time) {
+    ImGui::TextDisabled("time: %s", viz::kPredictFirst);
+  } else if (r.error.empty() && r.timing.throughput > 0) {
     // Each side names its source; B against A says when the two differ (sim::ratio).
     ImGui::TextColored(r.ok() ? viz::to_imvec4(th(s).good) : viz::to_imvec4(th(s).wrong), "%.4g %s (%s)%s",
                        r.timing.throughput, r.timing.unit.c_str(), sim::short_label(r.timing.source).c_str(),
@@ -842,6 +907,8 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
                 (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
                 (unsigned long long)t.shared_ld_wavefronts, (unsigned long long)t.shared_st_wavefronts,
                 (unsigned long long)(t.shared_ld_conflicts() + t.shared_st_conflicts()));
+  if (cov.shared || cov.global)
+    std::snprintf(counts, sizeof counts, "sectors, wavefronts and conflicts: %s", viz::kPredictFirst);
   wrapped_dim(counts);
   const float h = ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("##src", ImVec2(0, h * 0.30f), true);
@@ -914,7 +981,9 @@ std::string status_text(const AppState& s) {
     const std::string kv = names[i] + "=" + std::to_string(it->second);
     t += (i == s.param_cursor % names.size() ? "[" + kv + "]" : kv) + " ";
   }
-  if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0) {
+  if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0 && cover_of(s).views.time) {
+    t += std::string(" time: ") + viz::kPredictFirst;
+  } else if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0) {
     char b[64];
     std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
     t += b;
@@ -961,8 +1030,9 @@ void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
   if (begin_panel(fd, "Keys", r, ImGuiWindowFlags_NoScrollbar)) {
     std::string line = status_text(s);
     if (s.main.valid() && !s.main.order.empty()) {
+      const WarpEvent& e = s.main.events()[s.stepper.current()];
       fd.stepper.label = "event " + std::to_string(s.stepper.pos + 1) + " of " + std::to_string(s.stepper.size()) +
-                         ": " + viz::describe_event(s.main.events()[s.stepper.current()]);
+                         ": " + (viz::covers(cover_of(s).views, e) ? viz::describe_event_covered(e) : viz::describe_event(e));
       line += "  |  " + fd.stepper.label;
     }
     // The kernel and its numbers first; the event's words give way when the line is full.
@@ -1452,9 +1522,15 @@ void check_text(FrameDraw& fd) {
     lines = ImRect(float(r.X) * atlas->TexUvScale.x, float(r.Y) * atlas->TexUvScale.y,
                    float(r.X + r.Width) * atlas->TexUvScale.x, float(r.Y + r.Height) * atlas->TexUvScale.y);
   }
-  std::map<std::pair<float, float>, ImWchar> by_uv;  // a glyph's top-left UV -> its character
+  // A glyph's top-left UV -> its character, and where its ink sits in its line (so that a
+  // '.' or ',' joins the line it is on, not a line of its own).
+  struct Glyph {
+    ImWchar cp;
+    float y0, y1, size;
+  };
+  std::map<std::pair<float, float>, Glyph> by_uv;
   for (const ImFont* f : atlas->Fonts)
-    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = ImWchar(gl.Codepoint);
+    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = {ImWchar(gl.Codepoint), gl.Y0, gl.Y1, f->FontSize};
   const float tol = 1.5f;  // a glyph's quad has a pixel of padding around its ink
   for (int n = 0; n < dd->CmdListsCount; ++n) {
     const ImDrawList* dl = dd->CmdLists[n];
@@ -1473,6 +1549,7 @@ void check_text(FrameDraw& fd) {
     struct Run {
       std::string text;
       ImRect rect, clip;
+      float top = 0, lh = 0;  // the line's top and height
       bool open = false;
     } run;
     auto flush = [&] {
@@ -1482,6 +1559,9 @@ void check_text(FrameDraw& fd) {
       const ImRect& c = run.clip;
       const bool cut_x = !scrolls_x && (r.Min.x < c.Min.x - tol || r.Max.x > c.Max.x + tol);
       const bool cut_y = !scrolls_y && (r.Min.y < c.Min.y - tol || r.Max.y > c.Max.y + tol);
+      if (r.Max.x > c.Min.x && r.Min.x < c.Max.x && r.Max.y > c.Min.y && r.Min.y < c.Max.y)
+        fd.texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
+                            Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}, Rect{r.Min.x, run.top, r.Max.x, run.top + run.lh}});
       if (cut_x || cut_y)
         fd.cut_texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
                                 Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
@@ -1506,20 +1586,32 @@ void check_text(FrameDraw& fd) {
         i += 3;  // the quad's second triangle
         const ImRect g(v0->pos, v2->pos);
         auto it = by_uv.find({uv0.x, uv0.y});
-        const char ch = it == by_uv.end() ? '?' : it->second < 128 ? char(it->second) : '~';
+        // The character as UTF-8 ("µs" reads as drawn); '?' for a glyph not in the atlas.
+        std::string ch = "?";
+        float top = g.Min.y, lh = g.GetHeight();
+        if (it != by_uv.end()) {
+          char u[5] = {};
+          ImTextCharToUtf8(u, it->second.cp);
+          ch = u;
+          const Glyph& gl = it->second;
+          const float scale = gl.y1 > gl.y0 ? g.GetHeight() / (gl.y1 - gl.y0) : 1.f;
+          top = g.Min.y - gl.y0 * scale;
+          lh = gl.size * scale;
+        }
         // A glyph continues the run on its line when it follows close after it, under the
         // same clip rectangle.
-        const float em = g.GetHeight();
-        const bool same = run.open && std::abs(g.Min.y - run.rect.Min.y) < em * 0.6f && g.Min.x >= run.rect.Max.x - 1 &&
-                          g.Min.x - run.rect.Max.x < em * 0.9f && clip.Min.x == run.clip.Min.x &&
+        const bool same = run.open && std::abs(top - run.top) < run.lh * 0.3f && g.Min.x >= run.rect.Max.x - 1 &&
+                          g.Min.x - run.rect.Max.x < lh * 0.9f && clip.Min.x == run.clip.Min.x &&
                           clip.Max.x == run.clip.Max.x && clip.Min.y == run.clip.Min.y && clip.Max.y == run.clip.Max.y;
         if (!same) {
           flush();
           run.open = true;
           run.rect = g;
           run.clip = clip;
+          run.top = top;
+          run.lh = lh;
         } else {
-          if (g.Min.x - run.rect.Max.x > run.rect.GetHeight() * 0.22f) run.text += ' ';
+          if (g.Min.x - run.rect.Max.x > lh * 0.2f) run.text += ' ';
           run.rect.Add(g);
         }
         run.text += ch;
@@ -1542,6 +1634,30 @@ void check_text(FrameDraw& fd) {
                                 Rect{vis.Min.x, vis.Min.y, vis.Max.x, vis.Max.y}});
     }
   }
+}
+
+std::string frame_text(const FrameDraw& fd) {
+  // Rows by the runs' vertical centres: a run joins the row whose centre is within half
+  // its height; rows top to bottom, runs left to right.
+  std::vector<const CutText*> runs;
+  for (const CutText& t : fd.texts) runs.push_back(&t);
+  std::stable_sort(runs.begin(), runs.end(), [](const CutText* a, const CutText* b) { return a->line.cy() < b->line.cy(); });
+  std::vector<std::vector<const CutText*>> rows;
+  float row_cy = 0;
+  for (const CutText* t : runs) {
+    if (rows.empty() || t->line.cy() - row_cy > std::max(2.f, t->line.h() * 0.5f)) {
+      rows.emplace_back();
+      row_cy = t->line.cy();
+    }
+    rows.back().push_back(t);
+  }
+  std::string out;
+  for (auto& row : rows) {
+    std::stable_sort(row.begin(), row.end(), [](const CutText* a, const CutText* b) { return a->rect.x0 < b->rect.x0; });
+    for (std::size_t i = 0; i < row.size(); ++i) out += (i ? " " : "") + row[i]->text;
+    out += "\n";
+  }
+  return out;
 }
 
 }  // namespace ws::gui

@@ -25,6 +25,7 @@ namespace ws::gui {
 struct CutText {
   std::string panel, text;
   viz::Rect rect, clip;
+  viz::Rect line;  // the line the run sits on (its top to top + the font's height)
 };
 
 struct FrameDraw {
@@ -58,6 +59,9 @@ struct FrameDraw {
   // Filled by check_text() once the frame is rendered (Session::frame with capture).
   std::vector<CutText> cut_texts;
   int texts_checked = 0;                // runs of text looked at, over every panel
+  std::vector<CutText> texts;           // every run of text drawn in view, in draw order
+  viz::ChartSpec bars_spec;             // the Variants chart as drawn (or covered) this frame
+  bool bars_spec_set = false;
 };
 
 // After ImGui::Render(): every glyph the frame drew, grouped into runs of text, checked
@@ -65,6 +69,11 @@ struct FrameDraw {
 // its visible area. What a panel cuts goes to fd.cut_texts (text that scrolls with its
 // panel is not cut).
 void check_text(FrameDraw& fd);
+
+// The text the frame drew (fd.texts, filled by check_text): one line per screen row, top
+// to bottom, the runs of a row left to right with a space between them.
+// @post one '\n' per row; every run of fd.texts that is in view is in exactly one row.
+std::string frame_text(const FrameDraw& fd);
 
 // The exact banner text for runs on the emulator.
 inline constexpr const char* kEmulatedNotice = "emulated: times are modelled, not measured";

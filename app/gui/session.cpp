@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 
 #include "app/gui/export.h"
@@ -212,7 +213,7 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
   }
   st.stepper.seek(st.interesting_pos(view));
   for (int i = 0; i < 3; ++i) s->frame();
-  s->frame(true);
+  const FrameDraw fd = s->frame(true);
   std::string png;
   if (!encode_png(s->pixels(), png, err)) {
     message = err;
@@ -222,8 +223,75 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = "cannot write the screenshot: " + err;
     return 1;
   }
-  message = "wrote " + opt.screenshot + " (" + std::string(to_string(view)) + ", " +
+  // Beside it, the text the frame drew: what a test or a script reads instead of pixels.
+  const std::string txt = screenshot_text_path(opt.screenshot);
+  if (!viz::write_file_atomic(txt, frame_text(fd), true, err)) {
+    message = "cannot write " + txt + ": " + err;
+    return 1;
+  }
+  message = "wrote " + opt.screenshot + " and " + txt + " (" + std::string(to_string(view)) + ", " +
             std::to_string(s->pixels().width) + "x" + std::to_string(s->pixels().height) + ")";
+  return 0;
+}
+
+std::string screenshot_text_path(const std::string& png) {
+  return std::filesystem::path(png).replace_extension(".txt").string();
+}
+
+int lesson_chart(const GuiOptions& opt, viz::ChartSpec& chart, std::string& message) {
+  // ImGui without a renderer: the frames are laid out and drawn into lists that nobody
+  // renders, so the state and the panels are those of the window, with no display needed.
+  ImGuiContext* ctx = ImGui::CreateContext();
+  struct Guard {
+    ImGuiContext* c;
+    ~Guard() { ImGui::DestroyContext(c); }
+  } guard{ctx};
+  ImGuiIO& io = ImGui::GetIO();
+  io.IniFilename = nullptr;
+  io.DisplaySize = ImVec2(float(opt.width), float(opt.height));
+  unsigned char* px = nullptr;
+  int w = 0, h = 0;
+  io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
+  Worker worker(backend_factory(opt.backend));
+  AppState st(opt, worker);
+  st.live_charts = true;  // the window's default: the variants follow the step's lab
+  auto frame = [&] {
+    io.DeltaTime = 1.0f / 60;
+    ImGui::NewFrame();
+    st.poll();
+    FrameDraw fd = draw_ui(st);
+    ImGui::Render();
+    return fd;
+  };
+  for (const Notice& n : st.notices)
+    if (n.error) {
+      message = n.text;
+      return 1;
+    }
+  constexpr double kTimeout = 300;
+  const double end = now_seconds() + kTimeout;
+  // Until every run the step asked for (its lab, the variants, the lesson's reference
+  // runs) is in and installed, and a few frames more for what they start.
+  int quiet = 0;
+  while (quiet < 3) {
+    if (now_seconds() > end) {
+      message = "the lesson's runs did not finish in 300 s";
+      return 1;
+    }
+    frame();
+    if (!st.any_pending() && worker.idle()) ++quiet;
+    else {
+      quiet = 0;
+      worker.wait_result(0.05);
+    }
+  }
+  if (st.main.valid() && !st.main.run->error.empty()) {
+    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.main.run->error;
+    return 1;
+  }
+  const FrameDraw fd = frame();
+  chart = fd.bars_spec_set ? fd.bars_spec : st.bars_chart();
+  message = fd.bars_spec_set ? "" : "this step's view shows no chart; its Variants chart as the Numbers panel draws it";
   return 0;
 }
 

@@ -72,6 +72,9 @@ FrameStats frame_stats(std::vector<double> ms);
 
 // The screenshot mode of run(): renders opt.view for opt's launch and writes opt.screenshot.
 // Returns 0, or 1 with a message on `err_out`.
+// Beside the PNG it writes FILE.txt (screenshot_text_path): frame_text() of the frame.
 int render_screenshot(const GuiOptions& opt, std::string& message);
+// "shot.png" -> "shot.txt"
+std::string screenshot_text_path(const std::string& png);
 
 }  // namespace ws::gui

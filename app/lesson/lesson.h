@@ -14,6 +14,10 @@ namespace ws::lesson {
 // Prints `file:line: message` per error. Returns 0 when all files are valid, else 1.
 int validate_files(const std::vector<std::string>& files, std::ostream& out);
 
+// The steps (`##` sections) of a lesson file, for `--step N`.
+// @post -1 with `error` (its first problem) when the file does not parse, else the count.
+int step_count(const std::string& file, std::string& error);
+
 // `warpscope lesson --check FILE`: runs every lab on `backend` and confirms each predict
 // answer and goal is reachable. Returns 0 when all are, else 1.
 int check_file(const std::string& file, Backend& backend, std::ostream& out);

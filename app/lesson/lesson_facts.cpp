@@ -422,17 +422,17 @@ std::string fill_template(const std::string& tmpl, const Facts& f,
   return out;
 }
 
+std::string answer_text(const Predict& p, double v) {
+  if (p.unit.empty()) return format_number(v);
+  // Units are plural nouns in lesson files ("wavefronts"): say "1 wavefront".
+  std::string u = p.unit;
+  if (v == 1.0 && u.size() > 1 && u.back() == 's' && u.find('/') == std::string::npos) u.pop_back();
+  return format_number(v) + " " + u;
+}
+
 PredictResult check_predict(const Predict& p, double guess, const Facts& f) {
   PredictResult r;
   r.answer = f.get(p.answer.key());
-  // Units are plural nouns in lesson files ("wavefronts"): say "1 wavefront".
-  auto unit = [&](double v) {
-    if (p.unit.empty()) return std::string();
-    std::string u = p.unit;
-    if (v == 1.0 && u.size() > 1 && u.back() == 's' && u.find('/') == std::string::npos)
-      u.pop_back();
-    return " " + u;
-  };
   if (std::isnan(r.answer)) {
     r.correct = false;
     r.explanation = "The run gave no value for " + p.answer.key() +
@@ -442,10 +442,10 @@ PredictResult check_predict(const Predict& p, double guess, const Facts& f) {
   const double tol = p.relative ? p.tolerance * std::fabs(r.answer) : p.tolerance;
   r.correct = std::fabs(guess - r.answer) <= tol + 1e-9 * std::max(1.0, std::fabs(r.answer));
   std::string verdict =
-      r.correct ? "Right: " + format_number(r.answer) + unit(r.answer) + "."
-                : "Not quite: you said " + format_number(guess) + unit(guess) + ", the " +
+      r.correct ? "Right: " + answer_text(p, r.answer) + "."
+                : "Not quite: you said " + answer_text(p, guess) + ", the " +
                       (p.answer.timed() && !f.measured ? "model" : "trace") + " gives " +
-                      format_number(r.answer) + unit(r.answer) + ".";
+                      answer_text(p, r.answer) + ".";
   if (p.answer.timed()) verdict += " (" + timed_label(f) + ")";
   r.explanation = verdict + " " + fill_template(p.explain, f, {{"answer", r.answer}, {"guess", guess}});
   return r;

@@ -250,6 +250,10 @@ Params params_for(const std::string& family, const std::string& variant, const P
 // The quantities a step's predicts and goals name (what run_lab needs to be asked for).
 std::vector<Quantity> wanted_quantities(const Step& s);
 
+// A predict's value as the player says it: "32 wavefronts", "1 wavefront", "0.33".
+// @post starts with format_number(v); ends with p.unit (singular for 1) when it has one.
+std::string answer_text(const Predict& p, double v);
+
 struct PredictResult {
   bool correct = false;
   double answer = 0;           // the model's (or the GPU's) value

@@ -192,6 +192,15 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l) {
   return out;
 }
 
+int step_count(const std::string& file, std::string& error) {
+  const ParseResult r = parse_lesson(file);
+  if (!r.ok()) {
+    error = r.errors.empty() ? "does not parse" : r.errors[0].str();
+    return -1;
+  }
+  return int(r.lesson->steps.size());
+}
+
 int validate_files(const std::vector<std::string>& files, std::ostream& out) {
   int bad_files = 0, errors = 0, blocks = 0;
   if (files.empty()) {

@@ -657,6 +657,95 @@ TEST(CliHooks, GuiReceivesTheParsedOptions) {
   EXPECT_EQ(calls, 2);
 }
 
+// `gui --lesson ID --step N`: the id as `lesson --list` prints it (a file path works too),
+// the step counted from 1 against the lesson's `##` sections; bad ones are exit 2.
+TEST(CliHooks, GuiOpensALessonByIdAtAStep) {
+  gui::GuiOptions got;
+  Hooks h;
+  h.gui_run = [&](const gui::GuiOptions& o) {
+    got = o;
+    return 0;
+  };
+  h.lesson_steps = [](const std::string& f, std::string& why) {
+    if (f.find("03-shared-banks") == std::string::npos) {
+      why = "not the test's lesson";
+      return -1;
+    }
+    return 6;
+  };
+  const Out r = cli({"gui", "--lesson", "03-shared-banks", "--step", "3"}, h);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(fs::path(got.lesson).filename(), "03-shared-banks.md");
+  EXPECT_TRUE(fs::is_regular_file(got.lesson)) << got.lesson;
+  EXPECT_EQ(got.step, 3);
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/03-shared-banks.md";
+  ASSERT_EQ(cli({"gui", "--lesson", file}, h).code, 0);
+  EXPECT_EQ(got.lesson, file);
+  EXPECT_EQ(got.step, 0) << "no --step: where the student left off";
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"gui", "--lesson", "99-nothing"}, "no lesson '99-nothing' (lesson --list prints the ids"},
+           {{"gui", "--lesson", "03-shared-banks", "--step", "7"}, "--step 7 is outside lesson 03-shared-banks (steps 1..6)"},
+           {{"gui", "--lesson", "03-shared-banks", "--step", "0"}, "--step 0 is outside"},
+           {{"gui", "--lesson", "03-shared-banks", "--step", "two"}, "--step 'two' is not a step number"},
+           {{"gui", "--step", "2"}, "--step needs --lesson"},
+       }) {
+    const Out bad = cli(args, h);
+    EXPECT_EQ(bad.code, kExitUsage) << args.back();
+    EXPECT_NE(bad.err.find(says), std::string::npos) << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << "one line: " << bad.err;
+  }
+}
+
+// `export --lesson ID --step N`: the chart the GUI draws for the step, in every format.
+TEST(CliHooks, ExportWritesALessonStepsChart) {
+  const fs::path d = scratch("export_lesson");
+  gui::GuiOptions got;
+  Hooks h;
+  h.lesson_steps = [](const std::string&, std::string&) { return 8; };
+  h.gui_lesson_chart = [&](const gui::GuiOptions& o, viz::ChartSpec& c, std::string&) {
+    got = o;
+    c.title = "Variants of transpose";
+    c.y_label = "GB/s";
+    c.categories = {"copy", "naive"};
+    viz::Series s;
+    s.name = "throughput";
+    s.kind = viz::SeriesKind::Bars;
+    s.x = {0, 1};
+    s.y = {1603, 682};
+    c.series.push_back(s);
+    return 0;
+  };
+  const std::string prefix = (d / "step3").string();
+  const Out r = cli({"export", "--lesson", "04-transpose", "--step", "3", "--out", prefix, "--format", "csv,json"}, h);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(fs::path(got.lesson).filename(), "04-transpose.md");
+  EXPECT_EQ(got.step, 3);
+  EXPECT_EQ(got.width, 1280);
+  ASSERT_TRUE(fs::exists(prefix + ".csv"));
+  std::ifstream in(prefix + ".json");
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(json.find("\"category\":\"naive\""), std::string::npos) << json;
+  EXPECT_NE(json.find("682"), std::string::npos) << json;
+  EXPECT_NE(r.out.find("wrote " + prefix + ".json"), std::string::npos) << r.out;
+  // Bad input: one line, exit 2, nothing run.
+  got = {};
+  for (const auto& [args, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"export", "--lesson", "nope", "--out", prefix + "x"}, "no lesson 'nope'"},
+           {{"export", "--lesson", "04-transpose", "--step", "9", "--out", prefix + "x"}, "--step 9 is outside"},
+           {{"export", "--out", prefix + "x"}, "export needs --kernel or --lesson"},
+           {{"export", "--lesson", "04-transpose", "--kernel", "transpose", "--out", prefix + "x"},
+            "export needs --kernel or --lesson"},
+           {{"export", "--lesson", "04-transpose", "--set", "n=64", "--out", prefix + "x"}, "--set does not go with --lesson"},
+           {{"export", "--lesson", "04-transpose", "--out", prefix + "x", "--format", "gif"}, "unknown --format 'gif'"},
+       }) {
+    const Out bad = cli(args, h);
+    EXPECT_EQ(bad.code, kExitUsage) << bad.err;
+    EXPECT_NE(bad.err.find(says), std::string::npos) << bad.err;
+  }
+  EXPECT_TRUE(got.lesson.empty()) << "nothing ran for bad input";
+  fs::remove_all(d);
+}
+
 // ------------------------------------------------------------------------------- demo
 
 TEST(CliDemo, WritesItsChartsAndLabelsModelledTimes) {

@@ -516,7 +516,8 @@ TEST(GuiClipping, NoTextIsCutAtProjectorSizes) {
           SCOPED_TRACE("step " + std::to_string(i + 1));
           fd = s->frame(true);
           if (open) { EXPECT_EQ(fd.lesson.step, i); }
-          EXPECT_GE(fd.texts_checked, 40) << "the check saw the frame's text";
+          // (A timed predict covers its step's charts, so such a step draws fewer runs.)
+          EXPECT_GE(fd.texts_checked, 25) << "the check saw the frame's text";
           EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut:" << cut_list(fd);
           if (i + 1 < steps) {
             // The panel's action, not a key: a window of a test beside this one on the

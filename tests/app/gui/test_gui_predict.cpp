@@ -1,0 +1,242 @@
+// Predict, then see (issue 21, item 3), in the real window under xvfb-run: for every
+// predict of every lesson, the text the frame drew before it is answered does not hold its
+// answer with its unit, and after it is answered does; once a step's predicts are all
+// answered nothing on screen says "predict first".
+#include <gtest/gtest.h>
+#include <imgui.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "app/gui/gui.h"
+#include "app/gui/session.h"
+#include "app/lesson/lesson_model.h"
+#include "viz/view_common.h"
+
+namespace fs = std::filesystem;
+using namespace ws;
+using namespace ws::gui;
+
+namespace {
+
+#define NEED_DISPLAY()                                                              \
+  if (!ws::gui::display_available()) GTEST_SKIP() << "no display: run under xvfb-run"
+
+// A fresh progress store: the player reads XDG_DATA_HOME when it opens a lesson.
+struct DataHome {
+  std::string dir;
+  explicit DataHome(const std::string& name) {
+    dir = (fs::temp_directory_path() / ("ws_gui_predict_" + name + "_" + std::to_string(::getpid()))).string();
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    ::setenv("XDG_DATA_HOME", dir.c_str(), 1);
+  }
+  ~DataHome() {
+    ::unsetenv("XDG_DATA_HOME");
+    fs::remove_all(dir);
+  }
+};
+
+std::unique_ptr<Session> open_lesson(const std::string& lesson, int width, int height) {
+  GuiOptions o;
+  o.width = width;
+  o.height = height;
+  o.backend = "emu";
+  o.family = "transpose";  // small to start with; the lesson's lab replaces it
+  o.variant = "tiled";
+  o.params = {{"n", 64}, {"tile", 32}, {"block_rows", 8}};
+  o.lesson = lesson;
+  SessionOptions so;
+  so.focus = false;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = backend_factory("emu");
+  std::string err;
+  auto s = Session::open(o, so, err);
+  EXPECT_TRUE(s) << err;
+  return s;
+}
+
+FrameDraw settled(Session& s) {
+  std::string err;
+  EXPECT_TRUE(s.settle(300, err)) << err;
+  s.frame();
+  return s.frame(true);
+}
+
+// `token` in `text` as a number of its own: not inside a longer number ("32" is not in
+// "132" or "32.5"), so that a bare ratio is looked for as a value, not as digits.
+bool has_value(const std::string& text, const std::string& token) {
+  for (std::size_t at = text.find(token); at != std::string::npos; at = text.find(token, at + 1)) {
+    const bool digit_before = at > 0 && (std::isdigit(static_cast<unsigned char>(text[at - 1])) ||
+                                         (text[at - 1] == '.' && at > 1 && std::isdigit(static_cast<unsigned char>(text[at - 2]))));
+    const std::size_t end = at + token.size();
+    const bool digit_after = end < text.size() &&
+                             (std::isdigit(static_cast<unsigned char>(text[end])) ||
+                              (text[end] == '.' && end + 1 < text.size() && std::isdigit(static_cast<unsigned char>(text[end + 1]))));
+    if (!digit_before && !digit_after) return true;
+  }
+  return false;
+}
+
+std::vector<std::string> lesson_files() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(std::string(WS_SOURCE_DIR) + "/lessons"))
+    if (e.path().extension() == ".md" && e.path().filename() != "README.md") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+TEST(GuiPredict, HasValueFindsNumbersOfTheirOwn) {
+  EXPECT_TRUE(has_value("a 32 wavefronts (ideal 1)", "32 wavefronts"));
+  EXPECT_FALSE(has_value("132 wavefronts", "32 wavefronts"));
+  EXPECT_TRUE(has_value("ratio 0.33.", "0.33"));
+  EXPECT_FALSE(has_value("ratio 0.335", "0.33"));
+  EXPECT_FALSE(has_value("ratio 10.33", "0.33"));
+}
+
+// Every predict of every lesson at 1280x720: before, its answer is nowhere on screen;
+// after, it is (in the verdict and in every panel it covered).
+TEST(GuiPredict, EveryPredictIsCoveredUntilAnswered) {
+  NEED_DISPLAY();
+  int checked = 0;
+  std::string undistinctive;
+  for (const std::string& file : lesson_files()) {
+    const lesson::ParseResult pr = lesson::parse_lesson(file);
+    ASSERT_TRUE(pr.ok()) << pr.message();
+    const lesson::Lesson& l = *pr.lesson;
+    DataHome home(l.id);
+    auto s = open_lesson(file, 1280, 720);
+    ASSERT_TRUE(s);
+    for (std::size_t step = 0; step < l.steps.size(); ++step) {
+      const auto& predicts = l.steps[step].predicts;
+      if (predicts.empty()) continue;
+      SCOPED_TRACE(l.id + " step " + std::to_string(step + 1));
+      ASSERT_TRUE(s->state().lesson->go_step(step));
+      FrameDraw fd = settled(*s);
+      ASSERT_EQ(fd.lesson.step, step);
+      for (std::size_t i = 0; i < predicts.size(); ++i) {
+        SCOPED_TRACE("predict " + std::to_string(i + 1) + ": " + predicts[i].question);
+        const std::string before = frame_text(s->frame(true));
+        ASSERT_TRUE(s->state().lesson->answer(i, predicts[i].expect));
+        fd = settled(*s);
+        const std::string answer = fd.lesson.answers.at(i);
+        ASSERT_FALSE(answer.empty()) << "answered";
+        char* end = nullptr;
+        const double v = std::strtod(answer.c_str(), &end);
+        ASSERT_TRUE(end != answer.c_str() && std::isfinite(v)) << "the run gave a value: " << fd.lesson.verdicts.at(i);
+        ASSERT_EQ(answer.rfind(lesson::format_number(v), 0), 0u);
+        const std::string after = frame_text(fd);
+        // A bare small whole number (a ratio of 1, "2" shared loads per FMA) is on every
+        // screen ("step 2 of 6"): only a value with its unit, or a distinctive one, says
+        // that the answer was shown.
+        // A question that names its answer ("Out of the grid's 256 warps, how many split?":
+        // all of them) cannot be told apart either.
+        const bool distinctive = (!predicts[i].unit.empty() || v != std::floor(v) || std::fabs(v) >= 10) &&
+                                 !has_value(predicts[i].question, lesson::format_number(v));
+        if (!distinctive) {
+          undistinctive += l.id + " step " + std::to_string(step + 1) + ": " + answer + "\n";
+          continue;
+        }
+        EXPECT_FALSE(has_value(before, answer)) << "'" << answer << "' on screen before the answer:\n" << before;
+        EXPECT_TRUE(has_value(after, answer)) << "'" << answer << "' not on screen after the answer:\n" << after;
+        ++checked;
+      }
+      const std::string all = frame_text(s->frame(true));
+      EXPECT_EQ(all.find(viz::kPredictFirst), std::string::npos) << "every predict answered, nothing covered:\n" << all;
+    }
+  }
+  EXPECT_GE(checked, 50) << "the lessons' predicts";
+  EXPECT_LE(std::count(undistinctive.begin(), undistinctive.end(), '\n'), 5)
+      << "predicts the frame cannot tell apart (a bare small number, or one the question names):\n"
+      << undistinctive;
+}
+
+// The presenter's script shows the same cover: large type, the strip along the bottom.
+TEST(GuiPredict, PresenterStripsAreCoveredToo) {
+  NEED_DISPLAY();
+  DataHome home("presenter");
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/03-shared-banks.md";
+  auto s = open_lesson(file, 1280, 720);
+  ASSERT_TRUE(s);
+  s->state().presenter_on = true;
+  s->state().font_dirty = true;
+  FrameDraw fd = settled(*s);
+  ASSERT_TRUE(fd.classroom);
+  const std::string before = frame_text(fd);
+  EXPECT_FALSE(has_value(before, "32 wavefronts")) << before;
+  EXPECT_NE(before.find(viz::kPredictFirst), std::string::npos) << before;
+  EXPECT_EQ(fd.bank.summary.rfind(viz::kPredictFirst, 0), 0u) << fd.bank.summary;
+  ASSERT_TRUE(s->state().lesson->answer(0, 32));
+  ASSERT_TRUE(s->state().lesson->answer(1, 1));
+  fd = settled(*s);
+  const std::string after = frame_text(fd);
+  EXPECT_TRUE(has_value(after, "32 wavefronts")) << after;
+  EXPECT_EQ(fd.bank.summary.rfind("32 wavefronts (ideal 1)", 0), 0u) << "the map says it again: " << fd.bank.summary;
+  EXPECT_EQ(after.find(viz::kPredictFirst), std::string::npos) << after;
+}
+
+// `gui --screenshot F.png` writes F.txt beside it: the frame's text, one line per row.
+TEST(GuiPredict, ScreenshotWritesTheFrameTextBesideIt) {
+  NEED_DISPLAY();
+  DataHome home("shot");
+  GuiOptions o;
+  o.backend = "emu";
+  o.lesson = std::string(WS_SOURCE_DIR) + "/lessons/04-transpose.md";
+  o.step = 4;  // "Tiled: coalesced both ways, conflicts inside": asks for wavefronts
+  o.width = 1280;
+  o.height = 720;
+  o.screenshot = home.dir + "/shot.png";
+  std::string msg;
+  ASSERT_EQ(render_screenshot(o, msg), 0) << msg;
+  ASSERT_TRUE(fs::exists(home.dir + "/shot.txt")) << msg;
+  std::ifstream in(home.dir + "/shot.txt");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);) lines.push_back(line);
+  ASSERT_GE(lines.size(), 20u);
+  EXPECT_EQ(lines.front().rfind("warpscope", 0), 0u) << "top row first: " << lines.front();
+  std::string all;
+  for (const auto& l : lines) all += l + "\n";
+  EXPECT_NE(all.find("step 4 of 8"), std::string::npos) << all;
+  EXPECT_NE(all.find("Tiled: coalesced both ways"), std::string::npos) << all;
+  EXPECT_NE(all.find(viz::kPredictFirst), std::string::npos) << all;
+  EXPECT_FALSE(has_value(all, "32 wavefronts")) << all;
+  // The step's title sits above its predict, as on screen.
+  const auto row = [&](const std::string& what) {
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      if (lines[i].find(what) != std::string::npos) return i;
+    return lines.size();
+  };
+  EXPECT_LT(row("Tiled: coalesced both ways"), row("Predict"));
+}
+
+// `export --lesson`: the step's Variants chart as the window draws it, with no display.
+TEST(GuiPredict, LessonChartNeedsNoDisplay) {
+  DataHome home("chart");
+  const char* display = std::getenv("DISPLAY");
+  const std::string saved = display ? display : "";
+  ::unsetenv("DISPLAY");
+  GuiOptions o;
+  o.backend = "emu";
+  o.lesson = std::string(WS_SOURCE_DIR) + "/lessons/04-transpose.md";
+  o.step = 3;  // "Naive, timed": view charts
+  o.width = 1280;
+  o.height = 720;
+  viz::ChartSpec c;
+  std::string msg;
+  const int rc = lesson_chart(o, c, msg);
+  if (!saved.empty()) ::setenv("DISPLAY", saved.c_str(), 1);
+  ASSERT_EQ(rc, 0) << msg;
+  EXPECT_TRUE(msg.empty()) << "the step's view draws the chart: " << msg;
+  ASSERT_FALSE(c.series.empty());
+  EXPECT_NE(std::find(c.categories.begin(), c.categories.end(), "naive"), c.categories.end());
+  EXPECT_NE(std::find(c.categories.begin(), c.categories.end(), "copy"), c.categories.end());
+  EXPECT_EQ(c.categories.size(), c.series.front().y.size());
+}

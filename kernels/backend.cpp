@@ -215,6 +215,11 @@ void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::stri
     if (launches[i].loads_in_flight == 0) launches[i].loads_in_flight = n[i];
 }
 
+void set_throughput(Timing& t, const Plan& plan) {
+  t.unit = std::string(plan.unit());
+  t.throughput = t.median_ms > 0 ? plan.work() / (t.median_ms * 1e6) : 0;
+}
+
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
                        int regs_per_thread) {
   const double us = modelled_run(plan, launches, regs_per_thread).us;
@@ -222,14 +227,7 @@ Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launch
   t.measured = false;
   t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
   t.samples_ms = {t.median_ms};
-  const double s = us * 1e-6;
-  if (plan.gflops()) {
-    t.unit = "GFLOP/s";
-    t.throughput = s > 0 ? plan.flops / s / 1e9 : 0;
-  } else {
-    t.unit = "GB/s";
-    t.throughput = s > 0 ? plan.logical_bytes / s / 1e9 : 0;
-  }
+  set_throughput(t, plan);
   return t;
 }
 

@@ -56,6 +56,56 @@ void row(MetricsDraw& d, const std::string& name, const std::string& value, std:
 
 }  // namespace
 
+std::vector<BaselineRow> baseline_rows(const sim::Totals& a, const sim::Totals& b) {
+  std::vector<BaselineRow> out;
+  const std::map<std::string, double> bm = b.ncu();
+  for (const auto& [k, va] : a.ncu()) {
+    BaselineRow r;
+    r.metric = k;
+    r.a = va;
+    auto it = bm.find(k);
+    r.b = it == bm.end() ? 0 : it->second;
+    r.diff = r.b - r.a;
+    r.ratio = r.a != 0 ? r.b / r.a : std::nan("");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int draw_baseline_table(const std::vector<BaselineRow>& rows, float height, const ViewStyle& style) {
+  const Theme& th = theme(style);
+  int drawn = 0;
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
+                             ImGuiTableFlags_SizingStretchProp;
+  if (!ImGui::BeginTable("##baseline", 5, tf, ImVec2(0, height))) return 0;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch, 3.0f);
+  ImGui::TableSetupColumn("A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("B", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("B - A", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+  ImGui::TableSetupColumn("B / A", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+  ImGui::TableHeadersRow();
+  for (const BaselineRow& r : rows) {
+    const bool same = r.diff == 0;
+    if (same) ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.dim_text));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", r.metric.c_str());  // wrapped, not cut, in a narrow column
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_value(r.a).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_value(r.b).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(((r.diff > 0 ? "+" : "") + format_value(r.diff)).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(std::isnan(r.ratio) ? "-" : (format_value(r.ratio) + "x").c_str());
+    if (same) ImGui::PopStyleColor();
+    ++drawn;
+  }
+  ImGui::EndTable();
+  return drawn;
+}
+
 MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   const Theme& th = theme(style);
   const std::uint32_t modelled_col = th.modelled;

@@ -186,7 +186,7 @@ bool BenchReport::modelled() const {
 std::string BenchReport::unit() const {
   for (const auto& r : rows)
     if (!r.result.timing.unit.empty()) return r.result.timing.unit;
-  for (const auto& r : rows) return r.cfg.plan.gflops() ? "GFLOP/s" : "GB/s";
+  for (const auto& r : rows) return std::string(r.cfg.plan.unit());
   return "GB/s";
 }
 
@@ -293,16 +293,17 @@ void derive(BenchReport& r) {
     const auto& t = row.result.timing;
     const bool good = !row.failed() && row.result.verified;
     const bool gf = row.cfg.plan.gflops();
+    const bool bytes = row.cfg.plan.unit() == "GB/s";  // a copy and the DRAM peak compare bytes
     row.copy_gbps = row.frac_copy = row.frac_peak = row.speedup = kNaN;
-    if (!gf) {
+    if (bytes) {
       for (const auto& p : r.peers)
         if (p.peer == Peer::MemcpyD2D && same_size(p.size, row.cfg.plan.logical_bytes) &&
             p.result.error.empty() && p.result.timing.throughput > 0)
           row.copy_gbps = p.result.timing.throughput;
     }
     if (good && t.throughput > 0) {
-      if (!gf && row.copy_gbps > 0) row.frac_copy = t.throughput / row.copy_gbps;
-      if (!gf && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
+      if (bytes && row.copy_gbps > 0) row.frac_copy = t.throughput / row.copy_gbps;
+      if (bytes && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
       if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)

@@ -265,14 +265,19 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.totals = &r.totals;
   in.verified = r.verified;
   in.verify_message = r.verify_message;
-  in.measured = r.timing.measured;
-  in.recorded = r.timing.recorded;
-  in.median_ms = r.timing.median_ms;
-  in.min_ms = r.timing.min_ms;
-  in.max_ms = r.timing.max_ms;
-  in.samples = int(r.timing.samples_ms.size());
-  in.throughput = r.timing.throughput;
-  in.unit = r.timing.unit;
+  // The time at the timing size where there is one (the selected variant's bar), so the
+  // time rows answer the question asked at that size, not the counting run's.
+  const RunResult* timed = &l == &s.main ? s.timed_run() : nullptr;
+  const Timing& tm = timed ? timed->timing : r.timing;
+  in.measured = tm.measured;
+  in.recorded = tm.recorded;
+  in.median_ms = tm.median_ms;
+  in.min_ms = tm.min_ms;
+  in.max_ms = tm.max_ms;
+  in.samples = int(tm.samples_ms.size());
+  in.throughput = tm.throughput;
+  in.unit = tm.unit;
+  if (timed) in.timed_at = s.sizes_line();
   in.copy_gbps = s.copy_gbps();
   in.peak = s.peak();
   const HardwareCounters& hw = l.hardware();
@@ -293,6 +298,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
   std::vector<std::string> problems;
   viz::MetricsInput in = metrics_input(s, l, problems);
   ImGui::TextWrapped("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  if (!in.timed_at.empty()) ImGui::TextWrapped("%s", in.timed_at.c_str());
   if (waiting_for(s, l, Stage::Counters)) {
     if (l.has(Stage::Measured) && l.run->timing.throughput > 0)
       ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
@@ -448,7 +454,17 @@ void param_widgets(AppState& s) {
     if (auto it = cur.find(ps.name); it != cur.end()) value = it->second;
     else if (auto jt = completed.find(ps.name); jt != completed.end()) value = jt->second;
     ImGui::PushID(ps.name.c_str());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    {
+      // Wide enough for the largest value it may hold, beside its - and + buttons: at
+      // 1280x720 a 7-em field read "104857" for n=1048576.
+      const ImGuiStyle& st = ImGui::GetStyle();
+      const long long widest = ps.choices.empty() ? std::max(value, ps.max)
+                                                  : *std::max_element(ps.choices.begin(), ps.choices.end());
+      const float text = ImGui::CalcTextSize(std::to_string(widest).c_str()).x + st.FramePadding.x * 2;
+      const float extra = ps.choices.empty() ? 2 * (ImGui::GetFrameHeight() + st.ItemInnerSpacing.x)
+                                             : ImGui::GetFrameHeight();
+      ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 7, text + extra));
+    }
     if (!ps.choices.empty()) {
       if (ImGui::BeginCombo(ps.name.c_str(), std::to_string(value).c_str())) {
         for (long long c : ps.choices)
@@ -829,6 +845,11 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     ImGui::TextColored(viz::to_imvec4(th(s).wrong), "%s", r.error.c_str());
   }
   const sim::Totals& t = r.totals;
+  if (b_side && s.main.valid() && s.main.run->error.empty() && r.error.empty()) {
+    // The baseline, as a profiler shows it: A's value, B's, their difference and ratio.
+    const float h = ImGui::GetTextLineHeightWithSpacing() * 6;
+    fd.baseline_rows = viz::draw_baseline_table(viz::baseline_rows(s.main.run->totals, t), h, style_of(s));
+  }
   char counts[200];
   std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
                 (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,

@@ -55,6 +55,7 @@ struct FrameDraw {
   // Filled by check_text() once the frame is rendered (Session::frame with capture).
   std::vector<CutText> cut_texts;
   int texts_checked = 0;                // runs of text looked at, over every panel
+  int baseline_rows = 0;                // compare: metrics in the baseline table (A, B, B - A, B / A)
 };
 
 // After ImGui::Render(): every glyph the frame drew, grouped into runs of text, checked

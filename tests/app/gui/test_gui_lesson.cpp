@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -526,4 +527,85 @@ TEST(GuiClipping, NoTextIsCutAtProjectorSizes) {
           }
         }
       }
+}
+
+// Issue 21 item 2: a timed predict's answer and the chart beside it are one run at the
+// lab's timing size. For every timed predict of every lesson: the bars are at the timing
+// size, and the ratio (or time) the bars and references show equals the answer's value.
+TEST(GuiTimedViews, TheChartShowsTheValueTheAnswerUses) {
+  NEED_DISPLAY();
+  std::vector<fs::path> files;
+  for (const auto& de : fs::directory_iterator(std::string(WS_SOURCE_DIR) + "/lessons"))
+    if (de.path().extension() == ".md" && de.path().filename() != "README.md") files.push_back(de.path());
+  std::sort(files.begin(), files.end());
+  int checked = 0;
+  for (const fs::path& file : files) {
+    ws::lesson::ParseResult pr = ws::lesson::parse_lesson(file.string());
+    ASSERT_TRUE(pr.lesson) << file;
+    const ws::lesson::Lesson& les = *pr.lesson;
+    std::size_t last = SIZE_MAX;  // the last step with a timed predict
+    for (std::size_t i = 0; i < les.steps.size(); ++i)
+      for (const auto& p : les.steps[i].predicts)
+        if (p.answer.timed()) last = i;
+    if (last == SIZE_MAX) continue;
+    DataHome home("timed");
+    auto s = open_lesson(file.string(), false, 1280, 720);
+    ASSERT_TRUE(s);
+    AppState& st = s->state();
+    const ws::lesson::Lab* lab = nullptr;
+    for (std::size_t i = 0; i <= last; ++i) {
+      if (i > 0) {
+        ASSERT_TRUE(st.lesson->next_step());
+        settled(*s);
+      }
+      if (les.steps[i].lab) lab = &*les.steps[i].lab;
+      const auto& preds = les.steps[i].predicts;
+      if (!lab || lab->timing.empty()) continue;
+      if (std::none_of(preds.begin(), preds.end(), [](const auto& p) { return p.answer.timed(); })) continue;
+      settled(*s);
+      settled(*s);  // the timed run lands after the counting run
+      SCOPED_TRACE(file.stem().string() + " step " + std::to_string(i + 1));
+      const viz::ChartSpec c = st.bars_chart();
+      ASSERT_FALSE(c.series.empty());
+      const viz::Series& bars = c.series[0];
+      // The bars ran at the timing size.
+      for (const auto& [k, v] : lab->timing) {
+        ASSERT_TRUE(st.bars_at.count(k)) << k;
+        EXPECT_EQ(st.bars_at.at(k), v) << k;
+      }
+      EXPECT_NE(c.title.find(ws::to_string(st.bars_at)), std::string::npos) << c.title;
+      auto bar = [&](const std::string& variant) {
+        for (std::size_t b = 0; b < c.categories.size(); ++b)
+          if (c.categories[b] == variant) return bars.y[b];
+        return std::nan("");
+      };
+      auto ref = [&](const std::string& name) {
+        for (const auto& r : c.refs)
+          if (r.name.rfind(name, 0) == 0) return r.y;
+        return std::nan("");
+      };
+      for (std::size_t k = 0; k < preds.size(); ++k) {
+        const ws::lesson::Quantity& q = preds[k].answer;
+        if (!q.timed()) continue;
+        const double answer = st.lesson->answer_value(k);
+        ASSERT_TRUE(std::isfinite(answer)) << q.key();
+        const double mine = bar(lab->variant);
+        ASSERT_TRUE(std::isfinite(mine)) << lab->variant;
+        double shown = std::nan("");
+        if (q.name.rfind("over:", 0) == 0) shown = mine / bar(q.name.substr(5));
+        else if (q.name == "copy_bandwidth") shown = mine / ref("cudaMemcpy D2D");
+        else if (q.name == "library") shown = mine / ref(lab->family == "matmul" ? "cuBLAS" : "CUB");
+        else if (q.name == "time_us") {
+          const RunResult* t = st.timed_run();
+          ASSERT_TRUE(t);
+          shown = t->timing.median_ms * 1e3;
+          EXPECT_DOUBLE_EQ(t->timing.throughput, mine);
+        }
+        ASSERT_TRUE(std::isfinite(shown)) << q.key() << " in " << c.title;
+        EXPECT_NEAR(shown, answer, 1e-9 * std::fabs(answer)) << q.key();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 15) << "every lesson's timed predicts";
 }

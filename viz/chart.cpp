@@ -184,6 +184,8 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
     }
   }
 
+  // The bars' values as the layout placed them: reserved now, drawn over the bars below.
+  for (const ValueLabel& v : L.value_labels) placed.add(v.x0, v.y0, v.x1, v.y1);
   // --- series ---
   const double group = slot * 0.8;
   int bar_index = 0;
@@ -210,48 +212,18 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
           }
           m.cy = m.y0 = m.y1 = cy;
           ++g.wrong;
-        } else if (finite(s.y[i])) {
-          const double top_y = g.map_y(s.y[i]);
-          const double base = g.map_y(g.log_y ? g.y_lo : 0.0);
-          m.cy = top_y;
-          m.y0 = std::min(top_y, base);
-          m.y1 = std::max(top_y, base);
+        } else if (const BarBox* bb = L.bar(si, i)) {
+          // Where the layout put it (chart_layout.cpp place_bars); its value label too.
+          m.x0 = bb->x0;
+          m.x1 = bb->x1;
+          m.cx = (bb->x0 + bb->x1) / 2;
+          m.cy = g.map_y(s.y[i]);
+          m.y0 = bb->y0;
+          m.y1 = bb->y1;
           if (m.modelled) {
-            cv.rect(x0, m.y0, x1, m.y1, th.background, col, 2);
+            cv.rect(m.x0, m.y0, m.x1, m.y1, th.background, col, 2);
           } else {
-            cv.rect(x0, m.y0, x1, m.y1, col, 0, 0);
-          }
-          // The value over the bar; turned upright when the bar is too narrow for it, and
-          // left out (it is in the CSV and the tooltip) when there is no room either way.
-          const std::string label = short_number(s.y[i]);
-          const double vf = f * 0.85;
-          const double tw = cv.text_width(label, vf);
-          if (tw <= bw + slot * 0.1) {
-            // Over the bar, or just inside its top when a reference line or another label
-            // is in the way there.
-            double cy = m.y0 - f * 0.6;
-            bool ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2) &&
-                      cy - vf / 2 >= g.plot_y0 - f * 0.3;
-            bool inside = false;
-            if (!ok && tw <= bw - 2 && m.y1 - m.y0 >= vf * 1.6) {
-              cy = m.y0 + f * 0.6;
-              inside = ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
-            }
-            if (ok) {
-              cv.text(m.cx, cy, label, vf, inside && !m.modelled ? th.background : th.text,
-                      Anchor::Center);
-              placed.add(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
-            }
-          } else if (vf <= bw + slot * 0.1) {
-            double cy = m.y0 - f * 0.3 - tw / 2;
-            if (cy - tw / 2 < g.plot_y0) cy = m.y0 + f * 0.3 + tw / 2;  // inside the bar
-            const bool inside = cy > m.y0;
-            if ((!inside || m.y1 - m.y0 >= tw + f * 0.6) &&
-                placed.free(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2)) {
-              cv.text(m.cx, cy, label, vf, inside && !m.modelled ? th.background : th.text,
-                      Anchor::Center, false, true);
-              placed.add(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2);
-            }
+            cv.rect(m.x0, m.y0, m.x1, m.y1, col, 0, 0);
           }
           const double mw = cv.text_width("modelled", f * 0.75);
           if (m.modelled && m.y1 - m.y0 > f * 1.4 && mw <= bw - 2 &&
@@ -317,6 +289,11 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
         paint_marker(cv, shape, m.cx, m.cy, r, col, 0, 0);
     }
   }
+
+  // The bars' values over the bars; later names (lines, references) go around the bars.
+  for (const ValueLabel& v : L.value_labels)
+    cv.text(v.cx, v.cy, v.text, v.size, v.on_fill ? th.background : th.text, Anchor::Center, false, v.upright);
+  for (const BarBox& b : L.bars) placed.add(b.x0, b.y0, b.x1, b.y1);
 
   // Without a legend, two or more lines are named beside their last point, where free.
   if (!g.legend && c.series.size() >= 2) {

@@ -1465,9 +1465,11 @@ void check_text(FrameDraw& fd) {
     lines = ImRect(float(r.X) * atlas->TexUvScale.x, float(r.Y) * atlas->TexUvScale.y,
                    float(r.X + r.Width) * atlas->TexUvScale.x, float(r.Y + r.Height) * atlas->TexUvScale.y);
   }
-  std::map<std::pair<float, float>, ImWchar> by_uv;  // a glyph's top-left UV -> its character
+  // A glyph's top-left UV -> the glyph: its character, and its bottom-right UV, which a
+  // glyph clipped on the CPU at its frame's edge (a combo's preview, an input field) lacks.
+  std::map<std::pair<float, float>, const ImFontGlyph*> by_uv;
   for (const ImFont* f : atlas->Fonts)
-    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = ImWchar(gl.Codepoint);
+    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = &gl;
   const float tol = 1.5f;  // a glyph's quad has a pixel of padding around its ink
   for (int n = 0; n < dd->CmdListsCount; ++n) {
     const ImDrawList* dl = dd->CmdLists[n];
@@ -1487,6 +1489,7 @@ void check_text(FrameDraw& fd) {
       std::string text;
       ImRect rect, clip;
       bool open = false;
+      bool shortened = false;  // ImGui's ellipsis, or a glyph cut at its frame's edge
     } run;
     auto flush = [&] {
       if (!run.open) return;
@@ -1495,7 +1498,7 @@ void check_text(FrameDraw& fd) {
       const ImRect& c = run.clip;
       const bool cut_x = !scrolls_x && (r.Min.x < c.Min.x - tol || r.Max.x > c.Max.x + tol);
       const bool cut_y = !scrolls_y && (r.Min.y < c.Min.y - tol || r.Max.y > c.Max.y + tol);
-      if (cut_x || cut_y)
+      if (cut_x || cut_y || run.shortened)
         fd.cut_texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
                                 Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
       run = Run{};
@@ -1519,7 +1522,10 @@ void check_text(FrameDraw& fd) {
         i += 3;  // the quad's second triangle
         const ImRect g(v0->pos, v2->pos);
         auto it = by_uv.find({uv0.x, uv0.y});
-        const char ch = it == by_uv.end() ? '?' : it->second < 128 ? char(it->second) : '~';
+        const ImFontGlyph* gl = it == by_uv.end() ? nullptr : it->second;
+        const char ch = !gl ? '?' : gl->Codepoint < 128 ? char(gl->Codepoint) : '~';
+        const float du = 1e-6f;
+        const bool shortened = gl && (gl->Codepoint == 0x2026 || uv2.x < gl->U1 - du || uv2.y < gl->V1 - du);
         // A glyph continues the run on its line when it follows close after it, under the
         // same clip rectangle.
         const float em = g.GetHeight();
@@ -1531,7 +1537,9 @@ void check_text(FrameDraw& fd) {
           run.open = true;
           run.rect = g;
           run.clip = clip;
+          run.shortened = shortened;
         } else {
+          run.shortened |= shortened;
           if (g.Min.x - run.rect.Max.x > run.rect.GetHeight() * 0.22f) run.text += ' ';
           run.rect.Add(g);
         }

@@ -475,13 +475,20 @@ JobResult Worker::execute(Job& j) {
       t_opt.totals = false;
       t_opt.recorded_only = true;
       run_bars(j.params, t_opt);
-      const bool missing = std::any_of(r.bars.begin(), r.bars.end(), [](const BarPoint& b) {
-        return b.skipped.empty() && !b.result.error.empty();
+      // The emulator without the selected variant's recording at that size: every bar
+      // modelled at the counting size (one size per chart). Other variants the recording
+      // lacks stand as "(n/a)" with the reason.
+      const bool mine = std::any_of(r.bars.begin(), r.bars.end(), [&](const BarPoint& b) {
+        return b.variant == j.variant && b.skipped.empty() && b.result.error.empty();
       });
-      if (emu && missing && !r.cancelled) {
-        r.bars_why = "no recording of every variant at " + ws::to_string(j.params);
+      if (emu && !mine && !r.cancelled) {
+        r.bars_why = "modelled: no recording at " + ws::to_string(j.params);
         run_bars(j.counting, bar_opt);
+        break;
       }
+      if (emu)
+        for (BarPoint& b : r.bars)
+          if (b.skipped.empty() && !b.result.error.empty()) b.skipped = "not recorded at this size";
       break;
     }
     case JobKind::Sweep: {

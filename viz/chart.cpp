@@ -96,9 +96,13 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
   const double cat_block = L.category_block;
   const auto& footer = L.footer;
   const auto& legend = L.legend;
-  if (g.title)
-    cv.text(x + w / 2, y + pad + f * 0.65, fit(cv, c.title, f * 1.2, w - 2 * pad), f * 1.2,
-            th.text, Anchor::Center, true);
+  if (g.title) {
+    const std::vector<std::string> one{c.title};
+    const auto& lines = L.title_lines.empty() ? one : L.title_lines;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      cv.text(x + w / 2, y + pad + f * 0.65 + double(i) * f * 1.45, fit(cv, lines[i], f * 1.2, w - 2 * pad),
+              f * 1.2, th.text, Anchor::Center, true);
+  }
 
   // --- grid, axes, ticks ---
   for (double t : g.y_ticks) {

@@ -418,12 +418,24 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
   // --- boxes: the plot keeps its minimum height; footer, legend, title give way ---
   const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * f;
   g.title = o.title && !c.title.empty();
+  // The title wraps onto a second line rather than being cut ("Variants of transpose at
+  // block_rows=.." at 1280x720); a third would be cut short by the painter.
+  if (g.title) {
+    L.title_lines = wrap(tm, words(c.title), " ", f * 1.2, w - 2 * pad);
+    if (L.title_lines.size() > 2) {
+      std::string rest = L.title_lines[1];
+      for (std::size_t i = 2; i < L.title_lines.size(); ++i) rest += " " + L.title_lines[i];
+      L.title_lines.resize(2);
+      L.title_lines[1] = rest;
+    }
+  }
+  const double title_h = L.title_lines.empty() ? f * 1.9 : f * 1.9 + double(L.title_lines.size() - 1) * f * 1.45;
   g.footer = !footer.empty();
   g.legend = !legend_rows.empty();
   double top = 0, bottom = 0;
   double& legend_top = L.legend_top;
   auto layout = [&] {
-    top = y + pad + (g.title ? f * 1.9 : 0) + (c.y_label.empty() ? 0 : f * 1.5);
+    top = y + pad + (g.title ? title_h : 0) + (c.y_label.empty() ? 0 : f * 1.5);
     bottom = y + h - pad;
     if (g.footer) bottom -= double(footer.size()) * mf * 1.3;
     legend_top = bottom - (g.legend ? double(legend_rows.size()) * lf * 1.6 : 0);

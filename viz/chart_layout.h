@@ -111,6 +111,7 @@ struct ChartLayout {
   CategoryLabels category_labels = CategoryLabels::Lines;
   std::vector<std::vector<std::string>> category_lines;  // Lines: each category's lines
   double category_block = 0;          // the height the x tick or category labels take
+  std::vector<std::string> title_lines;  // the title wrapped to the width (one or two lines)
   std::vector<BarBox> bars;           // every drawable bar
   std::vector<ValueLabel> value_labels;  // the bars' values that have room (most: all)
   const BarBox* bar(std::size_t series, std::size_t index) const;

@@ -80,8 +80,8 @@ struct BaselineRow {
 // @post one row per metric in a.ncu() (the same keys as b.ncu()), in their order, with
 //       diff == b - a and ratio == b / a (NaN when a == 0).
 std::vector<BaselineRow> baseline_rows(const sim::Totals& a, const sim::Totals& b);
-// Draws the rows as a table (metric | A | B | B - A | B / A), in a child `height` tall that
-// scrolls; equal rows dimmed. @post returns the rows drawn.
+// Draws the rows as a table (metric | A | B | B - A | B / A; without B - A where the width
+// is short), `height` tall and scrolling; equal rows dimmed. @post returns the rows drawn.
 int draw_baseline_table(const std::vector<BaselineRow>& rows, float height, const ViewStyle& style = {});
 
 // "1.25 ms", "830 us", "2.1 s"

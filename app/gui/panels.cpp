@@ -385,9 +385,15 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       };
       combo("x##sweepx", s.sweep_x, false);
       combo("series##sweeps", s.sweep_series, true);
-      same_line_or_wrap(ImGui::GetFontSize() * 9 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
-      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-      if (ImGui::BeginCombo("y##sweepy", s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str())) {
+      // As wide as the metric's name (up to the panel's width), so the choice is not cut.
+      const char* ypre = s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str();
+      const float yw = std::min(std::max(ImGui::GetFontSize() * 9, ImGui::CalcTextSize(ypre).x + ImGui::GetFrameHeight() +
+                                                                       ImGui::GetStyle().FramePadding.x * 2 + 2),
+                                ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("y").x -
+                                    ImGui::GetStyle().ItemInnerSpacing.x);
+      same_line_or_wrap(yw + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
+      ImGui::SetNextItemWidth(yw);
+      if (ImGui::BeginCombo("y##sweepy", ypre)) {
         if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
         for (const SweepPoint& p : s.sweep) {
           if (p.plain.empty()) continue;
@@ -456,10 +462,10 @@ void param_widgets(AppState& s) {
     else if (auto jt = completed.find(ps.name); jt != completed.end()) value = jt->second;
     ImGui::PushID(ps.name.c_str());
     {
-      // Wide enough for the largest value it may hold, beside its - and + buttons: at
-      // 1280x720 a 7-em field read "104857" for n=1048576.
+      // Wide enough for its value (a combo: its largest choice), beside its - and +
+      // buttons: at 1280x720 a 7-em field read "104857" for n=1048576.
       const ImGuiStyle& st = ImGui::GetStyle();
-      const long long widest = ps.choices.empty() ? std::max(value, ps.max)
+      const long long widest = ps.choices.empty() ? value
                                                   : *std::max_element(ps.choices.begin(), ps.choices.end());
       const float text = ImGui::CalcTextSize(std::to_string(widest).c_str()).x + st.FramePadding.x * 2;
       const float extra = ps.choices.empty() ? 2 * (ImGui::GetFrameHeight() + st.ItemInnerSpacing.x)
@@ -551,7 +557,13 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   }
   const VariantInfo* info = s.variant_info();
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4);
-  if (ImGui::BeginCombo("variant", info ? info->title.c_str() : sel.variant.c_str())) {
+  // The title where it fits the box, else the variant's name: a preview is never cut
+  // ("2. Interleaved addressing, strided in" at 1280x720).
+  std::string preview = info ? info->title : sel.variant;
+  const float box = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 4 - ImGui::GetFrameHeight() -
+                    ImGui::GetStyle().FramePadding.x * 2;
+  if (ImGui::CalcTextSize(preview.c_str()).x > box) preview = sel.variant;
+  if (ImGui::BeginCombo("variant", preview.c_str())) {
     for (const auto& v : cat)
       if (v.family == sel.family && ImGui::Selectable((v.name + ": " + v.title).c_str(), v.name == sel.variant))
         s.select(v.family, v.name);
@@ -1234,7 +1246,19 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
   }
 
   float yr = y0;
-  const float bank_h = H * 0.42f, sector_h = H * 0.25f;
+  // The map of the access being stepped gets the larger share: at 1280x720 a quarter of
+  // the height left the sector map its summary and one row of lanes.
+  bool global_first = false;
+  if (const Loaded& l = s.main; l.valid()) {
+    const sim::Totals& t = l.run->totals;
+    global_first = t.shared_ld_requests + t.shared_st_requests + t.shared_atom_requests == 0;
+    if (!l.order.empty()) {
+      const WarpEvent& e = l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
+      if (is_global(e.kind)) global_first = true;
+      if (is_shared(e.kind)) global_first = false;
+    }
+  }
+  const float bank_h = H * (global_first ? 0.25f : 0.42f), sector_h = H * (global_first ? 0.42f : 0.25f);
   if (s.panels.bank) {
     draw_view(View::BankMap, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
     yr += bank_h;
@@ -1525,8 +1549,14 @@ void check_text(FrameDraw& fd) {
         auto it = by_uv.find({uv0.x, uv0.y});
         const ImFontGlyph* gl = it == by_uv.end() ? nullptr : it->second;
         const char ch = !gl ? '?' : gl->Codepoint < 128 ? char(gl->Codepoint) : '~';
-        const float du = 1e-6f;
-        const bool shortened = gl && (gl->Codepoint == 0x2026 || uv2.x < gl->U1 - du || uv2.y < gl->V1 - du);
+        // Cut at its frame's right edge by more than the glyph's padding (a small button's
+        // frame trims a pixel of every glyph's quad: that is no cut).
+        bool shortened = gl && gl->Codepoint == 0x2026;
+        if (gl && !shortened && uv2.x < gl->U1 && gl->U1 > gl->U0) {
+          const float kept = (uv2.x - gl->U0) / (gl->U1 - gl->U0);
+          const float drawn = v2->pos.x - v0->pos.x;
+          shortened = kept > 0 && drawn / kept - drawn > tol;
+        }
         // A glyph continues the run on its line when it follows close after it, under the
         // same clip rectangle.
         const float em = g.GetHeight();

@@ -314,3 +314,17 @@ TEST(ChartLayoutValues, ThePainterDrawsTheLayoutsBars) {
   for (const ValueLabel& v : L.value_labels)
     EXPECT_NE(std::find(cv.strings.begin(), cv.strings.end(), v.text), cv.strings.end()) << v.text;
 }
+
+// A title wider than the box wraps onto a second line instead of being cut.
+TEST(ChartLayoutValues, ALongTitleWraps) {
+  FixedMeasure tm;
+  ChartSpec c = bars_with_everything();
+  c.title = "Variants of transpose at block_rows=8 n=8192 tile=32";
+  const ChartLayout wide = layout_chart(c, tm, 0, 0, 1400, 600);
+  EXPECT_EQ(wide.title_lines.size(), 1u);
+  const ChartLayout narrow = layout_chart(c, tm, 0, 0, 380, 600);
+  ASSERT_TRUE(narrow.geom.title);
+  ASSERT_EQ(narrow.title_lines.size(), 2u);
+  for (const std::string& l : narrow.title_lines) EXPECT_LE(tm.text_width(l, narrow.font * 1.2), 380 - narrow.font * 1.2);
+  EXPECT_GT(narrow.geom.plot_y0, wide.geom.plot_y0) << "the second line takes its own height";
+}

@@ -516,13 +516,16 @@ void result_line(const AppState& s) {
     return;
   }
   ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
-  if (r.timing.throughput > 0)
-    ImGui::TextColored(r.timing.measured ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
-                       "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
-                       viz::format_ms(r.timing.median_ms).c_str(),
-                       !r.timing.recorded.empty() ? r.timing.recorded.c_str()
-                       : r.timing.measured        ? "measured"
-                                                  : "modelled");
+  // The time at the timing size where there is one, and the size it is at.
+  const RunResult* timed = s.timed_run();
+  const Timing& tm = timed ? timed->timing : r.timing;
+  if (tm.throughput > 0)
+    ImGui::TextColored(tm.measured ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
+                       "%.4g %s, %s (%s)%s", tm.throughput, tm.unit.c_str(), viz::format_ms(tm.median_ms).c_str(),
+                       !tm.recorded.empty() ? tm.recorded.c_str()
+                       : tm.measured        ? "measured"
+                                            : "modelled",
+                       timed ? (", at " + ws::to_string(timed->params)).c_str() : "");
   ImGui::PopTextWrapPos();
   if (!s.main.has(Stage::Measured) && !s.main.final) {
     // The emulator's selected block is in; time and verdict come with the whole grid.
@@ -940,12 +943,16 @@ std::string status_text(const AppState& s) {
     const std::string kv = names[i] + "=" + std::to_string(it->second);
     t += (i == s.param_cursor % names.size() ? "[" + kv + "]" : kv) + " ";
   }
-  if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0) {
+  const RunResult* timed = s.timed_run();  // the time at the timing size, where there is one
+  if (s.main.valid() && s.main.run->error.empty() && (timed ? timed : s.main.run.get())->timing.throughput > 0) {
+    const Timing& tm = (timed ? timed : s.main.run.get())->timing;
     char b[64];
-    std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
+    std::snprintf(b, sizeof b, " %.4g %s", tm.throughput, tm.unit.c_str());
     t += b;
+    if (timed)
+      for (const auto& [k, v] : timed->params)
+        if (auto it = p.find(k); it != p.end() && it->second != v) t += " " + k + "=" + std::to_string(v);
     // A recorded time is a measurement, but not of this run: say so (the title bar says where).
-    const Timing& tm = s.main.run->timing;
     t += !tm.recorded.empty() ? " (recorded)" : tm.measured ? " (measured)" : " (modelled)";
     if (!s.main.run->verified) t += " WRONG";
   }

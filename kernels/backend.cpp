@@ -222,6 +222,11 @@ sim::Provenance peak_source(const DeviceInfo& d, BackendKind k) {
   return sim::Provenance::spec(k == BackendKind::Emu ? std::string(sim::h100::kProduct) : d.name);
 }
 
+void set_throughput(Timing& t, const Plan& plan) {
+  t.unit = std::string(plan.unit());
+  t.throughput = t.median_ms > 0 ? plan.work() / (t.median_ms * 1e6) : 0;
+}
+
 Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launches,
                        int regs_per_thread) {
   const ModelledRun m = modelled_run(plan, launches, regs_per_thread);
@@ -230,14 +235,7 @@ Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launch
   t.source = sim::Provenance::modelled(m.parts.bound());
   t.median_ms = t.min_ms = t.max_ms = us / 1000.0;
   t.samples_ms = {t.median_ms};
-  const double s = us * 1e-6;
-  if (plan.gflops()) {
-    t.unit = "GFLOP/s";
-    t.throughput = s > 0 ? plan.flops / s / 1e9 : 0;
-  } else {
-    t.unit = "GB/s";
-    t.throughput = s > 0 ? plan.logical_bytes / s / 1e9 : 0;
-  }
+  set_throughput(t, plan);
   return t;
 }
 

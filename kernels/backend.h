@@ -61,8 +61,8 @@ struct Timing {
   sim::Provenance source;
   double median_ms = 0, min_ms = 0, max_ms = 0;
   std::vector<double> samples_ms;
-  double throughput = 0;   // GB/s of logical bytes, or GFLOP/s when plan.gflops()
-  std::string unit;        // "GB/s" or "GFLOP/s"
+  double throughput = 0;   // plan.work() per second, in plan.unit()
+  std::string unit;        // plan.unit(): "GB/s", "GFLOP/s" or "Gop/s"
 };
 
 struct RunResult {
@@ -173,6 +173,12 @@ std::vector<unsigned> recorded_loads_in_flight(const std::string& family, const 
 // Sets each launch's loads_in_flight from recorded_loads_in_flight where it is 0.
 void attach_loads_in_flight(std::vector<LaunchTotals>& launches, const std::string& family,
                             const std::string& variant, const Params& completed);
+// The throughput and unit of a time of `plan`: its work() over median_ms, in its unit().
+// Every backend (and a recorded time, whose stored unit may predate a family's own) goes
+// through it, so a family's unit has one home: its plan.
+// @post t.unit == plan.unit(); t.throughput == plan.work() / (t.median_ms * 1e6), 0 when
+//       median_ms <= 0.
+void set_throughput(Timing& t, const Plan& plan);
 // The modelled time of an emulated run (modelled_run), as a Timing.
 // @post source == sim::Provenance::modelled(modelled_run(...).parts.bound());
 //       median_ms == modelled_run(plan, launches, regs).us / 1000.

@@ -179,9 +179,17 @@ struct Plan {
   std::vector<LaunchCfg> launches;  // in order
   double logical_bytes = 0;         // bytes a perfect kernel must read + write
   double flops = 0;                 // for GFLOP/s kernels (matmul); 0 otherwise
+  // For kernels timed by their arithmetic (instr): the rounds of the variant's operation
+  // all threads run, counted in Gop/s; 0 otherwise. Bytes would misname what they time.
+  double ops = 0;
   double work_rounds = 0;           // rounds of all marked work loops (WS_WORK), all threads
   Reference ref;                    // how the GPU checks the output (None: on the CPU)
   bool gflops() const { return flops > 0; }
+  // What a throughput of this plan counts per second, and its unit.
+  // @post unit() is "GFLOP/s" iff flops > 0, else "Gop/s" iff ops > 0, else "GB/s";
+  //       work() is flops, ops or logical_bytes to match.
+  std::string_view unit() const { return flops > 0 ? "GFLOP/s" : ops > 0 ? "Gop/s" : "GB/s"; }
+  double work() const { return flops > 0 ? flops : ops > 0 ? ops : logical_bytes; }
 };
 
 // Host copies of a plan's arrays.

@@ -126,14 +126,7 @@ class CudaBackend final : public Backend {
       };
       if (opt.timing) {
         r.timing = time_on_stream(stream_, std::max(opt.warmup, 0), opt.repeats, fast);
-        const double ms = r.timing.median_ms;
-        if (r.plan.gflops()) {
-          r.timing.unit = "GFLOP/s";
-          r.timing.throughput = ms > 0 ? r.plan.flops / (ms * 1e6) : 0;
-        } else {
-          r.timing.unit = "GB/s";
-          r.timing.throughput = ms > 0 ? r.plan.logical_bytes / (ms * 1e6) : 0;
-        }
+        set_throughput(r.timing, r.plan);
       } else {
         fast();
       }

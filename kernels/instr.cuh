@@ -199,7 +199,7 @@ inline Plan plan(const Params& p, const char* kernel, Kind k) {
   c.block = {unsigned(block), 1, 1};
   pl.launches = {c};
   pl.logical_bytes = 8.0 * double(n);
-  pl.work_rounds = double(n) * double(p.at("iters"));  // every thread runs the loop once
+  pl.ops = pl.work_rounds = double(n) * double(p.at("iters"));  // every thread's loop; timed in Gop/s
   return pl;
 }
 

@@ -377,6 +377,7 @@ class RecordedBackend : public Backend {
       r.verified = rr->verified;
       if (!rr->verified) r.verify_message = "the output was wrong on " + rec_->device.name;
       r.timing = rr->timing;
+      set_throughput(r.timing, r.plan);  // in the family's unit now, whatever was stored
       r.regs_per_thread = rec_->regs(family, variant, complete);
       if (opt.totals && rr->totals) {
         r.totals = *rr->totals;
@@ -403,12 +404,16 @@ class RecordedBackend : public Backend {
       m.verified = rr->verified;
       if (!rr->verified) m.verify_message = "the output was wrong on " + rec_->device.name;
       m.timing = rr->timing;
+      set_throughput(m.timing, m.plan);
       m.regs_per_thread = rec_->regs(family, variant, complete);
       return m;
     }
     if (r.error.empty()) {
       r.regs_per_thread = rec_->regs(family, variant, r.params);
-      if (rr && opt.timing) r.timing = rr->timing;
+      if (rr && opt.timing) {
+        r.timing = rr->timing;
+        set_throughput(r.timing, r.plan);
+      }
     }
     return r;
   }

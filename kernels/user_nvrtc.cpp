@@ -414,9 +414,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     t.median_ms = ms[ms.size() / 2];
     t.min_ms = ms.front();
     t.max_ms = ms.back();
-    const double s = t.median_ms * 1e-3;
-    t.unit = res.plan.gflops() ? "GFLOP/s" : "GB/s";
-    t.throughput = s > 0 ? (res.plan.gflops() ? res.plan.flops : res.plan.logical_bytes) / s / 1e9 : 0;
+    set_throughput(t, res.plan);
   }
   return res;
 }

@@ -134,9 +134,13 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
   const double cat_block = L.category_block;
   const auto& footer = L.footer;
   const auto& legend = L.legend;
-  if (g.title)
-    cv.text(x + w / 2, y + pad + f * 0.65, fit(cv, c.title, f * 1.2, w - 2 * pad), f * 1.2,
-            th.text, Anchor::Center, true);
+  if (g.title) {
+    const std::vector<std::string> one{c.title};
+    const auto& lines = L.title_lines.empty() ? one : L.title_lines;
+    for (std::size_t i = 0; i < lines.size(); ++i)
+      cv.text(x + w / 2, y + pad + f * 0.65 + double(i) * f * 1.45, fit(cv, lines[i], f * 1.2, w - 2 * pad),
+              f * 1.2, th.text, Anchor::Center, true);
+  }
 
   // --- grid, axes, ticks ---
   for (double t : g.y_ticks) {
@@ -223,6 +227,8 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
     }
   }
 
+  // The bars' values as the layout placed them: reserved now, drawn over the bars below.
+  for (const ValueLabel& v : L.value_labels) placed.add(v.x0, v.y0, v.x1, v.y1);
   // --- series ---
   const bool mixed = chart_sources(c).mixed;
   const double group = slot * 0.8;
@@ -252,45 +258,15 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
           }
           m.cy = m.y0 = m.y1 = cy;
           ++g.wrong;
-        } else if (finite(s.y[i])) {
-          const double top_y = g.map_y(s.y[i]);
-          const double base = g.map_y(g.log_y ? g.y_lo : 0.0);
-          m.cy = top_y;
-          m.y0 = std::min(top_y, base);
-          m.y1 = std::max(top_y, base);
-          cv.rect(x0, m.y0, x1, m.y1, st.fill, st.stroke, st.stroke_width);
-          // The value over the bar; turned upright when the bar is too narrow for it, and
-          // left out (it is in the CSV and the tooltip) when there is no room either way.
-          const std::string label = short_number(s.y[i]);
-          const double vf = f * 0.85;
-          const double tw = cv.text_width(label, vf);
-          if (tw <= bw + slot * 0.1) {
-            // Over the bar, or just inside its top when a reference line or another label
-            // is in the way there.
-            double cy = m.y0 - f * 0.6;
-            bool ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2) &&
-                      cy - vf / 2 >= g.plot_y0 - f * 0.3;
-            bool inside = false;
-            if (!ok && tw <= bw - 2 && m.y1 - m.y0 >= vf * 1.6) {
-              cy = m.y0 + f * 0.6;
-              inside = ok = placed.free(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
-            }
-            if (ok) {
-              cv.text(m.cx, cy, label, vf, inside && solid ? th.background : th.text,
-                      Anchor::Center);
-              placed.add(m.cx - tw / 2, cy - vf / 2, m.cx + tw / 2, cy + vf / 2);
-            }
-          } else if (vf <= bw + slot * 0.1) {
-            double cy = m.y0 - f * 0.3 - tw / 2;
-            if (cy - tw / 2 < g.plot_y0) cy = m.y0 + f * 0.3 + tw / 2;  // inside the bar
-            const bool inside = cy > m.y0;
-            if ((!inside || m.y1 - m.y0 >= tw + f * 0.6) &&
-                placed.free(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2)) {
-              cv.text(m.cx, cy, label, vf, inside && solid ? th.background : th.text,
-                      Anchor::Center, false, true);
-              placed.add(m.cx - vf / 2, cy - tw / 2, m.cx + vf / 2, cy + tw / 2);
-            }
-          }
+        } else if (const BarBox* bb = L.bar(si, i)) {
+          // Where the layout put it (chart_layout.cpp place_bars); its value label too.
+          m.x0 = bb->x0;
+          m.x1 = bb->x1;
+          m.cx = (bb->x0 + bb->x1) / 2;
+          m.cy = g.map_y(s.y[i]);
+          m.y0 = bb->y0;
+          m.y1 = bb->y1;
+          cv.rect(m.x0, m.y0, m.x1, m.y1, st.fill, st.stroke, st.stroke_width);
           // Where sources mix, a bar that is not measured says its source inside, where
           // it fits (the legend names each style too).
           const std::string word = sim::short_label(s.source_at(i));
@@ -359,6 +335,11 @@ ChartGeometry paint_chart(const ChartSpec& c, const ChartLayout& L, Canvas& cv,
         paint_marker(cv, shape, m.cx, m.cy, r, st.fill, 0, 0);
     }
   }
+
+  // The bars' values over the bars; later names (lines, references) go around the bars.
+  for (const ValueLabel& v : L.value_labels)
+    cv.text(v.cx, v.cy, v.text, v.size, v.on_fill ? th.background : th.text, Anchor::Center, false, v.upright);
+  for (const BarBox& b : L.bars) placed.add(b.x0, b.y0, b.x1, b.y1);
 
   // Without a legend, two or more lines are named beside their last point, where free.
   if (!g.legend && c.series.size() >= 2) {

@@ -177,7 +177,116 @@ bool power_of_two(double v) {
   return (u & (u - 1)) == 0;
 }
 
+// The bars and their value labels (ChartLayout::bars, value_labels), once the plot box and
+// the scales are known. The painter draws them as placed, so the window, the SVG and the
+// PNG agree, and the rule (no label across another bar) is tested without a canvas.
+void place_bars(const ChartSpec& c, TextMeasure& tm, ChartLayout& L) {
+  const ChartGeometry& g = L.geom;
+  const double f = L.font;
+  const double slot = g.categorical && L.categories ? (g.plot_x1 - g.plot_x0) / double(L.categories) : 0;
+  const double group = slot * 0.8;
+  std::vector<std::size_t> solid_bar;  // measured or counts: a label inside reads on the fill
+  int bar_index = 0;
+  for (std::size_t si = 0; si < c.series.size(); ++si) {
+    const Series& s = c.series[si];
+    if (s.kind != SeriesKind::Bars) continue;
+    const double bw = group / std::max(1, L.bar_series);
+    const std::size_t n = std::min(s.x.size(), s.y.size());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!std::isfinite(s.x[i]) || !std::isfinite(s.y[i]) || s.wrong_at(i) || (g.log_y && s.y[i] <= 0)) continue;
+      BarBox b;
+      b.series = si;
+      b.index = i;
+      b.x0 = g.map_x(s.x[i]) - group / 2 + bw * bar_index + bw * 0.06;
+      b.x1 = b.x0 + bw * 0.88;
+      const double top = g.map_y(s.y[i]), base = g.map_y(g.log_y ? g.y_lo : 0.0);
+      b.y0 = std::min(top, base);
+      b.y1 = std::max(top, base);
+      L.bars.push_back(b);
+      {
+        const sim::Source src = s.source_at(i).source;
+        solid_bar.push_back(src == sim::Source::Measured || src == sim::Source::None ? 1 : 0);
+      }
+    }
+    ++bar_index;
+  }
+  struct Box {
+    double x0, y0, x1, y1;
+  };
+  auto cross = [](const Box& a, double x0, double y0, double x1, double y1) {
+    return a.x0 < x1 && x0 < a.x1 && a.y0 < y1 && y0 < a.y1;
+  };
+  std::vector<Box> refs;
+  for (std::size_t ri : L.on_scale) {
+    if (ri >= c.refs.size() || (g.log_y && c.refs[ri].y <= 0)) continue;
+    const double py = g.map_y(c.refs[ri].y);
+    refs.push_back({g.plot_x0, py - 1.5, g.plot_x1, py + 1.5});
+  }
+  std::vector<Box> labels;
+  for (std::size_t k = 0; k < L.bars.size(); ++k) {
+    const BarBox& b = L.bars[k];
+    const double cx = (b.x0 + b.x1) / 2, bw = b.x1 - b.x0;
+    const std::string text = short_number(c.series[b.series].y[b.index]);
+    auto free = [&](const Box& x) {
+      if (x.x0 < g.plot_x0 || x.x1 > g.plot_x1 || x.y0 < g.plot_y0 - f * 0.3 || x.y1 > g.plot_y1) return false;
+      for (const Box& r : refs)
+        if (cross(r, x.x0, x.y0, x.x1, x.y1)) return false;
+      for (const Box& l : labels)
+        if (cross(l, x.x0, x.y0, x.x1, x.y1)) return false;
+      for (std::size_t o = 0; o < L.bars.size(); ++o)
+        if (o != k && cross({L.bars[o].x0, L.bars[o].y0, L.bars[o].x1, L.bars[o].y1}, x.x0, x.y0, x.x1, x.y1))
+          return false;
+      return true;
+    };
+    bool done = false;
+    for (double vf : {f * 0.85, f * 0.7}) {
+      const double tw = tm.text_width(text, vf);
+      for (bool upright : {false, true}) {
+        const double bxw = upright ? vf : tw, bxh = upright ? tw : vf;
+        if (upright && tw <= bw) continue;  // across fits its bar: upright adds nothing
+        // Over the bar, nearest first, then up past a reference line in the way; then
+        // inside its top when it fits the bar, down past one.
+        for (int inside = 0; inside < 2 && !done; ++inside) {
+          if (inside && (bxw > bw - 2 || b.y1 - b.y0 < bxh + f * 0.3)) continue;
+          for (int step = 0; step < 4 && !done; ++step) {
+            const double off = f * 0.15 + bxh / 2 + double(step) * vf * 0.6;
+            const double cy = inside ? b.y0 + off : b.y0 - off;
+            const Box x{cx - bxw / 2, cy - bxh / 2, cx + bxw / 2, cy + bxh / 2};
+            if (inside && x.y1 > b.y1 - 1) break;
+            if (!free(x)) continue;
+            ValueLabel v;
+            v.series = b.series;
+            v.index = b.index;
+            v.text = text;
+            v.cx = cx;
+            v.cy = cy;
+            v.size = vf;
+            v.x0 = x.x0;
+            v.y0 = x.y0;
+            v.x1 = x.x1;
+            v.y1 = x.y1;
+            v.inside = inside != 0;
+            v.upright = upright;
+            v.on_fill = v.inside && solid_bar[k];
+            L.value_labels.push_back(v);
+            labels.push_back(x);
+            done = true;
+          }
+        }
+        if (done) break;
+      }
+      if (done) break;
+    }
+  }
+}
+
 }  // namespace
+
+const BarBox* ChartLayout::bar(std::size_t series, std::size_t index) const {
+  for (const BarBox& b : bars)
+    if (b.series == series && b.index == index) return &b;
+  return nullptr;
+}
 
 ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
                          double h, const PaintOptions& o) {
@@ -358,12 +467,24 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
   const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * f;
   const std::string y_title = sim::axis_title(c.y_label, sources);
   g.title = o.title && !c.title.empty();
+  // The title wraps onto a second line rather than being cut ("Variants of transpose at
+  // block_rows=.." at 1280x720); a third would be cut short by the painter.
+  if (g.title) {
+    L.title_lines = wrap(tm, words(c.title), " ", f * 1.2, w - 2 * pad);
+    if (L.title_lines.size() > 2) {
+      std::string rest = L.title_lines[1];
+      for (std::size_t i = 2; i < L.title_lines.size(); ++i) rest += " " + L.title_lines[i];
+      L.title_lines.resize(2);
+      L.title_lines[1] = rest;
+    }
+  }
+  const double title_h = L.title_lines.empty() ? f * 1.9 : f * 1.9 + double(L.title_lines.size() - 1) * f * 1.45;
   g.footer = !footer.empty();
   g.legend = !legend_rows.empty();
   double top = 0, bottom = 0;
   double& legend_top = L.legend_top;
   auto layout = [&] {
-    top = y + pad + (g.title ? f * 1.9 : 0) + (y_title.empty() ? 0 : f * 1.5);
+    top = y + pad + (g.title ? title_h : 0) + (y_title.empty() ? 0 : f * 1.5);
     bottom = y + h - pad;
     if (g.footer) bottom -= double(footer.size()) * mf * 1.3;
     legend_top = bottom - (g.legend ? double(legend_rows.size()) * lf * 1.6 : 0);
@@ -446,6 +567,7 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
                       : vertical_cats ? CategoryLabels::Vertical
                                       : CategoryLabels::Lines;
   L.category_block = cat_block;
+  place_bars(c, tm, L);
   return L;
 }
 

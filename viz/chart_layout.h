@@ -98,6 +98,23 @@ SourceStyle source_style(sim::Source s, std::uint32_t colour, std::uint32_t back
 // The box swatch that shows a source: FilledBox, RecordedBox or HollowBox.
 LegendSwatch box_swatch(sim::Source s);
 
+// A bar as the layout places it (finite, not wrong): the painter draws this rectangle.
+struct BarBox {
+  std::size_t series = 0, index = 0;
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+// A bar's value, placed by the layout: over its bar, else inside its top, upright when the
+// bar is narrow, smaller when neither fits; never across another bar, label or reference.
+struct ValueLabel {
+  std::size_t series = 0, index = 0;
+  std::string text;
+  double cx = 0, cy = 0, size = 0;        // its centre and text size
+  double x0 = 0, y0 = 0, x1 = 0, y1 = 0;  // its box
+  bool inside = false, upright = false;
+  bool on_fill = false;  // inside a filled (measured) bar: drawn in the background colour
+};
+
 struct ChartLayout {
   double x = 0, y = 0, w = 0, h = 0;  // the box
   double font = 14;
@@ -112,6 +129,10 @@ struct ChartLayout {
   CategoryLabels category_labels = CategoryLabels::Lines;
   std::vector<std::vector<std::string>> category_lines;  // Lines: each category's lines
   double category_block = 0;          // the height the x tick or category labels take
+  std::vector<std::string> title_lines;  // the title wrapped to the width (one or two lines)
+  std::vector<BarBox> bars;           // every drawable bar
+  std::vector<ValueLabel> value_labels;  // the bars' values that have room (most: all)
+  const BarBox* bar(std::size_t series, std::size_t index) const;
 };
 
 // The marker of series i (lines and points): 0 circle, 1 square, 2 diamond, 3 triangle,
@@ -131,7 +152,8 @@ std::string short_number(double v);
 // entry per source follows the series, with its long label; the footer's first line is
 // chart_sources(c).footer (when o.source_footer).
 // @post the legend lists every series, then (mixed only) one entry per source drawn, then
-//       every reference line, then one "wrong" entry iff a point is wrong; the plot is at least 10 units wide and tall; footer, legend
+//       every reference line, then one "wrong" entry iff a point is wrong; each value label's box lies in the plot's width, over or
+//       inside its own bar's column, and crosses no other bar, label or on-scale reference; the plot is at least 10 units wide and tall; footer, legend
 //       and title are dropped (in that order) only while the plot is below min_plot_height.
 ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
                          double h, const PaintOptions& o = {});

@@ -1,6 +1,7 @@
 // The metrics table view.
 #include "viz/metrics_table.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -65,6 +66,81 @@ bool word_covered(const MetricsInput& in, const std::string& name) {
 }
 
 }  // namespace
+
+std::vector<BaselineRow> baseline_rows(const sim::Totals& a, const sim::Totals& b) {
+  std::vector<BaselineRow> out;
+  const std::map<std::string, double> bm = b.ncu();
+  for (const auto& [k, va] : a.ncu()) {
+    BaselineRow r;
+    r.metric = k;
+    r.a = va;
+    auto it = bm.find(k);
+    r.b = it == bm.end() ? 0 : it->second;
+    r.diff = r.b - r.a;
+    r.ratio = r.a != 0 ? r.b / r.a : std::nan("");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+int draw_baseline_table(const std::vector<BaselineRow>& rows, float height, const ViewStyle& style) {
+  const Theme& th = theme(style);
+  auto ratio_text = [](const BaselineRow& r) { return std::isnan(r.ratio) ? std::string("-") : format_value(r.ratio) + "x"; };
+  auto diff_text = [](const BaselineRow& r) { return (r.diff > 0 ? "+" : "") + format_value(r.diff); };
+  // The numbers' columns as wide as their widest text; the metric's name takes the rest
+  // and wraps there. Narrow (a presenter's large type), the difference gives way: B / A
+  // says it, and a number is never cut.
+  const char* heads[] = {"metric", "A", "B", "B - A", "B / A"};
+  float wv[5] = {0, 0, 0, 0, 0};
+  for (int k = 1; k < 5; ++k) wv[k] = ImGui::CalcTextSize(heads[k]).x;
+  for (const BaselineRow& r : rows) {
+    wv[1] = std::max(wv[1], ImGui::CalcTextSize(format_value(r.a).c_str()).x);
+    wv[2] = std::max(wv[2], ImGui::CalcTextSize(format_value(r.b).c_str()).x);
+    wv[3] = std::max(wv[3], ImGui::CalcTextSize(diff_text(r).c_str()).x);
+    wv[4] = std::max(wv[4], ImGui::CalcTextSize(ratio_text(r).c_str()).x);
+  }
+  const float cell = ImGui::GetStyle().CellPadding.x * 2 + 2;
+  const float avail = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().ScrollbarSize;
+  const bool with_diff = wv[1] + wv[2] + wv[3] + wv[4] + 5 * cell + ImGui::GetFontSize() * 8 <= avail;
+  const int ncol = with_diff ? 5 : 4;
+  int drawn = 0;
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY;
+  if (!ImGui::BeginTable("##baseline", ncol, tf, ImVec2(0, height))) return 0;
+  ImGui::TableSetupScrollFreeze(0, 1);
+  ImGui::TableSetupColumn("metric", ImGuiTableColumnFlags_WidthStretch);
+  for (int k = 1; k < 5; ++k)
+    if (k != 3 || with_diff) ImGui::TableSetupColumn(heads[k], ImGuiTableColumnFlags_WidthFixed, wv[k]);
+  // The header as plain text (ImGui's header row shortens a narrow label with "...").
+  ImGui::TableNextRow();
+  ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.dim_text));
+  for (int k = 0; k < 5; ++k)
+    if (k != 3 || with_diff) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(heads[k]);
+    }
+  ImGui::PopStyleColor();
+  for (const BaselineRow& r : rows) {
+    const bool same = r.diff == 0;
+    if (same) ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.dim_text));
+    ImGui::TableNextRow();
+    ImGui::TableNextColumn();
+    ImGui::TextWrapped("%s", r.metric.c_str());  // wrapped, not cut, in a narrow column
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_value(r.a).c_str());
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(format_value(r.b).c_str());
+    if (with_diff) {
+      ImGui::TableNextColumn();
+      ImGui::TextUnformatted(diff_text(r).c_str());
+    }
+    ImGui::TableNextColumn();
+    ImGui::TextUnformatted(ratio_text(r).c_str());
+    if (same) ImGui::PopStyleColor();
+    ++drawn;
+  }
+  ImGui::EndTable();
+  return drawn;
+}
 
 MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
   const Theme& th = theme(style);

@@ -35,7 +35,8 @@ struct MetricsInput {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int samples = 0;
   double throughput = 0;
-  std::string unit;            // "GB/s" or "GFLOP/s"
+  std::string unit;            // "GB/s", "GFLOP/s" or "Gop/s" (the family's, kernels/catalogue.h Plan::unit)
+  std::string timed_at;        // "counts at n=1024 · times at n=8192, ..." when the time is another run's
   double copy_gbps = 0;        // device-to-device copy at the same size (0: none)
   sim::Provenance copy_source; // the copy's: measured or recorded, never modelled
   double peak = 0;             // theoretical peak in `unit` (0: unknown), from the data sheet
@@ -74,6 +75,21 @@ struct MetricsDraw {
 //       table shows model | hardware | difference; without them and with the toggle on,
 //       hardware_note_shown.
 MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style = {});
+
+// Compare's baseline: one metric of side A (the baseline) beside side B, as a profiler's
+// baseline shows it.
+struct BaselineRow {
+  std::string metric;
+  double a = 0, b = 0;
+  double diff = 0;   // b - a
+  double ratio = 0;  // b / a (NaN when a == 0)
+};
+// @post one row per metric in a.ncu() (the same keys as b.ncu()), in their order, with
+//       diff == b - a and ratio == b / a (NaN when a == 0).
+std::vector<BaselineRow> baseline_rows(const sim::Totals& a, const sim::Totals& b);
+// Draws the rows as a table (metric | A | B | B - A | B / A; without B - A where the width
+// is short), `height` tall and scrolling; equal rows dimmed. @post returns the rows drawn.
+int draw_baseline_table(const std::vector<BaselineRow>& rows, float height, const ViewStyle& style = {});
 
 // "1.25 ms", "830 us", "2.1 s"
 std::string format_ms(double ms);

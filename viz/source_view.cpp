@@ -62,9 +62,19 @@ SourceViewDraw draw_source_view(const SourceViewInput& in, const ViewStyle& styl
   const SourceFile& f = *in.file;
   d.drawn = true;
   d.current_line = in.current_line;
-  const float fh = ImGui::GetTextLineHeightWithSpacing();
   const float height = in.height > 0 ? in.height : ImGui::GetContentRegionAvail().y;
   ImGui::BeginChild("##source", v2(0, height), false, ImGuiWindowFlags_HorizontalScrollbar);
+  ImGui::SetWindowFontScale(1.0f);  // the scale stays with the child: set it every frame
+  if (in.fit_current && in.current_line > 0 && in.current_line <= int(f.lines.size())) {
+    // The line the step is about, whole: a presenter's large type cut the conflicting
+    // column read of the transpose at `s(t.threadIdx.x, t.threa`.
+    const float need = ImGui::CalcTextSize("0000  ").x +
+                       ImGui::CalcTextSize(f.lines[std::size_t(in.current_line - 1)].c_str()).x +
+                       ImGui::GetStyle().ScrollbarSize;
+    const float avail = ImGui::GetContentRegionAvail().x;
+    if (need > avail && avail > 0) ImGui::SetWindowFontScale(std::max(0.6f, avail / need));
+  }
+  const float fh = ImGui::GetTextLineHeightWithSpacing();
   const int target = in.current_line > 0 ? in.current_line : in.focus_line;
   const ImGuiID key = ImGui::GetID("##last_target");
   ImGuiStorage* st = ImGui::GetStateStorage();

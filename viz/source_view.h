@@ -45,6 +45,7 @@ struct SourceViewInput {
   // what the model assumes, with the sentence shown under the instructions.
   std::map<int, std::vector<SassRow>> sass;
   std::map<int, std::string> sass_diffs;
+  bool fit_current = false;        // scale the text down (to 0.6) so the current line fits
   bool unfold_all = false;         // every line with SASS unfolded
   bool memory_only = true;         // unfolded lines list memory instructions and barriers only
 };

@@ -193,7 +193,7 @@ std::vector<sim::Provenance> BenchReport::sources() const {
 std::string BenchReport::unit() const {
   for (const auto& r : rows)
     if (!r.result.timing.unit.empty()) return r.result.timing.unit;
-  for (const auto& r : rows) return r.cfg.plan.gflops() ? "GFLOP/s" : "GB/s";
+  for (const auto& r : rows) return std::string(r.cfg.plan.unit());
   return "GB/s";
 }
 
@@ -300,11 +300,12 @@ void derive(BenchReport& r) {
     const auto& t = row.result.timing;
     const bool good = !row.failed() && row.result.verified;
     const bool gf = row.cfg.plan.gflops();
+    const bool bytes = row.cfg.plan.unit() == "GB/s";  // a copy and the DRAM peak compare bytes
     row.copy_gbps = row.frac_copy = row.frac_peak = row.speedup = kNaN;
     row.copy_source = {};
     row.frac_copy_note.clear();
     row.speedup_note.clear();
-    if (!gf) {
+    if (bytes) {
       for (const auto& p : r.peers)
         if (p.peer == Peer::MemcpyD2D && same_size(p.size, row.cfg.plan.logical_bytes) &&
             p.result.error.empty() && p.result.timing.throughput > 0) {
@@ -319,9 +320,9 @@ void derive(BenchReport& r) {
       row.frac_copy_note = q.note;
     };
     if (good && t.throughput > 0) {
-      if (!gf && row.copy_gbps > 0) share(row.copy_gbps, row.copy_source);
+      if (bytes && row.copy_gbps > 0) share(row.copy_gbps, row.copy_source);
       // The peak is the data sheet's: a fraction of it is the usual figure, not a mix.
-      if (!gf && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
+      if (bytes && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
       if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)

@@ -53,6 +53,19 @@ const ArrayDesc* Loaded::array_of(const WarpEvent& e) const {
 // ---------------------------------------------------------------------------------------
 // AppState
 
+namespace {
+// A family's timing sizes (FamilyInfo::timing) less the parameters already given: the
+// default view times where the clock sees the family's point (beyond L2), not its
+// counting size (where a matmul at n=128 ranks naive fastest).
+Params family_timing(const std::string& family, const Params& given) {
+  Params t;
+  if (const FamilyInfo* f = find_family(family))
+    for (const auto& [k, v] : f->timing)
+      if (!given.count(k)) t[k] = v;
+  return t;
+}
+}  // namespace
+
 AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(worker) {
   presenter_on = opt.presenter;
   collect_hardware = opt.hardware || !opt.hardware_from.empty();
@@ -81,6 +94,7 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
     selection_.sel.variant = cat.front().name;
   }
   selection_.sel.params = opt.params;
+  selection_.timing = family_timing(selection_.sel.family, opt.params);
   lesson = make_lesson_panel();
   if (!opt.lesson.empty()) {
     std::string err;
@@ -92,7 +106,7 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
     editor = std::make_unique<EditorPanel>(opt.puzzle, opt.edit);
     for (const auto& e : editor->puzzle_errors()) add_notice(e.text(), true);
     if (editor->puzzle_errors().empty())  // the job's reference until the first check
-      open_lab(editor->puzzle().family, editor->puzzle().variant, editor->puzzle().params);
+      open_lab(editor->puzzle().family, editor->puzzle().variant, editor->puzzle().params, {});
   }
   default_sweep_params();
   request_run();
@@ -145,6 +159,7 @@ void AppState::select(const std::string& family, const std::string& variant) {
   if (!same_family) {
     selection_.sel.block = 0;
     selection_.sel.warp = 0;
+    selection_.timing = family_timing(family, selection_.sel.params);
   }
   default_sweep_params();
   request_run();
@@ -154,12 +169,52 @@ void AppState::set_param(const std::string& name, long long value) {
   user_pinned_ = false;
   main.user_source.clear();
   selection_.sel.params[name] = value;
+  selection_.timing.erase(name);  // a size the student sets is timed as set
   request_run();
 }
 
 void AppState::set_params(const Params& p) {
-  for (const auto& [k, v] : p) selection_.sel.params[k] = v;
+  for (const auto& [k, v] : p) {
+    selection_.sel.params[k] = v;
+    selection_.timing.erase(k);
+  }
   request_run();
+}
+
+Params AppState::timed_params() const {
+  const VariantInfo* v = variant_info();
+  if (!v || selection_.timing.empty() || !selection_.refusal.empty()) return selection_.completed;
+  Params given = selection_.completed, full;
+  for (const auto& [k, val] : selection_.timing)
+    if (given.count(k)) given[k] = val;
+  if (!validate(*v, given, limits(), full).empty()) return selection_.completed;
+  return full;
+}
+
+const RunResult* AppState::timed_run() const {
+  if (bars_at.empty() || bars_at == selection_.completed || !main.valid()) return nullptr;
+  if (bars_family != selection_.sel.family) return nullptr;
+  for (const BarPoint& b : bars)
+    if (b.variant == selection_.sel.variant && b.skipped.empty() && b.result.error.empty() &&
+        b.result.params == timed_params())
+      return &b.result;
+  return nullptr;
+}
+
+std::string AppState::sizes_line() const {
+  const RunResult* t = timed_run();
+  if (!t) return "";
+  // Only the parameters that differ: "counts at n=1024 · times at n=8192".
+  Params c, m;
+  for (const auto& [k, v] : t->params)
+    if (auto it = selection_.completed.find(k); it == selection_.completed.end() || it->second != v) {
+      m[k] = v;
+      if (it != selection_.completed.end()) c[k] = it->second;
+    }
+  const Timing& tm = t->timing;
+  const std::string src = !tm.recorded.empty() ? tm.recorded : tm.measured ? "measured on " + worker_.device().name
+                                                                          : "modelled";
+  return "counts at " + ws::to_string(c) + " \xc2\xb7 times at " + ws::to_string(m) + ", " + src;
 }
 
 void AppState::set_block(std::uint32_t block) {
@@ -282,7 +337,7 @@ void AppState::request_run() {
     }
   }
   if (live_charts) request_bars();
-  const std::string peers_key = selection_.sel.family + " " + std::to_string(plan.logical_bytes);
+  const std::string peers_key = selection_.sel.family + " " + std::to_string(v->plan(timed_params()).logical_bytes);
   if (peers_key != peers_for_) {
     peers_for_ = peers_key;
     request_peers();
@@ -290,15 +345,18 @@ void AppState::request_run() {
 }
 
 void AppState::request_bars() {
-  Params full = selection_.completed;
+  const Params full = timed_params();
   Job j = make_job(JobKind::Bars, selection_.sel.variant, full);
+  if (full != selection_.completed) j.counting = selection_.completed;
   j.gen = next_gen_++;
   bars_pending_gen_ = j.gen;
   worker_.submit(j);
 }
 
-void AppState::request_peers() {
-  Job j = make_job(JobKind::Peers, selection_.sel.variant, selection_.completed);
+void AppState::request_peers() { request_peers_at(timed_params()); }
+
+void AppState::request_peers_at(const Params& p) {
+  Job j = make_job(JobKind::Peers, selection_.sel.variant, p);
   j.opt.timing = true;
   j.gen = next_gen_++;
   peers_pending_gen_ = j.gen;
@@ -453,7 +511,11 @@ void AppState::install(JobResult& r) {
       if (r.final) bars_pending_gen_ = 0;
       bars = std::move(r.bars);
       bars_family = r.job.family;
+      bars_at = r.bars_at;
+      bars_why = r.bars_why;
       bars_cancelled = r.cancelled;
+      // Bars modelled at the counting size instead: the peers beside them at that size too.
+      if (r.final && !r.cancelled && !bars_at.empty() && bars_at != peers_at_) request_peers_at(bars_at);
       break;
     case JobKind::Sweep:
       if (r.gen != sweep_pending_gen_) return;
@@ -468,6 +530,7 @@ void AppState::install(JobResult& r) {
       if (r.gen != peers_pending_gen_) return;
       peers_pending_gen_ = 0;
       peers = std::move(r.peers);
+      peers_at_ = r.job.params;
       break;
   }
 }
@@ -619,7 +682,8 @@ bool AppState::seek_to(const std::string& at) {
   return false;
 }
 
-void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params) {
+void AppState::open_lab(const std::string& family, const std::string& variant, const Params& params,
+                        const Params& timing) {
   if (!find_variant(family, variant)) {
     add_notice("the lesson names an unknown kernel " + family + "/" + variant, true);
     return;
@@ -627,6 +691,7 @@ void AppState::open_lab(const std::string& family, const std::string& variant, c
   selection_.sel.family = family;
   selection_.sel.variant = variant;
   selection_.sel.params = params;
+  selection_.timing = timing;
   selection_.sel.launch = 0;
   default_sweep_params();
   request_run();

@@ -89,6 +89,10 @@ struct SelectionModel {
   Selection sel;
   Params completed;
   std::string refusal;
+  // The sizes the times are taken at (a lesson lab's `timing`, else the family's timing
+  // size): applied over `completed` for the bars, the peers and the time rows, so a view
+  // answers at the size its question is about. A parameter the student sets is timed as set.
+  Params timing;
 };
 
 // The installed results and where the views stand in them: the main run, the comparison
@@ -130,6 +134,14 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   // on screen, marked as not matching the controls.
   const std::string& refusal() const { return selection_.refusal; }
   Params completed_params() const { return selection_.completed; }
+  // The completed parameters with the timing sizes over them (== completed_params() when
+  // there are none, or they do not validate).
+  Params timed_params() const;
+  // The selected variant's run at timed_params() (its bar), when the bars are there and
+  // differ from the counting run; else nullptr: the main run's own time is the time.
+  const RunResult* timed_run() const;
+  // "counts at n=1024 · times at n=8192, recorded on ..." when they differ; else "".
+  std::string sizes_line() const override;
   DeviceLimits limits() const;
 
   // --- running ---
@@ -197,7 +209,8 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   double frame_ms_median = 0;  // over the last frames (0 until there are enough)
 
   // --- LessonHost ---
-  void open_lab(const std::string& family, const std::string& variant, const Params& params) override;
+  void open_lab(const std::string& family, const std::string& variant, const Params& params,
+                const Params& timing) override;
   std::shared_ptr<const RunResult> latest_result() const override { return main.run; }
   std::uint64_t result_generation() const override { return main.gen; }
   bool run_pending() const override { return main_pending(); }
@@ -223,6 +236,8 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
                 sweep_pending_gen_ = 0, peers_pending_gen_ = 0, lesson_pending_gen_ = 0,
                 lesson_done_gen_ = 0;
   std::string peers_for_;   // the family/size the peers were measured for
+  void request_peers_at(const Params& p);
+  Params peers_at_;         // the parameters the peers on screen were sized from
   bool worker_ready_seen_ = false;
   bool user_pinned_ = false;
 };

@@ -50,7 +50,9 @@ viz::ChartSpec ChartModel::history_chart(const ChartContext& ctx) const {
 
 viz::ChartSpec ChartModel::bars_chart(const ChartContext& ctx) const {
   viz::ChartSpec c;
-  c.title = "Variants of " + (bars_family.empty() ? ctx.family : bars_family) + " at " + ws::to_string(ctx.completed);
+  c.title = "Variants of " + (bars_family.empty() ? ctx.family : bars_family) + " at " +
+            ws::to_string(bars_at.empty() ? ctx.completed : bars_at);
+  if (!bars_why.empty()) c.title += " (" + bars_why + ")";
   c.x_label = "variant";
   viz::Series s;
   s.name = "throughput";

@@ -39,6 +39,8 @@ struct ChartModel {
   int runs_done = 0;
   std::vector<BarPoint> bars;
   std::string bars_family;
+  Params bars_at;        // the parameters the bars ran at ("" before the first)
+  std::string bars_why;  // why they are not at the timing size asked for ("" when they are)
   bool bars_cancelled = false;
   std::vector<SweepPoint> sweep;
   std::string sweep_x, sweep_series;           // parameter names

@@ -222,7 +222,9 @@ EditorDraw EditorPanel::draw(AppState& s) {
   ImGui::TextColored(checking() ? dim : bad ? red : have_last_ ? green : dim, "%s", d.status.c_str());
   if (changed_on_disk_) ImGui::TextColored(red, "the file changed on disk: Reload takes it, Check keeps yours");
 
-  // Targets, then the editor in the rest of the panel.
+  // Targets, then the editor in the rest of the panel. A long target wraps rather than
+  // running past the panel's edge (a metric's full name at 1600x1000).
+  ImGui::PushTextWrapPos(0);
   for (const auto& t : (have_last_ ? last_.targets : std::vector<puzzle::TargetResult>{})) {
     std::string row = std::string(t.met ? "[met]    " : "[missed] ") + t.target.text;
     if (t.evaluated) {
@@ -242,6 +244,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
   int shown = 0;
   for (const auto& [line, msg] : marks_)
     if (shown++ < 4) ImGui::TextColored(red, "line %d: %s", line, msg.c_str());
+  ImGui::PopTextWrapPos();
 
   d.lines = count_lines(buf_);
   d.marked = marks_;

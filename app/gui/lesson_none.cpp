@@ -2,6 +2,8 @@
 // or md4c missing): it says so instead of pretending to open lessons.
 #include <imgui.h>
 
+#include <limits>
+
 #include "app/gui/lesson_panel.h"
 
 namespace ws::gui {
@@ -28,6 +30,7 @@ class NoLessonPanel : public LessonPanel {
   bool prev_step() override { return false; }
   bool answer(std::size_t, double) override { return false; }
   std::string lab_view() const override { return ""; }
+  double answer_value(std::size_t) const override { return std::numeric_limits<double>::quiet_NaN(); }
 };
 
 }  // namespace

@@ -21,8 +21,12 @@ class LessonHost {
   virtual ~LessonHost() = default;
   // Shows this kernel with these parameters in every view and runs it on the worker thread
   // (the UI does not wait). Invalid parameters are refused with a message in the window.
+  // Which size the views count at and which they time at, with the time's source
+  // ("counts at n=1024 · times at n=8192, recorded on ..."); "" when one run is both.
+  virtual std::string sizes_line() const { return ""; }
+  // `timing`: the lab's timing sizes, over `params` for the times the views show.
   virtual void open_lab(const std::string& family, const std::string& variant,
-                        const Params& params) = 0;
+                        const Params& params, const Params& timing) = 0;
   // The latest finished main run (nullptr before the first) and a number that changes with
   // every new one, so a panel can tell when to judge goals again.
   virtual std::shared_ptr<const RunResult> latest_result() const = 0;
@@ -89,6 +93,8 @@ class LessonPanel {
   virtual bool answer(std::size_t i, double guess) = 0;
   // The view the open step's lab names ("bank-map", ...; "" none or no lesson).
   virtual std::string lab_view() const = 0;
+  // The value predict i of the open step is judged against (NaN: not known yet).
+  virtual double answer_value(std::size_t i) const = 0;
   // The open step has a predict still to answer: typed numbers, Backspace, Enter and Tab
   // go to it while no text field has the focus, so the app's keys leave '-', '.' and ','
   // alone.

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -194,11 +195,12 @@ void lab_line(const Lab& lab, DrawCtx& c) {
   std::string s = "Lab: " + lab.family + " / " + c.player.variant() + "  " + ws::to_string(c.player.params());
   if (!lab.view.empty()) s += "  (view: " + lab.view + ")";
   flow_plain(s, kDim);
+  if (const std::string sz = c.host.sizes_line(); !sz.empty()) flow_plain(sz, kDim);
   if (!c.player.changes().empty() || c.player.variant() != lab.variant) {
     if (ImGui::SmallButton("reset lab")) {
       c.player.reset_params();
       c.player.set_variant(lab.variant);
-      c.host.open_lab(lab.family, lab.variant, lab.params);
+      c.host.open_lab(lab.family, lab.variant, lab.params, lab.timing);
     }
   }
 }
@@ -486,6 +488,11 @@ class PlayerPanel : public LessonPanel {
     reveal_ = i;
     return true;
   }
+  double answer_value(std::size_t i) const override {
+    if (!player_ || i >= player_->step().predicts.size() || !player_->has_facts())
+      return std::numeric_limits<double>::quiet_NaN();
+    return player_->facts().get(player_->step().predicts[i].answer.key());
+  }
   std::string lab_view() const override {
     const Lab* lab = player_ && player_->step_count() ? player_->lab() : nullptr;
     return lab ? lab->view : "";
@@ -598,7 +605,7 @@ class PlayerPanel : public LessonPanel {
     reanswer_.clear();
     reveal_ = SIZE_MAX;
     if (const Lab* lab = p.lab()) {
-      host.open_lab(lab->family, p.variant(), p.params());
+      host.open_lab(lab->family, p.variant(), p.params(), lab->timing);
       seen_gen_ = host.result_generation();  // results before this request are not the lab's
     }
   }

@@ -250,6 +250,7 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
       if (note_covered(cov, text)) text = viz::kPredictFirst;
   in.unfold_all = s.sass_unfold_all;
   in.memory_only = !s.sass_all_instructions;
+  in.fit_current = s.presenter_on;  // large type: the line being stepped stays whole
   // The family header as the catalogue names it (kernels/transpose.cuh): the same on every
   // machine, where the path it was read from is not.
   if (!l.source.path.empty())
@@ -296,13 +297,18 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.totals = &r.totals;
   in.verified = r.verified;
   in.verify_message = r.verify_message;
-  in.source = r.timing.source;
-  in.median_ms = r.timing.median_ms;
-  in.min_ms = r.timing.min_ms;
-  in.max_ms = r.timing.max_ms;
-  in.samples = int(r.timing.samples_ms.size());
-  in.throughput = r.timing.throughput;
-  in.unit = r.timing.unit;
+  // The time at the timing size where there is one (the selected variant's bar), so the
+  // time rows answer the question asked at that size, not the counting run's.
+  const RunResult* timed = &l == &s.main ? s.timed_run() : nullptr;
+  const Timing& tm = timed ? timed->timing : r.timing;
+  in.source = tm.source;
+  in.median_ms = tm.median_ms;
+  in.min_ms = tm.min_ms;
+  in.max_ms = tm.max_ms;
+  in.samples = int(tm.samples_ms.size());
+  in.throughput = tm.throughput;
+  in.unit = tm.unit;
+  if (timed) in.timed_at = s.sizes_line();
   in.copy_gbps = s.copy_gbps();
   in.copy_source = s.copy_source();
   in.peak = s.peak();
@@ -327,6 +333,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
   std::vector<std::string> problems;
   viz::MetricsInput in = metrics_input(s, l, problems);
   ImGui::TextWrapped("%s/%s  %s", l.sel.family.c_str(), l.sel.variant.c_str(), ws::to_string(l.sel.params).c_str());
+  if (!in.timed_at.empty()) ImGui::TextWrapped("%s", in.timed_at.c_str());
   if (waiting_for(s, l, Stage::Counters)) {
     if (l.has(Stage::Measured) && l.run->timing.throughput > 0 && !cover_of(s).views.time)
       ImGui::Text("%.4g %s, %s (%s)", l.run->timing.throughput, l.run->timing.unit.c_str(),
@@ -430,9 +437,15 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       };
       combo("x##sweepx", s.sweep_x, false);
       combo("series##sweeps", s.sweep_series, true);
-      same_line_or_wrap(ImGui::GetFontSize() * 9 + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
-      ImGui::SetNextItemWidth(ImGui::GetFontSize() * 9);
-      if (ImGui::BeginCombo("y##sweepy", s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str())) {
+      // As wide as the metric's name (up to the panel's width), so the choice is not cut.
+      const char* ypre = s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str();
+      const float yw = std::min(std::max(ImGui::GetFontSize() * 9, ImGui::CalcTextSize(ypre).x + ImGui::GetFrameHeight() +
+                                                                       ImGui::GetStyle().FramePadding.x * 2 + 2),
+                                ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("y").x -
+                                    ImGui::GetStyle().ItemInnerSpacing.x);
+      same_line_or_wrap(yw + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
+      ImGui::SetNextItemWidth(yw);
+      if (ImGui::BeginCombo("y##sweepy", ypre)) {
         if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
         for (const SweepPoint& p : s.sweep) {
           if (p.plain.empty()) continue;
@@ -500,7 +513,17 @@ void param_widgets(AppState& s) {
     if (auto it = cur.find(ps.name); it != cur.end()) value = it->second;
     else if (auto jt = completed.find(ps.name); jt != completed.end()) value = jt->second;
     ImGui::PushID(ps.name.c_str());
-    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
+    {
+      // Wide enough for its value (a combo: its largest choice), beside its - and +
+      // buttons: at 1280x720 a 7-em field read "104857" for n=1048576.
+      const ImGuiStyle& st = ImGui::GetStyle();
+      const long long widest = ps.choices.empty() ? value
+                                                  : *std::max_element(ps.choices.begin(), ps.choices.end());
+      const float text = ImGui::CalcTextSize(std::to_string(widest).c_str()).x + st.FramePadding.x * 2;
+      const float extra = ps.choices.empty() ? 2 * (ImGui::GetFrameHeight() + st.ItemInnerSpacing.x)
+                                             : ImGui::GetFrameHeight();
+      ImGui::SetNextItemWidth(std::max(ImGui::GetFontSize() * 7, text + extra));
+    }
     if (!ps.choices.empty()) {
       if (ImGui::BeginCombo(ps.name.c_str(), std::to_string(value).c_str())) {
         for (long long c : ps.choices)
@@ -545,13 +568,16 @@ void result_line(const AppState& s) {
     return;
   }
   ImGui::PushTextWrapPos(0.0f);  // a recording's label is longer than the panel
-  if (r.timing.throughput > 0 && cover_of(s).views.time)
+  // The time at the timing size where there is one, and the size it is at.
+  const RunResult* timed = s.timed_run();
+  const Timing& tm = timed ? timed->timing : r.timing;
+  if (tm.throughput > 0 && cover_of(s).views.time)
     ImGui::TextDisabled("time: %s", viz::kPredictFirst);
-  else if (r.timing.throughput > 0)
-    ImGui::TextColored(r.timing.source.on_gpu() ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
-                       "%.4g %s, %s (%s)", r.timing.throughput, r.timing.unit.c_str(),
-                       viz::format_ms(r.timing.median_ms).c_str(),
-                       sim::long_label(r.timing.source).c_str());
+  else if (tm.throughput > 0)
+    ImGui::TextColored(tm.source.on_gpu() ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
+                       "%.4g %s, %s (%s)%s", tm.throughput, tm.unit.c_str(), viz::format_ms(tm.median_ms).c_str(),
+                       sim::long_label(tm.source).c_str(),
+                       timed ? (", at " + ws::to_string(timed->params)).c_str() : "");
   ImGui::PopTextWrapPos();
   if (!s.main.has(Stage::Measured) && !s.main.final) {
     // The emulator's selected block is in; time and verdict come with the whole grid.
@@ -586,7 +612,13 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   }
   const VariantInfo* info = s.variant_info();
   ImGui::SetNextItemWidth(-ImGui::GetFontSize() * 4);
-  if (ImGui::BeginCombo("variant", info ? info->title.c_str() : sel.variant.c_str())) {
+  // The title where it fits the box, else the variant's name: a preview is never cut
+  // ("2. Interleaved addressing, strided in" at 1280x720).
+  std::string preview = info ? info->title : sel.variant;
+  const float box = ImGui::GetContentRegionAvail().x - ImGui::GetFontSize() * 4 - ImGui::GetFrameHeight() -
+                    ImGui::GetStyle().FramePadding.x * 2;
+  if (ImGui::CalcTextSize(preview.c_str()).x > box) preview = sel.variant;
+  if (ImGui::BeginCombo("variant", preview.c_str())) {
     for (const auto& v : cat)
       if (v.family == sel.family && ImGui::Selectable((v.name + ": " + v.title).c_str(), v.name == sel.variant))
         s.select(v.family, v.name);
@@ -902,6 +934,11 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     ImGui::TextColored(viz::to_imvec4(th(s).wrong), "%s", r.error.c_str());
   }
   const sim::Totals& t = r.totals;
+  if (b_side && s.main.valid() && s.main.run->error.empty() && r.error.empty()) {
+    // The baseline, as a profiler shows it: A's value, B's, their difference and ratio.
+    const float h = ImGui::GetTextLineHeightWithSpacing() * 6;
+    fd.baseline_rows = viz::draw_baseline_table(viz::baseline_rows(s.main.run->totals, t), h, style_of(s));
+  }
   char counts[200];
   std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
                 (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
@@ -981,14 +1018,21 @@ std::string status_text(const AppState& s) {
     const std::string kv = names[i] + "=" + std::to_string(it->second);
     t += (i == s.param_cursor % names.size() ? "[" + kv + "]" : kv) + " ";
   }
-  if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0 && cover_of(s).views.time) {
+  const RunResult* timed = s.timed_run();  // the time at the timing size, where there is one
+  const bool has_time = s.main.valid() && s.main.run->error.empty() &&
+                        (timed ? timed : s.main.run.get())->timing.throughput > 0;
+  if (has_time && cover_of(s).views.time) {
     t += std::string(" time: ") + viz::kPredictFirst;
-  } else if (s.main.valid() && s.main.run->error.empty() && s.main.run->timing.throughput > 0) {
+  } else if (has_time) {
+    const Timing& tm = (timed ? timed : s.main.run.get())->timing;
     char b[64];
-    std::snprintf(b, sizeof b, " %.4g %s", s.main.run->timing.throughput, s.main.run->timing.unit.c_str());
+    std::snprintf(b, sizeof b, " %.4g %s", tm.throughput, tm.unit.c_str());
     t += b;
+    if (timed)
+      for (const auto& [k, v] : timed->params)
+        if (auto it = p.find(k); it != p.end() && it->second != v) t += " " + k + "=" + std::to_string(v);
     // A recorded time is a measurement, but not of this run: say so (the title bar says where).
-    const std::string src = sim::short_label(s.main.run->timing.source);
+    const std::string src = sim::short_label(tm.source);
     if (!src.empty()) t += " (" + src + ")";
     if (!s.main.run->verified) t += " WRONG";
   }
@@ -1290,7 +1334,19 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
   }
 
   float yr = y0;
-  const float bank_h = H * 0.42f, sector_h = H * 0.25f;
+  // The map of the access being stepped gets the larger share: at 1280x720 a quarter of
+  // the height left the sector map its summary and one row of lanes.
+  bool global_first = false;
+  if (const Loaded& l = s.main; l.valid()) {
+    const sim::Totals& t = l.run->totals;
+    global_first = t.shared_ld_requests + t.shared_st_requests + t.shared_atom_requests == 0;
+    if (!l.order.empty()) {
+      const WarpEvent& e = l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
+      if (is_global(e.kind)) global_first = true;
+      if (is_shared(e.kind)) global_first = false;
+    }
+  }
+  const float bank_h = H * (global_first ? 0.25f : 0.42f), sector_h = H * (global_first ? 0.42f : 0.25f);
   if (s.panels.bank) {
     draw_view(View::BankMap, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
     yr += bank_h;
@@ -1522,15 +1578,17 @@ void check_text(FrameDraw& fd) {
     lines = ImRect(float(r.X) * atlas->TexUvScale.x, float(r.Y) * atlas->TexUvScale.y,
                    float(r.X + r.Width) * atlas->TexUvScale.x, float(r.Y + r.Height) * atlas->TexUvScale.y);
   }
-  // A glyph's top-left UV -> its character, and where its ink sits in its line (so that a
-  // '.' or ',' joins the line it is on, not a line of its own).
+  // A glyph's top-left UV -> the glyph and its font's size: its character, where its ink
+  // sits in its line (so that a '.' or ',' joins the line it is on, not a line of its own),
+  // and its bottom-right UV, which a glyph clipped on the CPU at its frame's edge (a combo's
+  // preview, an input field) lacks.
   struct Glyph {
-    ImWchar cp;
-    float y0, y1, size;
+    const ImFontGlyph* g;
+    float size;
   };
   std::map<std::pair<float, float>, Glyph> by_uv;
   for (const ImFont* f : atlas->Fonts)
-    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = {ImWchar(gl.Codepoint), gl.Y0, gl.Y1, f->FontSize};
+    for (const ImFontGlyph& gl : f->Glyphs) by_uv[{gl.U0, gl.V0}] = {&gl, f->FontSize};
   const float tol = 1.5f;  // a glyph's quad has a pixel of padding around its ink
   for (int n = 0; n < dd->CmdListsCount; ++n) {
     const ImDrawList* dl = dd->CmdLists[n];
@@ -1551,6 +1609,7 @@ void check_text(FrameDraw& fd) {
       ImRect rect, clip;
       float top = 0, lh = 0;  // the line's top and height
       bool open = false;
+      bool shortened = false;  // ImGui's ellipsis, or a glyph cut at its frame's edge
     } run;
     auto flush = [&] {
       if (!run.open) return;
@@ -1562,7 +1621,7 @@ void check_text(FrameDraw& fd) {
       if (r.Max.x > c.Min.x && r.Min.x < c.Max.x && r.Max.y > c.Min.y && r.Min.y < c.Max.y)
         fd.texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
                             Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}, Rect{r.Min.x, run.top, r.Max.x, run.top + run.lh}});
-      if (cut_x || cut_y)
+      if (cut_x || cut_y || run.shortened)
         fd.cut_texts.push_back({panel, run.text, Rect{r.Min.x, r.Min.y, r.Max.x, r.Max.y},
                                 Rect{c.Min.x, c.Min.y, c.Max.x, c.Max.y}});
       run = Run{};
@@ -1586,17 +1645,25 @@ void check_text(FrameDraw& fd) {
         i += 3;  // the quad's second triangle
         const ImRect g(v0->pos, v2->pos);
         auto it = by_uv.find({uv0.x, uv0.y});
+        const ImFontGlyph* gl = it == by_uv.end() ? nullptr : it->second.g;
         // The character as UTF-8 ("µs" reads as drawn); '?' for a glyph not in the atlas.
         std::string ch = "?";
         float top = g.Min.y, lh = g.GetHeight();
-        if (it != by_uv.end()) {
+        if (gl) {
           char u[5] = {};
-          ImTextCharToUtf8(u, it->second.cp);
+          ImTextCharToUtf8(u, gl->Codepoint);
           ch = u;
-          const Glyph& gl = it->second;
-          const float scale = gl.y1 > gl.y0 ? g.GetHeight() / (gl.y1 - gl.y0) : 1.f;
-          top = g.Min.y - gl.y0 * scale;
-          lh = gl.size * scale;
+          const float scale = gl->Y1 > gl->Y0 ? g.GetHeight() / (gl->Y1 - gl->Y0) : 1.f;
+          top = g.Min.y - gl->Y0 * scale;
+          lh = it->second.size * scale;
+        }
+        // Cut at its frame's right edge by more than the glyph's padding (a small button's
+        // frame trims a pixel of every glyph's quad: that is no cut).
+        bool shortened = gl && gl->Codepoint == 0x2026;
+        if (gl && !shortened && uv2.x < gl->U1 && gl->U1 > gl->U0) {
+          const float kept = (uv2.x - gl->U0) / (gl->U1 - gl->U0);
+          const float drawn = v2->pos.x - v0->pos.x;
+          shortened = kept > 0 && drawn / kept - drawn > tol;
         }
         // A glyph continues the run on its line when it follows close after it, under the
         // same clip rectangle.
@@ -1610,7 +1677,9 @@ void check_text(FrameDraw& fd) {
           run.clip = clip;
           run.top = top;
           run.lh = lh;
+          run.shortened = shortened;
         } else {
+          run.shortened |= shortened;
           if (g.Min.x - run.rect.Max.x > lh * 0.2f) run.text += ' ';
           run.rect.Add(g);
         }

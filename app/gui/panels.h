@@ -62,6 +62,7 @@ struct FrameDraw {
   std::vector<CutText> texts;           // every run of text drawn in view, in draw order
   viz::ChartSpec bars_spec;             // the Variants chart as drawn (or covered) this frame
   bool bars_spec_set = false;
+  int baseline_rows = 0;                // compare: metrics in the baseline table (A, B, B - A, B / A)
 };
 
 // After ImGui::Render(): every glyph the frame drew, grouped into runs of text, checked

@@ -235,6 +235,7 @@ std::string run_key(const std::string& family, const std::string& variant, const
   k += o.timing ? " t" + std::to_string(o.warmup) + "x" + std::to_string(o.repeats) : " -";
   k += o.verify ? " v" : " -";
   k += o.totals ? " c" : " -";
+  if (o.recorded_only) k += " rec";
   if (o.keep_all_blocks) k += " all";
   for (std::uint32_t b : o.keep_blocks) k += " b" + std::to_string(b);
   return k;
@@ -268,6 +269,38 @@ std::shared_ptr<const RunResult> Worker::run_cached(const std::string& family,
   }
   return r;
 }
+
+PeerResult Worker::peer_cached(Peer p, const Params& pp, const RunOptions& o) {
+  const std::string key = std::string(to_string(p)) + " " + ws::to_string(pp) + " " +
+                          std::to_string(o.warmup) + "x" + std::to_string(o.repeats);
+  if (auto it = peer_cache_.find(key); it != peer_cache_.end()) {
+    ++hits_;
+    return it->second;
+  }
+  PeerResult r = backend_->run_peer(p, pp, o);
+  if (r.error.empty()) peer_cache_[key] = r;
+  return r;
+}
+
+// The worker's backend seen through its caches (a lesson task's runs).
+class CachingBackend : public Backend {
+ public:
+  explicit CachingBackend(Worker& w) : w_(w) {}
+  BackendKind kind() const override { return w_.backend_->kind(); }
+  DeviceInfo device() const override { return w_.backend_->device(); }
+  RunResult run(const std::string& family, const std::string& variant, const Params& params,
+                const RunOptions& opt) override {
+    // A recorded-only run is cached under the same key as a bar: on the emulator both are
+    // the recording's time; on a GPU the flag is ignored.
+    return *w_.run_cached(family, variant, params, opt);
+  }
+  PeerResult run_peer(Peer p, const Params& params, const RunOptions& opt) override {
+    return w_.peer_cached(p, params, opt);
+  }
+
+ private:
+  Worker& w_;
+};
 
 bool Worker::staged(Job& j, JobResult& r, double t0) {
   const RunOptions base = j.opt;
@@ -371,7 +404,12 @@ JobResult Worker::execute(Job& j) {
       r.cancelled = !staged(j, r, t0);
       break;
     case JobKind::Lesson:
-      if (j.task) j.task(*backend_);
+      // Through the worker's caches: a lesson's timed values and the bars and peers beside
+      // them are one run on a GPU, not two measurements that differ by noise.
+      if (j.task) {
+        CachingBackend cb(*this);
+        j.task(cb);
+      }
       break;
     case JobKind::Peers: {
       // The peers that put this kernel's number in context, as its family declares them,
@@ -387,15 +425,7 @@ JobResult Worker::execute(Job& j) {
       total_ = int(peers.size());
       for (Peer p : peers) {
         const Params pp = peer_params(p, plan, full);
-        const std::string key = std::string(to_string(p)) + " " + ws::to_string(pp) + " " +
-                                std::to_string(j.opt.warmup) + "x" + std::to_string(j.opt.repeats);
-        if (auto it = peer_cache_.find(key); it != peer_cache_.end()) {
-          ++hits_;
-          r.peers.push_back(it->second);
-        } else {
-          r.peers.push_back(backend_->run_peer(p, pp, j.opt));
-          if (r.peers.back().error.empty()) peer_cache_[key] = r.peers.back();
-        }
+        r.peers.push_back(peer_cached(p, pp, j.opt));
         ++done_;
       }
       break;
@@ -412,23 +442,53 @@ JobResult Worker::execute(Job& j) {
       bar_opt.keep_blocks.clear();
       bar_opt.keep_all_blocks = false;
       if (backend_->kind() == BackendKind::Cuda) bar_opt.totals = false;
-      for (const VariantInfo* v : vs) {
-        if (superseded(j.kind)) {
-          r.cancelled = true;
-          break;
+      const bool emu = backend_->kind() == BackendKind::Emu;
+      const bool timed = !j.counting.empty() && j.counting != j.params;
+      auto run_bars = [&](const Params& at, const RunOptions& o) {
+        r.bars.clear();
+        r.bars_at = at;
+        done_ = 0;
+        for (const VariantInfo* v : vs) {
+          if (superseded(j.kind)) {
+            r.cancelled = true;
+            break;
+          }
+          BarPoint b;
+          b.variant = v->name;
+          // Each variant gets the parameters it knows; the rest take its defaults.
+          Params given;
+          for (const ParamSpec& ps : v->params)
+            if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
+          Params full;
+          b.skipped = validate(*v, given, limits, full);
+          if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, o);
+          r.bars.push_back(std::move(b));
+          ++done_;
         }
-        BarPoint b;
-        b.variant = v->name;
-        // Each variant gets the parameters it knows; the rest take its defaults.
-        Params given;
-        for (const ParamSpec& ps : v->params)
-          if (auto it = j.params.find(ps.name); it != j.params.end()) given[ps.name] = it->second;
-        Params full;
-        b.skipped = validate(*v, given, limits, full);
-        if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, bar_opt);
-        r.bars.push_back(std::move(b));
-        ++done_;
+      };
+      if (!timed) {
+        run_bars(j.params, bar_opt);
+        break;
       }
+      // At the timing size: a time and a verdict only (the emulator: from the recording).
+      RunOptions t_opt = bar_opt;
+      t_opt.totals = false;
+      t_opt.recorded_only = true;
+      run_bars(j.params, t_opt);
+      // The emulator without the selected variant's recording at that size: every bar
+      // modelled at the counting size (one size per chart). Other variants the recording
+      // lacks stand as "(n/a)" with the reason.
+      const bool mine = std::any_of(r.bars.begin(), r.bars.end(), [&](const BarPoint& b) {
+        return b.variant == j.variant && b.skipped.empty() && b.result.error.empty();
+      });
+      if (emu && !mine && !r.cancelled) {
+        r.bars_why = "modelled: no recording at " + ws::to_string(j.params);
+        run_bars(j.counting, bar_opt);
+        break;
+      }
+      if (emu)
+        for (BarPoint& b : r.bars)
+          if (b.skipped.empty() && !b.result.error.empty()) b.skipped = "not recorded at this size";
       break;
     }
     case JobKind::Sweep: {

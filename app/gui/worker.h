@@ -52,6 +52,10 @@ struct Job {
   // (`sweep_series` empty: one series).
   std::string sweep_x, sweep_series;
   std::vector<long long> xs, ss;
+  // Bars and peers at a timing size (a lesson's `timing`, a family's timing size): `params`
+  // are the timed parameters and these the counting ones. On the emulator the bars come
+  // from the recording only; when it lacks one, all of them are modelled at these instead.
+  Params counting;
   // Lesson: run on the worker thread with its backend; it writes its own results (what it
   // captured), so the UI only learns from the JobResult that it has finished.
   std::function<void(Backend&)> task;
@@ -87,6 +91,8 @@ struct JobResult {
   StageTimes times;
   std::shared_ptr<const RunResult> run;  // Main, Compare
   std::vector<BarPoint> bars;
+  Params bars_at;        // Bars: the parameters the bars ran at (job.params or job.counting)
+  std::string bars_why;  // Bars: why they are not at job.params ("" when they are)
   std::vector<SweepPoint> sweep;
   std::vector<PeerResult> peers;
   Job job;  // what was asked
@@ -144,6 +150,9 @@ class Worker {
   std::shared_ptr<const RunResult> run_cached(const std::string& family,
                                               const std::string& variant, const Params& p,
                                               const RunOptions& o);
+  // A peer's time, answered from the cache when the same peer ran before.
+  PeerResult peer_cached(Peer p, const Params& pp, const RunOptions& o);
+  friend class CachingBackend;
   // A Main/Compare job in stages; posts a result after each. False when superseded.
   bool staged(Job& j, JobResult& r, double t0);
 

@@ -57,7 +57,7 @@ double throughput_of(const RunResult& r) {
   if (r.timing.throughput > 0) return r.timing.throughput;
   double us = modelled_us(r);
   if (!(us > 0)) return std::nan("");
-  return (r.plan.gflops() ? r.plan.flops : r.plan.logical_bytes) / (us * 1e3);
+  return r.plan.work() / (us * 1e3);
 }
 double time_us_of(const RunResult& r) {
   if (r.timing.median_ms > 0) return r.timing.median_ms * 1e3;
@@ -177,7 +177,7 @@ const std::vector<PlainDef>& plain_defs() {
        [](R r, D) { return r.plan.logical_bytes; }},
       {{"verified", "1 when the output equals the CPU reference"},
        [](R r, D) { return r.verified ? 1.0 : 0.0; }},
-      {{"throughput", "GB/s of logical bytes (GFLOP/s for matmul): measured on a GPU, "
+      {{"throughput", "GB/s of logical bytes (GFLOP/s for matmul, Gop/s for instr): measured on a GPU, "
                       "modelled on the emulator", true},
        [](R r, D) { return throughput_of(r); }},
       {{"time_us", "kernel time in microseconds: measured on a GPU, modelled on the emulator", true},
@@ -265,7 +265,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
     if (q.kind != QuantityKind::Ratio) continue;
     double v = std::nan("");
     if (q.name == "copy_bandwidth") {
-      if (r.plan.gflops()) continue;  // a copy has no FLOPs to compare with
+      if (r.plan.unit() != "GB/s") continue;  // a copy moves bytes: no FLOPs or ops to compare with
       double copy = 0;
       if (backend) {
         PeerResult pr =
@@ -284,6 +284,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
       }
       v = ratio(mine, copy);
     } else if (q.name == "peak") {
+      if (r.plan.ops > 0 && !r.plan.gflops()) continue;  // no peak of a family's own operations
       sim::DeviceModel m;
       double peak = r.plan.gflops() ? m.fp32_gflops
                                     : (r.timing.source.on_gpu() && dev.peak_gbps > 0 ? dev.peak_gbps

@@ -82,9 +82,10 @@ void check_quantity(const Quantity& q, const std::string& family, const Params& 
       if (v.family == family && v.plan) {
         Params done;
         if (!validate(v, params, DeviceLimits{}, done).empty()) break;
-        if (v.plan(done).gflops())
+        if (const Plan pl = v.plan(done); pl.unit() != "GB/s")
           out.push_back({file, line, what + ": copy_bandwidth compares bytes, but " + family +
-                                         " counts FLOPs: use 'ratio peak' or 'ratio over:VARIANT'"});
+                                         " counts " + std::string(pl.unit()) +
+                                         ": use 'ratio over:VARIANT'" + (pl.gflops() ? " or 'ratio peak'" : "")});
         break;
       }
   }

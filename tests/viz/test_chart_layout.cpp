@@ -3,6 +3,7 @@
 // the layout it is given.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "viz/chart_layout.h"
@@ -237,4 +238,104 @@ TEST(ChartLayoutFn, ThePainterDrawsTheLayoutItIsGiven) {
   EXPECT_EQ(g2.plot_x0, g.plot_x0);
   EXPECT_EQ(g2.marks.size(), g.marks.size());
   EXPECT_EQ(cv2.drawn(), cv.drawn());
+}
+
+// Issue 21 item 5: a bar's value sits over or inside its own bar and never across another
+// bar, another value or a reference line; with room for its text it always has one (the
+// window's transpose bars at 1280x720 lost tiled_copy's and diagonal's to a copy line).
+TEST(ChartLayoutValues, EveryBarHasItsValueAndNoneCrossesAnother) {
+  FixedMeasure tm;
+  int charts = 0, labels = 0;
+  for (double width : {360.0, 520.0, 760.0, 1200.0})
+    for (int shape = 0; shape < 4; ++shape) {
+      ChartSpec c;
+      c.title = "Variants of transpose at n=8192";
+      c.y_label = "GB/s";
+      c.categories = {"naive", "tiled", "tiled_copy", "diagonal", "copy"};
+      Series s;
+      s.name = "throughput";
+      s.kind = SeriesKind::Bars;
+      // Tall beside short, equal heights, and tops just over or under a reference line.
+      const std::vector<std::vector<double>> ys = {{704, 2430, 2951, 2520, 2511},
+                                                   {3000, 3000, 3000, 3000, 3000},
+                                                   {150, 3100, 120, 3050, 90},
+                                                   {2500, 2520, 2540, 2490, 2511}};
+      for (std::size_t i = 0; i < 5; ++i) {
+        s.x.push_back(double(i));
+        s.y.push_back(ys[std::size_t(shape)][i]);
+        s.modelled.push_back(i % 2 == 1);
+        s.wrong.push_back(false);
+      }
+      c.series.push_back(s);
+      c.refs.push_back({"cudaMemcpy D2D", 2511, 0});
+      c.refs.push_back({"theoretical peak", 3352, 0});
+      const ChartLayout L = layout_chart(c, tm, 0, 0, width, width * 0.6);
+      SCOPED_TRACE("width " + std::to_string(width) + " shape " + std::to_string(shape));
+      ASSERT_EQ(L.bars.size(), 5u);
+      const auto cross = [](double a0, double b0, double a1, double b1, double c0, double d0, double c1, double d1) {
+        return a0 < c1 && c0 < a1 && b0 < d1 && d0 < b1;
+      };
+      for (const ValueLabel& v : L.value_labels) {
+        const BarBox* own = L.bar(v.series, v.index);
+        ASSERT_TRUE(own);
+        EXPECT_GE(v.x0, L.geom.plot_x0);
+        EXPECT_LE(v.x1, L.geom.plot_x1);
+        // Its own column: it overlaps the bar's x range, over it or inside its top.
+        EXPECT_TRUE(v.x0 < own->x1 && own->x0 < v.x1) << v.text;
+        if (v.inside) EXPECT_TRUE(v.y0 >= own->y0 && v.y1 <= own->y1 && v.x0 >= own->x0 && v.x1 <= own->x1) << v.text;
+        else EXPECT_LE(v.y1, own->y0) << v.text;
+        for (const BarBox& b : L.bars)
+          if (&b != own) EXPECT_FALSE(cross(v.x0, v.y0, v.x1, v.y1, b.x0, b.y0, b.x1, b.y1)) << v.text << " across a bar";
+        for (const ValueLabel& o : L.value_labels)
+          if (&o != &v) EXPECT_FALSE(cross(v.x0, v.y0, v.x1, v.y1, o.x0, o.y0, o.x1, o.y1)) << v.text << " / " << o.text;
+        for (std::size_t ri : L.on_scale) {
+          const double py = L.geom.map_y(c.refs[ri].y);
+          EXPECT_FALSE(v.y0 < py + 1.5 && py - 1.5 < v.y1) << v.text << " across " << c.refs[ri].name;
+        }
+      }
+      // Where a value fits its slot at the smaller size, every bar has one.
+      const double slot = (L.geom.plot_x1 - L.geom.plot_x0) / 5;
+      if (tm.text_width("3.05k", L.font * 0.7) <= slot * 0.8) {
+        EXPECT_EQ(L.value_labels.size(), 5u);
+      }
+      labels += int(L.value_labels.size());
+      ++charts;
+    }
+  EXPECT_EQ(charts, 16);
+  EXPECT_GE(labels, 60);
+}
+
+// The painter draws the layout's bars and values where the layout put them.
+TEST(ChartLayoutValues, ThePainterDrawsTheLayoutsBars) {
+  FixedMeasure tm;
+  ChartSpec c = bars_with_everything();
+  const ChartLayout L = layout_chart(c, tm, 0, 0, 800, 500);
+  CountCanvas cv;
+  const ChartGeometry g = paint_chart(c, L, cv, {});
+  int bars = 0;
+  for (const ChartMark& m : g.marks) {
+    if (!m.bar || m.wrong) continue;
+    const BarBox* b = L.bar(std::size_t(m.series), std::size_t(m.index));
+    ASSERT_TRUE(b);
+    EXPECT_DOUBLE_EQ(m.x0, b->x0);
+    EXPECT_DOUBLE_EQ(m.y0, b->y0);
+    ++bars;
+  }
+  EXPECT_EQ(bars, int(L.bars.size()));
+  for (const ValueLabel& v : L.value_labels)
+    EXPECT_NE(std::find(cv.strings.begin(), cv.strings.end(), v.text), cv.strings.end()) << v.text;
+}
+
+// A title wider than the box wraps onto a second line instead of being cut.
+TEST(ChartLayoutValues, ALongTitleWraps) {
+  FixedMeasure tm;
+  ChartSpec c = bars_with_everything();
+  c.title = "Variants of transpose at block_rows=8 n=8192 tile=32";
+  const ChartLayout wide = layout_chart(c, tm, 0, 0, 1400, 600);
+  EXPECT_EQ(wide.title_lines.size(), 1u);
+  const ChartLayout narrow = layout_chart(c, tm, 0, 0, 380, 600);
+  ASSERT_TRUE(narrow.geom.title);
+  ASSERT_EQ(narrow.title_lines.size(), 2u);
+  for (const std::string& l : narrow.title_lines) EXPECT_LE(tm.text_width(l, narrow.font * 1.2), 380 - narrow.font * 1.2);
+  EXPECT_GT(narrow.geom.plot_y0, wide.geom.plot_y0) << "the second line takes its own height";
 }

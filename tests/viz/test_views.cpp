@@ -4,6 +4,7 @@
 #include <imgui.h>
 
 #include <bit>
+#include <cmath>
 #include <set>
 
 #include "viz/bank_map.h"
@@ -536,4 +537,29 @@ TEST(SourceView, UnfoldsSassAndMarksLinesThatDiffer) {
   h.frame([&] { d = draw_source_view(in); });
   EXPECT_EQ(d.sass_rows_drawn, 3);
   EXPECT_EQ(d.lines_drawn, 20);
+}
+
+TEST(Baseline, RowsHoldBothValuesTheirDifferenceAndRatio) {
+  sim::Totals a, b;
+  a.global_ld_sectors = 100;
+  b.global_ld_sectors = 400;
+  b.shared_ld_wavefronts = 8;  // zero on A: no ratio
+  const auto rows = viz::baseline_rows(a, b);
+  EXPECT_EQ(rows.size(), a.ncu().size());
+  int seen = 0;
+  for (const auto& r : rows) {
+    EXPECT_DOUBLE_EQ(r.diff, r.b - r.a) << r.metric;
+    if (r.metric == "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum") {
+      EXPECT_DOUBLE_EQ(r.a, 100);
+      EXPECT_DOUBLE_EQ(r.b, 400);
+      EXPECT_DOUBLE_EQ(r.ratio, 4);
+      ++seen;
+    }
+    if (r.metric == "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum") {
+      EXPECT_DOUBLE_EQ(r.b, 8);
+      EXPECT_TRUE(std::isnan(r.ratio));
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 2);
 }

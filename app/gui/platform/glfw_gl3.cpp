@@ -133,6 +133,10 @@ bool Window::apply_font() {
     } else {
       ImFontConfig cfg;
       cfg.OversampleH = 2;
+      // Latin-1 and the ellipsis: with a glyph for U+2026 ImGui marks the text it shortens
+      // (a tab label, a column) with it, which the frame's text check reads as cut.
+      static const ImWchar ranges[] = {0x0020, 0x00FF, 0x2026, 0x2026, 0};
+      cfg.GlyphRanges = ranges;
       f = io.Fonts->AddFontFromFileTTF(font_path_.c_str(), font_size_, &cfg);
       if (!f) font_error_ = "font " + font_path_ + " could not be read: using ImGui's built-in font";
     }

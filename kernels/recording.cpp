@@ -406,9 +406,9 @@ class RecordedBackend : public Backend {
     if (!opt.totals) return r;
     if (!rr.totals) {
       r.counts = CountsSource::NotRecorded;
-      r.counts_label = "counts not recorded (" + rec_->path + " predates them; " +
-                       rr.family + "/" + rr.variant + " at " + to_string(d.complete) +
-                       " is too large to emulate quickly: count it at a smaller size)";
+      r.counts_label = "counts not recorded: " + std::filesystem::path(rec_->path).filename().string() +
+                       " predates them, and this size is too large to emulate quickly "
+                       "(count at a smaller size)";
       return r;
     }
     r.counts = CountsSource::Recorded;

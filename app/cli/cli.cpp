@@ -395,12 +395,12 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       j["counts"] = std::string(to_string(r.counts));
       j["counts_source"] = r.counts_label;
     }
-    if (!r.timing.recorded.empty()) {
+    if (r.timing.source.is(sim::Source::Recorded)) {
       Json rt;
       rt["median_ms"] = number(r.timing.median_ms);
       rt["throughput"] = number(r.timing.throughput);
       rt["unit"] = r.timing.unit;
-      rt["source"] = r.timing.recorded;
+      rt["source"] = sim::long_label(r.timing.source);
       j["recorded_time"] = rt;
     }
     Json ls = Json::array();
@@ -469,9 +469,9 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
             : b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
                                             : std::string())
         << "\n";
-    if (!r.timing.recorded.empty())
+    if (r.timing.source.is(sim::Source::Recorded))
       out << "time " << fmt(r.timing.median_ms) << " ms, " << fmt(r.timing.throughput) << " "
-          << r.timing.unit << " (" << r.timing.recorded << ")\n";
+          << r.timing.unit << " (" << sim::long_label(r.timing.source) << ")\n";
     if (r.counts == CountsSource::NotRecorded) out << r.counts_label << "\n";
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
       const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];

@@ -110,7 +110,6 @@ RecordedRun recorded(const std::string& f, const std::string& v, const Params& g
   r.variant = v;
   r.params = complete(f, v, given);
   r.verified = true;
-  r.timing.measured = true;
   r.timing.median_ms = r.timing.min_ms = r.timing.max_ms = ms;
   r.timing.samples_ms = {ms};
   r.timing.throughput = 1234;
@@ -142,7 +141,7 @@ Recording big_recording() {
   rec.runs.push_back(recorded("reduce", "first_add", {{"n", 1 << 26}}, 0.5, false));
   rec.runs.push_back(recorded("transpose", "tiled", {{"n", 8192}, {"pad", 1}}, 0.9, false));
   rec.runs.push_back(recorded("transpose", "naive", {{"n", 64}}, 0.01, true));
-  for (RecordedRun& r : rec.runs) r.timing.recorded = rec.label();  // as load_recording does
+  for (RecordedRun& r : rec.runs) r.timing.source = rec.source();  // as load_recording does
   return rec;
 }
 
@@ -167,7 +166,7 @@ TEST(RecordedBackend, ATooLargeRecordedConfigurationIsAnsweredWithoutEmulating) 
   EXPECT_EQ(runs, 0) << "the emulator ran for a recorded configuration";
   ASSERT_EQ(r.error, "");
   EXPECT_TRUE(r.ok());
-  EXPECT_EQ(r.timing.recorded, rec.label());
+  EXPECT_EQ(r.timing.source, rec.source());
   EXPECT_DOUBLE_EQ(r.timing.median_ms, 0.25);
   EXPECT_EQ(r.counts, CountsSource::Recorded);
   EXPECT_EQ(r.counts_label, "model counts recorded on test GPU, 2026-11-25");
@@ -225,14 +224,14 @@ TEST(RecordedBackend, QuickCountsAreEmulatedBesideTheRecordedTime) {
   ASSERT_EQ(r.error, "");
   EXPECT_EQ(runs, 1);  // its sites and verification come from this machine
   EXPECT_EQ(r.counts, CountsSource::Run);
-  EXPECT_EQ(r.timing.recorded, rec.label());
+  EXPECT_EQ(r.timing.source, rec.source());
   EXPECT_GT(r.totals.global_st_sectors, 0u);
   EXPECT_FALSE(r.launches.empty());
   EXPECT_FALSE(r.launches[0].sites.empty());
   // Time only: nothing to emulate.
   RunOptions time_only = bench_options();
   time_only.totals = false;
-  EXPECT_EQ(b->run("transpose", "naive", {{"n", 64}}, time_only).timing.recorded, rec.label());
+  EXPECT_EQ(b->run("transpose", "naive", {{"n", 64}}, time_only).timing.source, rec.source());
   EXPECT_EQ(runs, 1);
 }
 
@@ -265,7 +264,7 @@ TEST(RecordedBackend, TheShippedRecordingAnswersEveryReductionAt2To26) {
     ++variants;
     const RunResult r = b->run("reduce", v.name, {{"n", 1 << 26}}, bench_options());
     EXPECT_EQ(r.error, "") << v.name;
-    EXPECT_EQ(r.timing.recorded, rec->label()) << v.name;
+    EXPECT_EQ(r.timing.source, rec->source()) << v.name;
     EXPECT_NE(r.counts, CountsSource::Run) << v.name;
   }
   EXPECT_EQ(variants, 11);

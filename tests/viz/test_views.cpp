@@ -446,8 +446,7 @@ TEST(MetricsTable, RecordedCountsSayWhoCountedThem) {
   in.totals = &t;
   in.ran = true;
   in.verified = true;
-  in.measured = true;
-  in.recorded = "measured on NVIDIA H100 80GB HBM3, 2026-11-25 (recorded)";
+  in.source = sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-25");
   in.median_ms = 0.25;
   Headless h;
   MetricsDraw d;
@@ -465,7 +464,7 @@ TEST(MetricsTable, RecordedCountsSayWhoCountedThem) {
   EXPECT_EQ(d.counts_line, in.counts_source);
   EXPECT_EQ(d.ncu_rows, 0);
   EXPECT_EQ(d.plain_rows, 0);
-  EXPECT_EQ(d.time_label, in.recorded);  // the time is still shown
+  EXPECT_EQ(d.time_label, sim::long_label(in.source));  // the time is still shown
 }
 
 TEST(ChartWidget, BeginPlotEndBuildsTheSpecAndPaintsIt) {

@@ -24,6 +24,36 @@ std::string_view to_string(BackendKind k) {
   return "unknown";
 }
 
+std::string_view to_string(CountsSource s) {
+  switch (s) {
+    case CountsSource::Run: return "counted by this run";
+    case CountsSource::Recorded: return "recorded model counts";
+    case CountsSource::NotRecorded: return "counts not recorded";
+  }
+  return "unknown";
+}
+
+double Backend::expected_work(const std::string& family, const std::string& variant,
+                              const Params& params, const RunOptions& opt) const {
+  const VariantInfo* v = find_variant(family, variant);
+  Params done;
+  if (!v || !validate(*v, params, device().limits, done).empty()) return 1;
+  // A whole-grid run's cost grows with its lane events; one of its kept blocks alone
+  // costs that block's share.
+  const Plan plan = v->plan(done);
+  const double whole = 1 + estimated_lane_events(plan);
+  const bool only_kept = !opt.totals && !opt.timing && !opt.keep_all_blocks && !opt.keep_blocks.empty();
+  if (!only_kept) return whole;
+  unsigned long long blocks = 0;
+  for (const auto& l : plan.launches) blocks += l.grid.count();
+  return 1 + whole * double(opt.keep_blocks.size()) / double(std::max(1ull, blocks));
+}
+
+std::string Backend::refusal(const std::string&, const std::string&, const Params&,
+                             const RunOptions&) const {
+  return "";
+}
+
 Params peer_params(Peer p, const Plan& plan, const Params& params) {
   if (p == Peer::MemcpyD2D) return {{"bytes", static_cast<long long>(plan.logical_bytes / 2)}};
   return params;

@@ -65,6 +65,15 @@ struct Timing {
   std::string unit;        // plan.unit(): "GB/s", "GFLOP/s" or "Gop/s"
 };
 
+// Where a run's counts (totals, launches) come from. Every count is the model's (the
+// traced build's counters, under Nsight Compute's names); this says who counted them.
+enum class CountsSource {
+  Run,          // this run: the emulator's trace, or the GPU's traced build
+  Recorded,     // counted when the configuration was recorded (Recording), not here
+  NotRecorded,  // a recorded time whose counts the recording lacks; not counted here
+};
+std::string_view to_string(CountsSource s);
+
 struct RunResult {
   std::string error;             // why it did not run ("" if it ran): validation, CUDA, emulator
   Params params;                 // completed parameters
@@ -82,6 +91,10 @@ struct RunResult {
   bool rejected = false;         // refused before running: bad input (unknown variant,
                                  // invalid parameters, too large to emulate)
   HardwareCounters hardware;     // CUPTI's counters of the fast build (RunOptions::hardware_runs)
+  CountsSource counts = CountsSource::Run;
+  // With counts Recorded or NotRecorded: the recording's words, "model counts recorded on
+  // NVIDIA H100 80GB HBM3, 2026-11-25" or "counts: not recorded (...)".
+  std::string counts_label;
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 
@@ -131,6 +144,17 @@ class Backend {
                         const Params& params, const RunOptions& opt) = 0;
   // Times a peer at the size of `plan` (bytes for memcpy/CUB, n for SGEMM).
   virtual PeerResult run_peer(Peer p, const Params& params, const RunOptions& opt) = 0;
+  // The work run() is expected to take with these options, in a unit this backend's runs
+  // share (the emulator: lane events; an answer from a recording: 1): the weight of the
+  // run's phase in a command's progress bar (sim/progress.h), never a time shown.
+  // @post > 0 (1 for what cannot be planned)
+  virtual double expected_work(const std::string& family, const std::string& variant,
+                               const Params& params, const RunOptions& opt) const;
+  // Why run() would refuse this run before starting it ("" when it would run): a command
+  // refuses at once instead of after the runs before it. The emulator: too large to
+  // emulate (emulator_refusal), unless a recording answers it (make_recorded_backend).
+  virtual std::string refusal(const std::string& family, const std::string& variant,
+                              const Params& params, const RunOptions& opt) const;
 };
 
 std::unique_ptr<Backend> make_emu_backend();

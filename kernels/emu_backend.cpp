@@ -156,6 +156,17 @@ class EmuBackend : public Backend {
     return res;
   }
 
+  std::string refusal(const std::string& family, const std::string& variant,
+                      const Params& params, const RunOptions& opt) const override {
+    const VariantInfo* v = find_variant(family, variant);
+    Params done;
+    if (!v || !validate(*v, params, DeviceLimits{}, done).empty()) return "";  // run() says why
+    const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
+    if (!whole) return "";
+    const std::string why = emulator_refusal(v->plan(done));
+    return why.empty() ? "" : family + "/" + variant + " with " + to_string(done) + " is " + why;
+  }
+
   PeerResult run_peer(Peer p, const Params&, const RunOptions&) override {
     PeerResult r;
     r.peer = p;
@@ -202,13 +213,14 @@ class EmuBackend : public Backend {
       return;
     }
 
+    double progress_total = 0;  // blocks, over every launch
     if (opt.control) {
       for (const auto& l : res.plan.launches)
-        eo.progress_total += eo.only_blocks.empty() ? double(l.grid.count())
-                                                    : double(eo.only_blocks.size());
+        progress_total += eo.only_blocks.empty() ? double(l.grid.count())
+                                                 : double(eo.only_blocks.size());
       eo.control = opt.control;
       eo.progress_stage = "preparing the arrays";
-      opt.control->report(0, eo.progress_total, eo.progress_stage);
+      opt.control->start(progress_total, eo.progress_stage);
     }
     throw_if_cancelled();
     // A run of the kept blocks only is not verified, so its arrays are made where those
@@ -267,9 +279,7 @@ class EmuBackend : public Backend {
       if (parts > 1) {
         const unsigned long long lo = grid * p / parts, hi = grid * (p + 1) / parts;
         for (unsigned long long b = lo; b < hi; ++b) po.only_blocks.push_back(std::uint32_t(b));
-        // Every part polls cancel and reports where it is in the grid (the parts advance
-        // together, so the report stays near the whole run's progress).
-        po.progress_base = eo.progress_base + double(lo);
+        // Every part polls cancel and adds the blocks it finished to the run's count.
       }
       emu::Launcher launcher(tee, arrays, v->info.source_file, po);
       v->launch(launcher, res.params, res.plan, args);
@@ -341,7 +351,7 @@ class EmuBackend : public Backend {
                            " blocks were emulated (totals off)";
     } else {
       if (opt.control)
-        opt.control->report(eo.progress_total, eo.progress_total, "checking the result on the CPU");
+        opt.control->report(progress_total, progress_total, "checking the result on the CPU");
       res.verify_message = v->info.verify(h, res.params);
       res.verified = res.verify_message.empty();
     }

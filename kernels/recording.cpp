@@ -111,6 +111,10 @@ std::string peer_name(Peer p) {
 
 sim::Provenance Recording::source() const { return sim::Provenance::recorded(device.name, date); }
 
+std::string Recording::counts_label() const {
+  return "model counts recorded on " + device.name + ", " + date.substr(0, 10);
+}
+
 const RecordedRun* Recording::find(const std::string& family, const std::string& variant,
                                    const Params& complete) const {
   for (const auto& r : runs)
@@ -222,6 +226,12 @@ std::string recording_json(const Recording& r) {
     if (!x.source_hash.empty()) e["source_hash"] = x.source_hash;
     e["totals"] = x.totals ? totals_json(*x.totals) : json(nullptr);
     e["counters"] = x.totals ? json(x.totals->ncu()) : json(nullptr);
+    if (!x.launch_totals.empty()) {
+      json ls = json::array();
+      for (const sim::Totals& t : x.launch_totals)
+        ls.push_back({{"totals", totals_json(t)}, {"counters", t.ncu()}});
+      e["launches"] = ls;
+    }
     runs.push_back(e);
   }
   j["runs"] = runs;
@@ -292,6 +302,9 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
       x.regs_per_thread = whole_or(e, "regs_per_thread", 0);
       x.source_hash = e.value("source_hash", std::string());
       if (e.contains("totals") && e["totals"].is_object()) x.totals = totals_of(e["totals"]);
+      // Per launch: in recordings since `record` traced every configuration; optional.
+      if (e.contains("launches") && e["launches"].is_array())
+        for (const auto& l : e["launches"]) x.launch_totals.push_back(totals_of(l.at("totals")));
       r.runs.push_back(std::move(x));
     }
     for (const auto& e : j.value("peers", json::array())) {
@@ -359,63 +372,107 @@ class RecordedBackend : public Backend {
   BackendKind kind() const override { return inner_->kind(); }
   DeviceInfo device() const override { return inner_->device(); }
 
+  // How a run at a configuration is answered.
+  enum class Answer { Emulate, Recording };
+  struct Decision {
+    Answer answer = Answer::Emulate;
+    const RecordedRun* rr = nullptr;  // the recorded run, if any
+    const VariantInfo* vi = nullptr;
+    Params complete;
+  };
+  Decision decide(const std::string& family, const std::string& variant, const Params& params,
+                  const RunOptions& opt) const {
+    Decision d;
+    d.vi = find_variant(family, variant);
+    if (d.vi && validate(*d.vi, params, DeviceLimits{}, d.complete).empty())
+      d.rr = rec_->find(family, variant, d.complete);
+    if (!d.rr) return d;
+    const bool events = opt.keep_all_blocks || !opt.keep_blocks.empty();
+    if (opt.recorded_only) {
+      d.answer = Answer::Recording;
+      return d;
+    }
+    if (events || !(opt.timing || opt.totals)) return d;  // a block's events, or a check
+    // Counts are emulated only where that is quick (then with their sites, and checked
+    // here); the time is the recorded one either way.
+    const Plan plan = d.vi->plan(d.complete);
+    const bool quick = emulator_refusal(plan).empty() && estimated_lane_events(plan) <= kQuickLaneEvents;
+    if (!(quick && opt.totals)) d.answer = Answer::Recording;
+    return d;
+  }
+
+  RunResult from_recording(const Decision& d, const RunOptions& opt) const {
+    const RecordedRun& rr = *d.rr;
+    RunResult r;
+    r.params = d.complete;
+    r.plan = d.vi->plan(d.complete);
+    r.verified = rr.verified;
+    if (!rr.verified) r.verify_message = "the output was wrong on " + rec_->device.name;
+    r.timing = rr.timing;  // what the recording is for, asked for or not
+    set_throughput(r.timing, r.plan);  // in the family's unit now, whatever was stored
+    r.regs_per_thread = rec_->regs(rr.family, rr.variant, d.complete);
+    if (!opt.totals) return r;
+    if (!rr.totals) {
+      r.counts = CountsSource::NotRecorded;
+      r.counts_label = "counts not recorded: " + std::filesystem::path(rec_->path).filename().string() +
+                       " predates them, and this size is too large to emulate quickly "
+                       "(count at a smaller size)";
+      return r;
+    }
+    r.counts = CountsSource::Recorded;
+    r.counts_label = rec_->counts_label();
+    r.totals = *rr.totals;
+    if (rr.launch_totals.size() == r.plan.launches.size()) {
+      for (std::size_t i = 0; i < r.plan.launches.size(); ++i)
+        r.launches.push_back({r.plan.launches[i], rr.launch_totals[i], {}});
+    } else if (r.plan.launches.size() == 1) {
+      r.launches = {{r.plan.launches[0], r.totals, {}}};
+    }
+    attach_loads_in_flight(r.launches, rr.family, rr.variant, d.complete);
+    return r;
+  }
+
   RunResult run(const std::string& family, const std::string& variant, const Params& params,
                 const RunOptions& opt) override {
-    const VariantInfo* vi = find_variant(family, variant);
-    Params complete;
-    const RecordedRun* rr = nullptr;
-    if (vi && validate(*vi, params, DeviceLimits{}, complete).empty())
-      rr = rec_->find(family, variant, complete);
-    // Only the time (and totals the recording holds) is wanted: take it from the
-    // recording and do not emulate.
-    const bool no_events = opt.keep_blocks.empty() && !opt.keep_all_blocks;
-    if (rr && opt.timing &&
-        (opt.recorded_only || (no_events && (!opt.totals || rr->totals)))) {
-      RunResult r;
-      r.params = complete;
-      r.plan = vi->plan(complete);
-      r.verified = rr->verified;
-      if (!rr->verified) r.verify_message = "the output was wrong on " + rec_->device.name;
-      r.timing = rr->timing;
-      set_throughput(r.timing, r.plan);  // in the family's unit now, whatever was stored
-      r.regs_per_thread = rec_->regs(family, variant, complete);
-      if (opt.totals && rr->totals) {
-        r.totals = *rr->totals;
-        if (r.plan.launches.size() == 1) {
-          r.launches = {{r.plan.launches[0], r.totals}};
-          attach_loads_in_flight(r.launches, family, variant, complete);
-        }
+    const Decision d = decide(family, variant, params, opt);
+    if (d.answer == Answer::Recording) {
+      if (RunControl* c = opt.control ? opt.control : thread_control()) {
+        c->start(1, "recorded on " + rec_->device.name);
+        c->report(1, 1, "recorded on " + rec_->device.name);
       }
-      return r;
+      return from_recording(d, opt);
     }
     if (opt.recorded_only) {
       RunResult r;
       r.error = "no recording of " + family + "/" + variant +
-                (complete.empty() ? std::string() : " at " + to_string(complete)) + " in " +
+                (d.complete.empty() ? std::string() : " at " + to_string(d.complete)) + " in " +
                 rec_->path;
       return r;
     }
     RunResult r = inner_->run(family, variant, params, opt);
-    if (!r.error.empty() && rr && opt.timing && no_events) {
-      // Too large to emulate, but measured: the recorded time without the counts.
-      RunResult m;
-      m.params = complete;
-      m.plan = vi->plan(complete);
-      m.verified = rr->verified;
-      if (!rr->verified) m.verify_message = "the output was wrong on " + rec_->device.name;
-      m.timing = rr->timing;
-      set_throughput(m.timing, m.plan);
-      m.regs_per_thread = rec_->regs(family, variant, complete);
-      return m;
-    }
+    const bool events = opt.keep_all_blocks || !opt.keep_blocks.empty();
+    if (!r.error.empty() && r.rejected && d.rr && !events && (opt.timing || opt.totals))
+      return from_recording(d, opt);  // too large to emulate, but recorded
     if (r.error.empty()) {
       r.regs_per_thread = rec_->regs(family, variant, r.params);
-      if (rr && opt.timing) {
-        r.timing = rr->timing;
-        set_throughput(r.timing, r.plan);
+      if (d.rr && opt.timing) {
+        r.timing = d.rr->timing;
+        set_throughput(r.timing, r.plan);  // in the family's unit now, whatever was stored
       }
     }
     return r;
+  }
+
+  std::string refusal(const std::string& family, const std::string& variant,
+                      const Params& params, const RunOptions& opt) const override {
+    if (decide(family, variant, params, opt).answer == Answer::Recording) return "";
+    return inner_->refusal(family, variant, params, opt);
+  }
+
+  double expected_work(const std::string& family, const std::string& variant,
+                       const Params& params, const RunOptions& opt) const override {
+    if (decide(family, variant, params, opt).answer == Answer::Recording) return 1;
+    return inner_->expected_work(family, variant, params, opt);
   }
 
   PeerResult run_peer(Peer p, const Params& params, const RunOptions& opt) override {

@@ -26,9 +26,11 @@ struct RecordedRun {
   // header has changed since is stale: find() skips it, so the time is modelled again
   // instead of showing a measurement of code that no longer exists. "" = not recorded.
   std::string source_hash;
-  // The model's totals over the whole grid (the GPU's traced build); unset when the
-  // configuration was too large to trace. Written out under Nsight Compute's names too.
+  // The model's totals over the whole grid (the GPU's traced build), and per launch;
+  // unset (empty) in recordings made before `record` traced every configuration. Written
+  // out under Nsight Compute's names too.
   std::optional<sim::Totals> totals;
+  std::vector<sim::Totals> launch_totals;  // one per launch of the plan, or none
 };
 
 struct RecordedPeer {
@@ -48,6 +50,9 @@ struct Recording {
   // Its runs' and peers' source: recorded on device.name, on date (to the day).
   // @post == sim::Provenance::recorded(device.name, date).
   sim::Provenance source() const;
+  // "model counts recorded on NVIDIA H100 80GB HBM3, 2026-11-23": the traced build's
+  // counters, counted when the time was recorded.
+  std::string counts_label() const;
   // @post the run recorded with exactly these complete parameters whose source is not
   //       stale (is_stale), or nullptr.
   const RecordedRun* find(const std::string& family, const std::string& variant,
@@ -99,11 +104,18 @@ std::string recording_json(const Recording& r);
 // tree. Loaded once; nullptr when there is none. `notice` says why a file was skipped.
 const Recording* default_recording(std::string* notice = nullptr);
 
-// The emulator, with timed runs and peers at recorded configurations taken from `rec`
-// (measured, labelled as recorded); counts always come from the emulator, except that a
-// run that asks only for time (no totals, no kept blocks) at a recorded configuration is
-// answered from the recording without emulating it.
+// The emulator, with times and peers at recorded configurations taken from `rec`
+// (measured, labelled as recorded). A run at a recorded configuration that keeps no
+// blocks' events and asks for time or counts is answered from the recording without
+// emulating, unless its counts are wanted and quick to emulate (kQuickLaneEvents: then
+// the emulator counts them, with their sites, beside the recorded time). Answered from
+// the recording, its counts are the recording's (counts == Recorded) or, where an older
+// recording lacks them, absent (counts == NotRecorded): never emulated for minutes.
 std::unique_ptr<Backend> make_recorded_backend(std::unique_ptr<Backend> emu, const Recording* rec);
+
+// At most this many estimated lane events (estimated_lane_events) the emulator counts in
+// about a second: below it, counts are emulated even where a recording holds them.
+constexpr double kQuickLaneEvents = double(1ull << 23);
 
 // What `warpscope record` times besides the lessons: variant bars at the defaults and at
 // sizes beyond L2, and the standard sweeps.

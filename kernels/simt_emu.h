@@ -252,7 +252,6 @@ class Launcher {
     result_.threads_run += r.threads_run;
     result_.steps += r.steps;
     result_.cancelled = result_.cancelled || r.cancelled;
-    opt_.progress_base += double(r.blocks_run);  // the next launch continues the count
     result_.problems.insert(result_.problems.end(), r.problems.begin(), r.problems.end());
   }
   const sim::EmuResult& result() const { return result_; }

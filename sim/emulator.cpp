@@ -238,7 +238,7 @@ class Emu {
   // Steps of all threads so far, and when the control is polled next.
   static constexpr std::uint64_t kPollEvery = 1024;
   std::uint64_t steps = 0, next_poll = kPollEvery;
-  std::uint64_t blocks_done = 0;
+  std::uint64_t blocks_done = 0, blocks_reported = 0;
   void poll() {
     next_poll = steps + kPollEvery;
     RunControl* c = opt.control;
@@ -250,7 +250,10 @@ class Emu {
                                std::to_string(info.grid.count())});
       return;
     }
-    c->report(opt.progress_base + double(blocks_done), opt.progress_total, opt.progress_stage);
+    // What this launch finished since its last report: parts of one run on several cores
+    // each add their own, so the run's count only grows.
+    c->advance(double(blocks_done - blocks_reported), opt.progress_stage);
+    blocks_reported = blocks_done;
   }
 
   std::uint32_t block = 0;

@@ -63,10 +63,9 @@ struct EmuOptions {
   // Made-on-touch global arrays (may be null: the arrays are filled already).
   LazyMemory* lazy = nullptr;
   // Cancellation and progress (may be null): polled at least every 1024 steps, so a
-  // cancel stops the launch within about a millisecond; progress is reported in blocks:
-  // progress_base + blocks finished in this launch, of progress_total, as progress_stage.
+  // cancel stops the launch within about a millisecond; the blocks it finishes are added
+  // to the control's count (RunControl::advance) as progress_stage.
   RunControl* control = nullptr;
-  double progress_base = 0, progress_total = 0;
   std::string progress_stage;
 };
 

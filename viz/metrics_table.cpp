@@ -214,6 +214,14 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
     ImGui::EndTable();
   }
   ImGui::Spacing();
+  if (!in.counts_source.empty()) {
+    // Counts this machine did not count: said before them, or instead of them.
+    d.counts_line = in.counts_missing ? in.counts_source : "counts: " + in.counts_source;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.modelled));
+    ImGui::TextWrapped("%s", d.counts_line.c_str());
+    ImGui::PopStyleColor();
+    if (in.counts_missing) return d;
+  }
   const auto plain = in.totals->plain();
   if (ImGui::BeginTable("##plain", 2, tf)) {
     ImGui::TableSetupColumn("In plain words", ImGuiTableColumnFlags_WidthStretch, 1.4f);

@@ -53,6 +53,11 @@ struct MetricsInput {
   // kPredictFirst as their value.
   Covered covered;
   std::vector<std::string> covered_words;
+  // Who counted, when not this run: "model counts recorded on NVIDIA H100 80GB HBM3,
+  // 2026-11-25" (the GPU's traced build, when the time was recorded), or why there are
+  // no counts ("counts not recorded: ..."; counts_missing, the count tables left out).
+  std::string counts_source;
+  bool counts_missing = false;
 };
 
 struct MetricsDraw {
@@ -66,10 +71,13 @@ struct MetricsDraw {
   int differing_rows = 0;      // of them, rows whose difference is not 0
   bool hardware_note_shown = false;
   bool toggled = false;        // the hardware toggle changed this frame
+  std::string counts_line;     // the line that says who counted ("" when this run did)
 };
 
-// @post when totals is set: ncu_rows == totals->ncu().size(), plain_rows ==
-//       totals->plain().size(), and time_label == sim::long_label(in.source); the copy's
+// @post when totals is set: time_label == sim::long_label(in.source); counts_line is ""
+//       iff counts_source is; with counts_missing, no count row is drawn (ncu_rows ==
+//       plain_rows == 0), else ncu_rows == totals->ncu().size(), plain_rows ==
+//       totals->plain().size(); the copy's
 //       share is marked "(mixed: ...)" when copy_source is not the time's source; with
 //       hardware rows, hardware_rows == hardware.size() and every modelled metric of the
 //       table shows model | hardware | difference; without them and with the toggle on,

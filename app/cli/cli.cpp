@@ -377,6 +377,9 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   std::vector<LaunchTotals> launches = r.launches;  // a GPU run's come without them
   attach_loads_in_flight(launches, v.family, v.name, params);
   const ModelledRun mr = modelled_run(plan, launches, r.regs_per_thread);
+  // The model times each launch from its own counts: a recording that keeps only the
+  // run's totals of a plan of several launches gives it nothing to time.
+  const bool modelled = launches.size() == plan.launches.size() && r.counts != CountsSource::NotRecorded;
   const sim::TimeParts& parts = mr.parts;
   const double modelled_us = mr.us;
 
@@ -386,6 +389,20 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
     j["variant"] = v.name;
     j["params"] = params_json(params);
     j["backend"] = std::string(to_string(b->kind()));
+    // Who counted: this run, or the recording (the GPU's traced build when the time was
+    // recorded), or no one (an older recording, at a size too large to emulate).
+    if (r.counts != CountsSource::Run) {
+      j["counts"] = std::string(to_string(r.counts));
+      j["counts_source"] = r.counts_label;
+    }
+    if (r.timing.source.is(sim::Source::Recorded)) {
+      Json rt;
+      rt["median_ms"] = number(r.timing.median_ms);
+      rt["throughput"] = number(r.timing.throughput);
+      rt["unit"] = r.timing.unit;
+      rt["source"] = sim::long_label(r.timing.source);
+      j["recorded_time"] = rt;
+    }
     Json ls = Json::array();
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
       const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
@@ -420,7 +437,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
       j["hardware"] = hardware_json(r);
       if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
     }
-    if (!a.fast_only) {
+    if (!a.fast_only && modelled) {
       Json mj;
       mj["time_us"] = number(modelled_us);
       mj["bound"] = parts.bound();
@@ -448,9 +465,16 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
     const DeviceInfo d = b->device();
     out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
     out << "backend " << to_string(b->kind()) << " on " << d.name
-        << (b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
-                                          : "")
+        << (r.counts == CountsSource::Recorded
+                ? " (" + r.counts_label + ": the GPU's traced build, not counted here)"
+            : r.counts == CountsSource::NotRecorded ? std::string()
+            : b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
+                                            : std::string())
         << "\n";
+    if (r.timing.source.is(sim::Source::Recorded))
+      out << "time " << fmt(r.timing.median_ms) << " ms, " << fmt(r.timing.throughput) << " "
+          << r.timing.unit << " (" << sim::long_label(r.timing.source) << ")\n";
+    if (r.counts == CountsSource::NotRecorded) out << r.counts_label << "\n";
     for (std::size_t i = 0; i < plan.launches.size(); ++i) {
       const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
       out << "\nlaunch " << cfg.kernel << "  grid " << dims(cfg.grid) << "  block "
@@ -459,7 +483,9 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
         std::vector<std::vector<std::string>> rows;
         for (const auto& [k, val] : r.launches[i].totals.ncu()) rows.push_back({k, fmt(val, 6)});
         out << format_table({"metric (Nsight Compute name)", "value"}, rows, {false, true});
-        if (a.by_line) {
+        if (a.by_line && r.launches[i].sites.empty() && r.counts == CountsSource::Recorded) {
+          out << "\nby source line: not recorded (the recording keeps each launch's totals)\n";
+        } else if (a.by_line) {
           // The same counters per source line of the family header (lines with none left
           // out), so the line that causes the sectors or conflicts is named.
           std::vector<std::vector<std::string>> lrows;
@@ -472,13 +498,19 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
         }
       }
     }
-    if (!a.fast_only) {
+    if (!a.fast_only && r.counts == CountsSource::NotRecorded) {
+      // Nothing counted: no totals and no modelled time to show, only the recorded time.
+    } else if (!a.fast_only) {
       std::vector<std::vector<std::string>> rows;
       for (const auto& [k, val] : r.totals.plain()) rows.push_back({k, fmt(val, 4)});
       out << "\ntotals over " << plan.launches.size() << " launch"
           << (plan.launches.size() == 1 ? "" : "es") << "\n"
           << format_table({"measure", "value"}, rows, {false, true});
-      out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
+      if (!modelled) {
+        out << "\nmodelled time: none (the recording keeps these counts for the whole run, "
+               "not per launch)\n";
+      } else {
+        out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
           << parts.bound() << " (dram " << fmt(parts.dram_us, 4)
           << (parts.in_flight_us > 0
                   ? " [reads with " + std::to_string(mr.loads_in_flight) + " load" +
@@ -492,6 +524,7 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
           << ", compute " << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4)
           << " us)\n";
       if (!parts.outside_reach.empty()) out << "  (" << parts.outside_reach << ")\n";
+      }
     } else {
       out << "\n--fast-only: the untraced build ran once; no model totals\n";
     }
@@ -510,8 +543,11 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
         }
       }
     }
+    // Answered from the recording: the output was checked on the GPU when it was recorded.
+    const bool from_recording = r.counts != CountsSource::Run;
     out << "\nresult: "
-        << (r.verified ? "verified against the CPU reference"
+        << (r.verified && from_recording ? std::string("verified on the GPU when it was recorded")
+            : r.verified                 ? std::string("verified against the CPU reference")
                        : "WRONG: " + (r.verify_message.empty() ? std::string("output differs")
                                                                : r.verify_message))
         << "\n";
@@ -654,14 +690,15 @@ BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream&
   Params sets;
   std::vector<Sweep> sweeps;
   auto cs = bench_configs(a, *b, sets, sweeps);
-  if (b->kind() == BackendKind::Emu)
-    for (const Config& c : cs)
-      if (std::string why = emulator_refusal(c.plan); !why.empty())
-        usage(c.variant->family + "/" + c.variant->name + " with " +
-              params_text(c.completed) + " is " + why);
   BenchOptions bo;
   bo.repeats = a.repeats;
   bo.peers = a.peers;
+  // Refused before the first run: what the emulator cannot run and no recording answers.
+  const RunOptions ro = bench_run_options(*b, bo);
+  for (const Config& c : cs)
+    if (std::string why = b->refusal(c.variant->family, c.variant->name, c.completed, ro);
+        !why.empty())
+      usage(why);
   bo.progress = &err;
   BenchReport r = run_bench(*b, a.kernel, std::move(cs), bo);
   r.sets = sets;
@@ -1268,11 +1305,17 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   RunControl& ctl = cli_control();
   ctl.reset();
   ctl.min_interval_s = 3;
-  ctl.on_progress = [&err](const RunProgress& p) {
-    if (p.elapsed_s < 2 || p.total <= 0) return;
-    err << "warpscope: " << p.stage << ": " << int(100 * p.fraction()) << "%";
-    if (p.eta_s >= 0) err << ", about " << int(p.eta_s + 0.5) << " s left";
-    err << " (Ctrl-C stops it)\n" << std::flush;
+  // One bar for the command (a bench plans its runs and peers as phases of it): the
+  // percentage never goes down, and the time left comes from the work done so far.
+  ctl.on_progress = [&err, last = std::string()](const RunProgress& p) mutable {
+    if (p.elapsed_s < 2) return;
+    std::string line = "warpscope: " + std::to_string(int(100 * p.fraction())) + "%";
+    if (!p.phase.empty()) line += ", " + p.phase;
+    if (!p.stage.empty()) line += (p.phase.empty() ? ", " : ": ") + p.stage;
+    if (line == last) return;  // a run's end reported twice says nothing new
+    last = line;
+    if (p.eta_s > 0) line += ", about " + std::to_string(int(p.eta_s + 0.5)) + " s left";
+    err << line << " (Ctrl-C stops it)\n" << std::flush;
   };
   ThreadControlScope scope(&ctl);
   try {

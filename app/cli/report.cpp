@@ -213,6 +213,48 @@ std::string progress_label(const Config& c) {
 
 }  // namespace
 
+RunOptions bench_run_options(const Backend& backend, const BenchOptions& opt) {
+  RunOptions ro;
+  ro.timing = true;
+  ro.repeats = opt.repeats;
+  ro.totals = opt.totals || backend.kind() == BackendKind::Emu;
+  ro.keep_blocks = {};
+  return ro;
+}
+
+namespace {
+
+// One peer timed at one size.
+struct PeerJob {
+  Peer peer;
+  std::size_t row;  // the configuration whose size it has
+  double size;
+};
+
+// The peers to time, one per distinct size: after the kernels, so they see the same warm
+// device. A reduction's plans differ by their partial sums (under 1% of the bytes), which
+// is the same copy, timed once.
+std::vector<PeerJob> peer_jobs(const Backend& backend, const std::string& family,
+                               const std::vector<Config>& configs, const BenchOptions& opt) {
+  std::vector<PeerJob> out;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const Plan& plan = configs[i].plan;
+    const bool gf = plan.gflops();
+    const double size = gf ? plan.flops : plan.logical_bytes;
+    for (Peer p : peers_for(family, gf)) {
+      if (!opt.peers && p != Peer::MemcpyD2D) continue;
+      // The emulator has no peers to time: ask only when the user asked for the list.
+      if (!opt.peers && backend.kind() == BackendKind::Emu) continue;
+      bool have = false;
+      for (const PeerJob& j : out) have = have || (j.peer == p && same_size(j.size, size));
+      if (!have) out.push_back({p, i, size});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 BenchReport run_bench(Backend& backend, const std::string& family, std::vector<Config> configs,
                       const BenchOptions& opt) {
   BenchReport r;
@@ -223,11 +265,26 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
   r.repeats = opt.repeats;
   r.show_peers = opt.peers;
 
-  RunOptions ro;
-  ro.timing = true;
-  ro.repeats = opt.repeats;
-  ro.totals = opt.totals || backend.kind() == BackendKind::Emu;
-  ro.keep_blocks = {};
+  const RunOptions ro = bench_run_options(backend, opt);
+  const std::vector<PeerJob> peers = peer_jobs(backend, family, configs, opt);
+
+  // One bar for the command: each run weighted by the work it is expected to take; a
+  // peer as much as the heaviest run on a GPU (it is timed alike), nothing on the
+  // emulator (recorded, or refused at once).
+  RunControl* ctl = thread_control();
+  if (ctl) {
+    std::vector<Phase> phases;
+    double heaviest = 1;
+    for (const Config& c : configs) {
+      phases.push_back({progress_label(c),
+                        backend.expected_work(c.variant->family, c.variant->name, c.completed, ro)});
+      heaviest = std::max(heaviest, phases.back().weight);
+    }
+    for (const PeerJob& j : peers)
+      phases.push_back({"peer " + std::string(to_string(j.peer)),
+                        backend.kind() == BackendKind::Emu ? 1 : heaviest});
+    ctl->plan(std::move(phases));
+  }
 
   const std::size_t total = configs.size();
   for (std::size_t i = 0; i < total; ++i) {
@@ -240,6 +297,7 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
     if (opt.progress)
       *opt.progress << "[" << i + 1 << "/" << total << "] " << progress_label(row.cfg) << " ..."
                     << std::flush;
+    if (ctl) ctl->enter(i);
     row.result = backend.run(row.cfg.variant->family, row.cfg.variant->name, row.cfg.completed,
                              ro);
     if (opt.progress) {
@@ -254,41 +312,30 @@ BenchReport run_bench(Backend& backend, const std::string& family, std::vector<C
       r.cancelled = true;
       return r;
     }
+    if (ctl) ctl->finish(i);
     r.rows.push_back(std::move(row));
   }
 
-  // Peers at each distinct size, after the kernels so they see the same warm device.
-  std::map<std::pair<int, double>, bool> timed;
-  for (const auto& row : r.rows) {
-    const bool gf = row.cfg.plan.gflops();
-    const double size = gf ? row.cfg.plan.flops : row.cfg.plan.logical_bytes;
-    for (Peer p : peers_for(family, gf)) {
-      if (!opt.peers && p != Peer::MemcpyD2D) continue;
-      // The emulator has no peers to time: ask only when the user asked for the list.
-      if (!opt.peers && backend.kind() == BackendKind::Emu) continue;
-      // One peer per size: the reductions' plans differ by their partial sums (under 1%
-      // of the bytes), which is the same copy, timed once.
-      bool have = false;
-      for (const auto& [k, v] : timed)
-        if (k.first == int(p) && same_size(k.second, size)) have = true;
-      if (have) continue;
-      timed[{int(p), size}] = true;
-      if (opt.progress)
-        *opt.progress << "[peer] " << to_string(p) << " " << params_text(row.cfg.completed)
-                      << " ..." << std::flush;
-      PeerRow pr;
-      pr.peer = p;
-      pr.params = row.cfg.completed;
-      pr.size = size;
-      pr.result = backend.run_peer(p, peer_params(p, row.cfg.plan, row.cfg.completed), ro);
-      if (opt.progress) {
-        if (!pr.result.error.empty())
-          *opt.progress << " unavailable: " << pr.result.error << "\n";
-        else
-          *opt.progress << " " << fmt(pr.result.timing.median_ms) << " ms\n";
-      }
-      r.peers.push_back(std::move(pr));
+  for (std::size_t k = 0; k < peers.size(); ++k) {
+    const PeerJob& j = peers[k];
+    const BenchRow& row = r.rows[j.row];
+    if (opt.progress)
+      *opt.progress << "[peer] " << to_string(j.peer) << " " << params_text(row.cfg.completed)
+                    << " ..." << std::flush;
+    if (ctl) ctl->enter(total + k);
+    PeerRow pr;
+    pr.peer = j.peer;
+    pr.params = row.cfg.completed;
+    pr.size = j.size;
+    pr.result = backend.run_peer(j.peer, peer_params(j.peer, row.cfg.plan, row.cfg.completed), ro);
+    if (ctl) ctl->finish(total + k);
+    if (opt.progress) {
+      if (!pr.result.error.empty())
+        *opt.progress << " unavailable: " << pr.result.error << "\n";
+      else
+        *opt.progress << " " << fmt(pr.result.timing.median_ms) << " ms\n";
     }
+    r.peers.push_back(std::move(pr));
   }
   derive(r);
   return r;
@@ -433,9 +480,12 @@ std::string row_label(const BenchRow& row,
 }
 
 std::string backend_words(const BenchReport& r) {
-  return std::string(to_string(r.kind)) + (r.kind != BackendKind::Emu
-                                               ? " (times measured with CUDA events)"
-                                               : " (emulated: counts from the emulator)");
+  bool counts = false;  // some counts not counted by this run
+  for (const auto& row : r.rows) counts = counts || (!row.failed() && row.result.counts != CountsSource::Run);
+  return std::string(to_string(r.kind)) +
+         (r.kind != BackendKind::Emu ? " (times measured with CUDA events)"
+          : counts ? " (emulated: counts from the emulator or a recording, as marked)"
+                   : " (emulated: counts from the emulator)");
 }
 
 // A ratio's cell: "0.64x (mixed: modelled / recorded)", or "" when there is none.
@@ -467,10 +517,16 @@ std::string bench_text(const BenchReport& r) {
   std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
                                      unit == "GFLOP/s" ? "of cuBLAS" : "of memcpy",
                                      "of peak", "speedup", "result"};
-  // Where each time comes from, and on the emulator the model's counts beside it.
+  // Where each time comes from, and on the emulator the model's counts beside it; where
+  // some counts were not counted by this run, where each row's come from.
   const bool emu = r.kind == BackendKind::Emu;
   header.push_back("source");
   if (emu) header.insert(header.end(), {"sectors/req", "bank conflicts"});
+  std::string counts_label;  // the recording's words for its counts
+  for (const auto& row : r.rows)
+    if (!row.failed() && row.result.counts != CountsSource::Run) counts_label = row.result.counts_label;
+  const bool counts_col = emu && !counts_label.empty();
+  if (counts_col) header.push_back("counts");
   std::vector<std::vector<std::string>> rows;
   for (const auto& row : r.rows) {
     const auto& t = row.result.timing;
@@ -497,6 +553,11 @@ std::string bench_text(const BenchReport& r) {
                           ? ""
                           : std::to_string(tt.shared_ld_conflicts() + tt.shared_st_conflicts()));
     }
+    if (counts_col)
+      cells.push_back(row.failed() ? ""
+                      : row.result.counts == CountsSource::Recorded    ? "recorded"
+                      : row.result.counts == CountsSource::NotRecorded ? "not recorded"
+                                                                       : "emulated");
     rows.push_back(std::move(cells));
   }
   if (r.show_peers) {
@@ -505,12 +566,14 @@ std::string bench_text(const BenchReport& r) {
                                         params_text(p.params)};
       if (!p.result.error.empty()) {
         cells.insert(cells.end(), {"", "", "", "", "", "", "n/a", ""});
+        if (counts_col) cells.push_back("");
       } else {
         const auto& t = p.result.timing;
         cells.push_back(fmt(t.median_ms));
         cells.push_back(fmt(t.min_ms) + ".." + fmt(t.max_ms));
         cells.push_back(fmt(t.throughput) + (t.unit != unit && !t.unit.empty() ? " " + t.unit : ""));
         cells.insert(cells.end(), {"", "", "", "peer", sim::short_label(t.source)});
+        if (counts_col) cells.push_back("");
       }
       if (emu) cells.insert(cells.end(), {"", ""});
       rows.push_back(std::move(cells));
@@ -518,7 +581,25 @@ std::string bench_text(const BenchReport& r) {
   }
   std::vector<bool> right = {false, false, true, true, true, true, true, true, false, false};
   if (emu) right.insert(right.end(), {true, true});
+  if (counts_col) right.push_back(false);
   o << format_table(header, rows, right);
+  // The counts' sources in words: recorded ones are the model's counters of the GPU's
+  // traced build, counted when the time was recorded, not on this machine.
+  bool recorded_counts = false, unrecorded = false;
+  for (const auto& row : r.rows) {
+    if (row.failed()) continue;
+    recorded_counts = recorded_counts || row.result.counts == CountsSource::Recorded;
+    if (row.result.counts == CountsSource::NotRecorded && !unrecorded) {
+      unrecorded = true;
+      o << row.result.counts_label << "\n";
+    }
+  }
+  if (recorded_counts)
+    for (const auto& row : r.rows)
+      if (row.result.counts == CountsSource::Recorded) {
+        o << "counts marked recorded: " << row.result.counts_label << "\n";
+        break;
+      }
   for (const auto& row : r.rows)
     if (row.status() != "ok")
       o << row.status() << " " << row.cfg.variant->name << " " << params_text(row.cfg.completed)
@@ -623,6 +704,10 @@ Json bench_json(const BenchReport& r) {
     if (!row.failed()) {
       o["timing"] = timing_json(row.result.timing);
       o["throughput"] = row.wrong() ? Json(nullptr) : number(row.result.timing.throughput);
+      // Who counted the row's counts: this run, or the recording (model counts recorded
+      // on a GPU), or no one (an older recording).
+      o["counts"] = std::string(to_string(row.result.counts));
+      if (!row.result.counts_label.empty()) o["counts_source"] = row.result.counts_label;
     }
     o["unit"] = row.result.timing.unit;
     o["frac_copy"] = number(row.frac_copy);

@@ -117,7 +117,13 @@ struct BenchOptions {
 // for matrix products.
 std::vector<Peer> peers_for(const std::string& family, bool gflops);
 
-// Runs every configuration, then the derived columns.
+// What run_bench asks of the backend for every configuration (time; on the emulator the
+// counts too), so a command can ask Backend::refusal about the same runs first.
+RunOptions bench_run_options(const Backend& backend, const BenchOptions& opt);
+
+// Runs every configuration, then the derived columns. With a control on this thread
+// (thread_control()), its progress is one bar over the runs and the peers, each weighted
+// by Backend::expected_work.
 // @post rows.size() == configs.size(), in order; a row's speedup is set iff it and the
 //       row before it both verified and have a positive median time.
 BenchReport run_bench(Backend& backend, const std::string& family, std::vector<Config> configs,

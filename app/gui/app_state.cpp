@@ -4,6 +4,7 @@
 #include "app/paths.h"
 #include "kernels/run_meta.h"
 #include "sim/event_at.h"
+#include "sim/provenance.h"
 #include "viz/view_common.h"
 
 #include <algorithm>
@@ -212,8 +213,7 @@ std::string AppState::sizes_line() const {
       if (it != selection_.completed.end()) c[k] = it->second;
     }
   const Timing& tm = t->timing;
-  const std::string src = !tm.recorded.empty() ? tm.recorded : tm.measured ? "measured on " + worker_.device().name
-                                                                          : "modelled";
+  const std::string src = sim::long_label(tm.source);
   return "counts at " + ws::to_string(c) + " \xc2\xb7 times at " + ws::to_string(m) + ", " + src;
 }
 

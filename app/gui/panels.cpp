@@ -320,6 +320,10 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   const LessonCover cov = cover_of(s);
   in.covered = cov.views;
   in.covered_words = cov.metric_words;
+  if (r.counts != CountsSource::Run) {
+    in.counts_source = r.counts_label;
+    in.counts_missing = r.counts == CountsSource::NotRecorded;
+  }
   for (const sim::Problem& p : r.problems) problems.push_back(std::string(sim::to_string(p.kind)) + ": " + p.message);
   in.problems = problems;
   return in;
@@ -812,6 +816,18 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
     // The class needs to know that something runs, not which job: the bar stays one line.
     ImGui::TextColored(viz::to_imvec4(th(s).timer), "| %s %.1f s",
                        s.presenter_on ? "running" : std::string(to_string(*k)).c_str(), s.worker().running_seconds());
+    // One bar for the job, over all its runs: it never goes back, and the time left is
+    // the time so far scaled by the work still to do.
+    const RunProgress p = s.worker().run_progress();
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%d%%", int(100 * p.fraction()));
+    ImGui::SameLine();
+    ImGui::ProgressBar(float(p.fraction()), ImVec2(ImGui::GetFontSize() * 5, ImGui::GetTextLineHeight()), pct);
+    fd.progress = p.fraction();
+    if (p.eta_s > 0.5) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("about %.0f s left", p.eta_s);
+    }
   } else {
     ImGui::TextDisabled("| idle");
   }

@@ -40,6 +40,7 @@ struct FrameDraw {
   // "(mixed: ...)" when the two sources differ.
   std::string compare_a_source, compare_b_source, compare_ratio;
   bool emulated_notice = false;         // the "emulated: times are modelled" banner
+  double progress = -1;                 // the toolbar's bar for the running job (-1: idle)
   bool shortcuts_shown = false;         // the presenter's shortcut list
   std::vector<std::string> shortcut_keys;  // the keys that list named, in order
   bool lesson_drawn = false;

@@ -302,11 +302,59 @@ class CachingBackend : public Backend {
   Worker& w_;
 };
 
+void Worker::plan_phases(const Job& j,
+                         const std::vector<std::pair<std::string, const RunOptions*>>& runs,
+                         const std::vector<Params>& params) {
+  std::vector<Phase> phases;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    const Params& p = params.empty() ? j.params : params[i];
+    phases.push_back({runs[i].first, runs[i].second
+                                          ? backend_->expected_work(j.family, j.variant, p, *runs[i].second)
+                                          : 1});
+  }
+  control_.plan(std::move(phases));
+}
+
 bool Worker::staged(Job& j, JobResult& r, double t0) {
   const RunOptions base = j.opt;
   const bool gpu = backend_->kind() == BackendKind::Cuda;
   const bool want_block = base.keep_all_blocks || !base.keep_blocks.empty();
   auto acc = std::make_shared<RunResult>();
+  // The options of each stage's run, planned as the phases of the job's one bar.
+  RunOptions measured_o = base, block_o = base, counters_o = base, whole_o = base;
+  measured_o.totals = false;
+  measured_o.keep_blocks.clear();
+  measured_o.keep_all_blocks = false;
+  measured_o.verify = true;
+  block_o.timing = false;
+  block_o.verify = false;
+  block_o.totals = false;
+  counters_o.timing = false;
+  counters_o.verify = false;
+  counters_o.keep_blocks.clear();
+  counters_o.keep_all_blocks = false;
+  whole_o.keep_blocks.clear();
+  {
+    std::vector<std::pair<std::string, const RunOptions*>> runs;
+    if (gpu) {
+      runs.push_back({"measuring", &measured_o});
+      if (want_block) runs.push_back({"tracing the block", &block_o});
+      if (base.totals) runs.push_back({"counting the grid", &counters_o});
+    } else if (want_block && !base.keep_all_blocks) {
+      runs.push_back({"emulating the block", &block_o});
+      if (base.totals || base.timing) runs.push_back({"emulating the grid", &whole_o});
+    } else {
+      runs.push_back({"emulating the grid", &base});
+    }
+    plan_phases(j, runs);
+  }
+  std::size_t phase = 0;  // the phase of the next run
+  auto cached = [&](const RunOptions& o) {
+    control_.enter(phase);
+    auto res = run_cached(j.family, j.variant, j.params, o);
+    control_.finish(phase++);
+    return res;
+  };
   auto send = [&](Stage s, bool final) {
     r.stages.insert(s);
     const double at = now_seconds() - j.submitted;
@@ -322,23 +370,14 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
   };
   if (gpu) {
     // 1. The measured point: the fast build timed and verified on the device.
-    RunOptions o = base;
-    o.totals = false;
-    o.keep_blocks.clear();
-    o.keep_all_blocks = false;
-    o.verify = true;
-    *acc = *run_cached(j.family, j.variant, j.params, o);
+    *acc = *cached(measured_o);
     const bool more = acc->error.empty() && (want_block || base.totals);
     send(Stage::Measured, !more);
     if (!more) return true;
     if (superseded(j.kind)) return false;
     // 2. The selected block's events: the traced build for that block only.
     if (want_block) {
-      o = base;
-      o.timing = false;
-      o.verify = false;
-      o.totals = false;
-      const auto b = run_cached(j.family, j.variant, j.params, o);
+      const auto b = cached(block_o);
       acc->kept = b->kept;
       acc->problems = b->problems;
       if (!b->error.empty()) acc->error = b->error;
@@ -348,12 +387,7 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
       if (superseded(j.kind)) return false;
     }
     // 3. The whole-grid counters, accumulated on the device.
-    o = base;
-    o.timing = false;
-    o.verify = false;
-    o.keep_blocks.clear();
-    o.keep_all_blocks = false;
-    const auto c = run_cached(j.family, j.variant, j.params, o);
+    const auto c = cached(counters_o);
     acc->launches = c->launches;
     acc->totals = c->totals;
     if (!c->error.empty()) acc->error = c->error;
@@ -367,7 +401,7 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
     RunOptions o = base;
     o.timing = false;
     o.totals = false;
-    *acc = *run_cached(j.family, j.variant, j.params, o);
+    *acc = *cached(o);
     acc->verify_message.clear();  // not checked yet: the whole grid has not run
     acc->totals = {};             // one block's counters are not the grid's
     acc->launches.clear();
@@ -375,14 +409,12 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
     send(Stage::Block, !more);
     if (!more) return true;
     if (superseded(j.kind)) return false;
-    RunOptions w = base;
-    w.keep_blocks.clear();
-    const auto whole = run_cached(j.family, j.variant, j.params, w);
+    const auto whole = cached(whole_o);
     std::vector<KeptLaunch> kept = std::move(acc->kept);
     *acc = *whole;
     acc->kept = std::move(kept);
   } else {
-    *acc = *run_cached(j.family, j.variant, j.params, base);
+    *acc = *cached(base);
   }
   r.stages.insert(Stage::Measured);
   r.times.measured = now_seconds() - j.submitted;
@@ -423,9 +455,13 @@ JobResult Worker::execute(Job& j) {
       const std::vector<Peer> peers =
           f && planned ? peers_for(*f, plan.gflops()) : std::vector<Peer>{};
       total_ = int(peers.size());
+      plan_phases(j, std::vector<std::pair<std::string, const RunOptions*>>(
+                         peers.size(), {"timing a peer", nullptr}));
       for (Peer p : peers) {
+        control_.enter(std::size_t(done_.load()));
         const Params pp = peer_params(p, plan, full);
         r.peers.push_back(peer_cached(p, pp, j.opt));
+        control_.finish(std::size_t(done_.load()));
         ++done_;
       }
       break;
@@ -448,6 +484,19 @@ JobResult Worker::execute(Job& j) {
         r.bars.clear();
         r.bars_at = at;
         done_ = 0;
+        {
+          // One phase per variant, weighted by its run (a variant it cannot run weighs 1).
+          std::vector<Phase> phases;
+          for (const VariantInfo* v : vs) {
+            Params given, full;
+            for (const ParamSpec& ps : v->params)
+              if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
+            phases.push_back({v->name, validate(*v, given, limits, full).empty()
+                                           ? backend_->expected_work(j.family, v->name, full, o)
+                                           : 1});
+          }
+          control_.plan(std::move(phases));
+        }
         for (const VariantInfo* v : vs) {
           if (superseded(j.kind)) {
             r.cancelled = true;
@@ -461,7 +510,9 @@ JobResult Worker::execute(Job& j) {
             if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
           Params full;
           b.skipped = validate(*v, given, limits, full);
+          control_.enter(std::size_t(done_.load()));
           if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, o);
+          control_.finish(std::size_t(done_.load()));
           r.bars.push_back(std::move(b));
           ++done_;
         }
@@ -504,6 +555,29 @@ JobResult Worker::execute(Job& j) {
       // point's counters; the emulator's modelled times need the counters in one pass.
       RunOptions measured = o;
       if (gpu) measured.totals = false;
+      RunOptions counters = o;
+      counters.timing = false;
+      counters.verify = false;
+      const bool count_after = gpu && o.totals;  // a second pass for each point's counters
+      {
+        // Every point's run, then (on a GPU) every point's counters: one bar over them.
+        std::vector<std::pair<std::string, const RunOptions*>> runs;
+        std::vector<Params> at;
+        for (int pass = 0; pass < (count_after ? 2 : 1); ++pass)
+          for (long long s2 : ss)
+            for (long long x : j.xs) {
+              Params given = j.params, full;
+              given[j.sweep_x] = x;
+              if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
+              const bool ok = v && validate(*v, given, limits, full).empty();
+              runs.push_back({pass ? "counting " + j.sweep_x + "=" + std::to_string(x)
+                                   : j.sweep_x + "=" + std::to_string(x),
+                              ok ? (pass ? &counters : &measured) : nullptr});
+              at.push_back(ok ? full : given);
+            }
+        plan_phases(j, runs, at);
+      }
+      std::size_t phase = 0;
       std::vector<Params> fulls;
       for (long long s2 : ss) {
         for (long long x : j.xs) {
@@ -519,6 +593,7 @@ JobResult Worker::execute(Job& j) {
           if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
           Params full;
           p.skipped = v ? validate(*v, given, limits, full) : "unknown variant";
+          control_.enter(phase);
           if (p.skipped.empty()) {
             const auto rr = run_cached(j.family, j.variant, full, measured);
             p.verified = rr->ok();
@@ -530,30 +605,31 @@ JobResult Worker::execute(Job& j) {
           }
           fulls.push_back(p.skipped.empty() ? full : Params{});
           r.sweep.push_back(std::move(p));
+          control_.finish(phase++);
           ++done_;
         }
         if (r.cancelled) break;
       }
-      if (gpu && !r.cancelled && o.totals) {
+      if (count_after && !r.cancelled) {
         JobResult partial = r;
         partial.final = false;
         partial.seconds = now_seconds() - t0;
         partial.job = j;
         post(std::move(partial));
-        RunOptions counters = o;
-        counters.timing = false;
-        counters.verify = false;
         done_ = 0;
+        phase = j.xs.size() * ss.size();
         for (std::size_t i = 0; i < r.sweep.size(); ++i) {
           if (superseded(j.kind)) {
             r.cancelled = true;
             break;
           }
           SweepPoint& p = r.sweep[i];
+          control_.enter(phase);
           if (p.skipped.empty() && p.error.empty()) {
             const auto rr = run_cached(j.family, j.variant, fulls[i], counters);
             if (rr->error.empty()) p.plain = rr->totals.plain();
           }
+          control_.finish(phase++);
           ++done_;
         }
       }

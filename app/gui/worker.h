@@ -126,7 +126,8 @@ class Worker {
   double running_seconds() const;
   // Progress of the running bars/sweep job: points done of total.
   std::pair<int, int> progress() const { return {done_.load(), total_.load()}; }
-  // Progress of the backend run under way (done, total, estimate of the time left).
+  // Progress of the job under way: one bar over its runs (its fraction never goes down)
+  // and the time left from the work done, with the run's own done/total and stage.
   RunProgress run_progress() const { return control_.progress(); }
   // Stops the job under way within 100 ms (its result comes back marked cancelled).
   void cancel_running() { control_.cancel(); }
@@ -153,6 +154,11 @@ class Worker {
   // A peer's time, answered from the cache when the same peer ran before.
   PeerResult peer_cached(Peer p, const Params& pp, const RunOptions& o);
   friend class CachingBackend;
+  // Plans the job's runs as the phases of its one progress bar (run_progress()), each
+  // weighted by Backend::expected_work with its options (null: weight 1) at `params[i]`
+  // (empty: the job's parameters).
+  void plan_phases(const Job& j, const std::vector<std::pair<std::string, const RunOptions*>>& runs,
+                   const std::vector<Params>& params = {});
   // A Main/Compare job in stages; posts a result after each. False when superseded.
   bool staged(Job& j, JobResult& r, double t0);
 

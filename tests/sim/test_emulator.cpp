@@ -715,7 +715,7 @@ TEST(Emulator, CancelStopsAnEndlessWorkLoopQuickly) {
   EmuOptions opt;
   opt.max_events_per_thread = ~0ull;  // only the cancel can stop it
   opt.control = &ctl;
-  opt.progress_total = 4;
+  ctl.start(4, "test");
   std::thread canceller([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ctl.cancel();
@@ -743,14 +743,17 @@ TEST(Emulator, ReportsProgressInBlocks) {
   ctl.on_progress = [&](const RunProgress& p) { seen.push_back(p.done); };
   EmuOptions opt;
   opt.control = &ctl;
-  opt.progress_base = 10;
-  opt.progress_total = 18;
+  // A run of 18 blocks of which 10 ran before this launch (an earlier launch, or another
+  // core's part): the launch adds its own 8.
+  ctl.start(18, "test");
+  ctl.report(10, 18, "test");
   EmuResult r = emulate(CountsWork{g(out, 0)}, {8, 1, 1}, {32, 1, 1}, 0, rec, opt);
   ASSERT_TRUE(r.ok);
   ASSERT_FALSE(seen.empty());
   EXPECT_TRUE(std::is_sorted(seen.begin(), seen.end()));
-  EXPECT_EQ(seen.back(), 18);  // base 10 plus the 8 blocks of this launch
+  EXPECT_EQ(seen.back(), 18);  // 10 before plus the 8 blocks of this launch
   EXPECT_EQ(ctl.progress().total, 18);
+  EXPECT_DOUBLE_EQ(ctl.progress().fraction(), 1.0);
 }
 
 TEST(Emulator, WorkOutsideAThreadPollsTheThreadsControl) {

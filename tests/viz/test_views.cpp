@@ -438,6 +438,36 @@ TEST(MetricsTable, NcuNamesPlainWordsAndModelledTime) {
   EXPECT_EQ(d.note, in.error);
 }
 
+// Counts this machine did not count say who did; counts a recording lacks are not drawn
+// as zeros.
+TEST(MetricsTable, RecordedCountsSayWhoCountedThem) {
+  sim::Totals t;
+  t.add(row_load());
+  MetricsInput in;
+  in.totals = &t;
+  in.ran = true;
+  in.verified = true;
+  in.source = sim::Provenance::recorded("NVIDIA H100 80GB HBM3", "2026-11-25");
+  in.median_ms = 0.25;
+  Headless h;
+  MetricsDraw d;
+  h.frame([&] { d = draw_metrics_table(in); });
+  EXPECT_EQ(d.counts_line, "");  // counted by this run: nothing to add
+  in.counts_source = "model counts recorded on NVIDIA H100 80GB HBM3, 2026-11-25";
+  h.frame([&] { d = draw_metrics_table(in); });
+  EXPECT_EQ(d.counts_line, "counts: " + in.counts_source);
+  EXPECT_EQ(d.ncu_rows, int(t.ncu().size()));
+  sim::Totals none;
+  in.totals = &none;
+  in.counts_source = "counts not recorded: old.json predates them";
+  in.counts_missing = true;
+  h.frame([&] { d = draw_metrics_table(in); });
+  EXPECT_EQ(d.counts_line, in.counts_source);
+  EXPECT_EQ(d.ncu_rows, 0);
+  EXPECT_EQ(d.plain_rows, 0);
+  EXPECT_EQ(d.time_label, sim::long_label(in.source));  // the time is still shown
+}
+
 TEST(ChartWidget, BeginPlotEndBuildsTheSpecAndPaintsIt) {
   Headless h;
   ChartDraw d;

@@ -4,6 +4,7 @@
 // ThreadSanitizer (scripts/test_sanitizers).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <thread>
@@ -75,6 +76,37 @@ TEST(Worker, ProgressOfTheRunUnderWayHasAnEstimate) {
   EXPECT_GT(p.done, 0);
   EXPECT_GE(p.eta_s, 0);
   EXPECT_FALSE(p.stage.empty());
+}
+
+// One bar per job (issue 21, item 7): the variant bars are five runs, each reporting its
+// blocks from zero; the job's bar spans them and, sampled as the window samples it, never
+// goes back, and moves from one variant's phase to the next.
+TEST(Worker, AJobsProgressIsOneBarThatNeverGoesBack) {
+  Worker w(backend_factory("emu"));
+  Job j;
+  j.kind = JobKind::Bars;
+  j.family = "transpose";
+  j.params = {{"n", 768}};  // recorded at no size: every variant is emulated
+  j.opt.timing = true;
+  w.submit(j);
+  std::vector<double> bar;
+  std::vector<std::string> phases;
+  const auto t0 = clock_type::now();
+  while (ms_since(t0) < bound_ms(60000)) {
+    const bool running = w.running().has_value();
+    const RunProgress p = w.run_progress();  // read after: the job's own, or its end
+    if (running) {
+      bar.push_back(p.fraction());
+      if (phases.empty() || phases.back() != p.phase) phases.push_back(p.phase);
+    }
+    if (!running && !bar.empty() && w.idle()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+  ASSERT_GE(bar.size(), 2u);
+  EXPECT_TRUE(std::is_sorted(bar.begin(), bar.end()));
+  EXPECT_GT(bar.back(), 0.0);
+  EXPECT_GE(phases.size(), 2u) << "the bar moved through the variants' phases";
+  EXPECT_EQ(w.run_progress().fraction(), 1.0);
 }
 
 TEST(Worker, ANewerJobOfTheSameKindStopsTheOldOne) {

@@ -263,7 +263,7 @@ TEST(ChartLayoutValues, EveryBarHasItsValueAndNoneCrossesAnother) {
       for (std::size_t i = 0; i < 5; ++i) {
         s.x.push_back(double(i));
         s.y.push_back(ys[std::size_t(shape)][i]);
-        s.modelled.push_back(i % 2 == 1);
+        s.source.push_back(i % 2 == 1 ? ws::sim::Provenance::modelled("dram") : ws::sim::Provenance::measured("H100"));
         s.wrong.push_back(false);
       }
       c.series.push_back(s);

@@ -236,7 +236,12 @@ TEST(GuiPredict, LessonChartNeedsNoDisplay) {
   ASSERT_EQ(rc, 0) << msg;
   EXPECT_TRUE(msg.empty()) << "the step's view draws the chart: " << msg;
   ASSERT_FALSE(c.series.empty());
-  EXPECT_NE(std::find(c.categories.begin(), c.categories.end(), "naive"), c.categories.end());
-  EXPECT_NE(std::find(c.categories.begin(), c.categories.end(), "copy"), c.categories.end());
+  // At the timing size a variant the recording lacks stands as "copy (n/a)": match the name.
+  auto has = [&](const std::string& v) {
+    return std::any_of(c.categories.begin(), c.categories.end(),
+                       [&](const std::string& k) { return k == v || k.rfind(v + " (", 0) == 0; });
+  };
+  EXPECT_TRUE(has("naive"));
+  EXPECT_TRUE(has("copy"));
   EXPECT_EQ(c.categories.size(), c.series.front().y.size());
 }

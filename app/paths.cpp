@@ -114,6 +114,9 @@ std::string default_font() {
     if (std::string file = fontconfig_file(f); !file.empty()) return file;
 #endif
   std::error_code ec;
+  // A machine without fontconfig's configuration (the GPU machine's bundle) names a folder.
+  if (const char* dir = std::getenv("WARPSCOPE_FONT_DIR"); dir && *dir)
+    if (const fs::path f = fs::path(dir) / "DejaVuSans.ttf"; fs::is_regular_file(f, ec)) return f.string();
   return fs::exists(kDejaVuSans, ec) ? kDejaVuSans : "";
 }
 

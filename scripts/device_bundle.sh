@@ -6,7 +6,7 @@
 #   recording.json   `record` with the lessons' configurations (the device build has no
 #                    md4c, so its `record` cannot read lessons)
 #   latency.json     `latency --backend cuda`: the window's worker, p50 / p95
-#   *.png            the window on the GPU
+#   shots.tar.gz     the window on the GPU (PNG and the frame text beside each)
 #   summary.txt      one line a step, with its time
 #   logs.tar.gz      each step's log, lessons' checks, and ncu/ (Nsight Compute's counters
 #                    against the model; WS_NCU_ONLY narrows it), re-packed after every step
@@ -21,6 +21,9 @@ if [[ ! -x $G/run.sh ]]; then
   mkdir -p "$G" && tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
 fi
 W="$G/run.sh warpscope"
+# The bundle's fonts: the GPU machine has no fontconfig configuration (older binaries do not
+# read WARPSCOPE_FONT_DIR themselves).
+F=(--font "$G/fonts/DejaVuSans.ttf")
 steps=("$@")
 [[ ${#steps[@]} -eq 0 ]] && steps=(record lessons window latency ncu)
 want() { local s; for s in "${steps[@]}"; do [[ $s == "$1" ]] && return 0; done; return 1; }
@@ -39,17 +42,28 @@ lessons() {
   done
   return $rc
 }
-window() {
-  local rc=0 t0
+window() {  # screenshots land in $L/shots and come back packed in $OUT/shots.tar.gz
+  local rc=0 t0 id size S=$L/shots
+  mkdir -p "$S"
   t0=$SECONDS
   $W gui --backend cuda --kernel reduce --variant interleaved_modulo --set n=33554432 \
-    --hardware --sass --view window --size 1600x1000 --screenshot "$OUT/h100-reduce-modulo.png" || rc=1
-  echo "reduce, n = 2^25, CUPTI counters and SASS: $((SECONDS - t0)) s"; t0=$SECONDS
-  $W gui --backend cuda --lesson lessons/05-reduction.md --view window --size 1280x720 \
-    --screenshot "$OUT/h100-lesson05-1280x720.png" || rc=1
-  echo "lesson 05 at 1280x720: $((SECONDS - t0)) s"
+    --hardware --sass --view window --size 1600x1000 "${F[@]}" --screenshot "$S/h100-reduce-modulo.png" || rc=1
+  echo "reduce, n = 2^25, CUPTI counters and SASS: $((SECONDS - t0)) s"
+  for id in ${WS_SHOT_LESSONS:-03-shared-banks 04-transpose 08-latency-occupancy}; do
+    for size in 1280x720 1600x1000; do
+      t0=$SECONDS
+      $W gui --backend cuda --lesson "$id" --step 1 --size "$size" "${F[@]}" \
+        --screenshot "$S/h100-${id%%-*}-$size.png" || rc=1
+      echo "lesson $id step 1 at $size: $((SECONDS - t0)) s"
+    done
+  done
+  $W gui --backend cuda --presenter --size 1280x720 "${F[@]}" --screenshot "$S/h100-presenter-1280x720.png" || rc=1
+  tar czf "$OUT/shots.tar.gz" -C "$S" .
   return $rc
 }
+# A warm GPU first (clocks up, caches and the driver's lazy loading done), so the recording's
+# microsecond-scale medians do not carry the cold start.
+want record && step warmup $W bench --backend cuda --kernel transpose --set n=8192 --repeats 200
 want record && step record $W record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" --lessons lessons \
   --out "$OUT/recording.json" --force
 want lessons && step lessons lessons

@@ -473,22 +473,7 @@ void AppState::install(JobResult& r) {
       stepper.order = main.order;
       stepper.seek(keep ? pos : 0);
       if (!stepper.order.empty() && !keep) stepper.playing = false;
-      const RunResult& rr = *main.run;
-      // One history point per change, as soon as its time is in.
-      const bool timed_now = main.has(Stage::Measured) && history_gen_ != r.gen;
-      if (timed_now) history_gen_ = r.gen;
-      if (timed_now && rr.error.empty() && rr.timing.throughput > 0) {
-        HistoryPoint h;
-        h.run = ++runs_done;
-        h.series = r.job.variant;
-        h.label = r.job.variant + " " + params_text(r.job.params);
-        h.throughput = rr.timing.throughput;
-        h.unit = rr.timing.unit;
-        h.wrong = !rr.ok();
-        h.source = rr.timing.source;
-        history.push_back(h);
-        while (history.size() > kHistoryMax) history.pop_front();
-      }
+      note_history();
       break;
     }
     case JobKind::Compare:
@@ -516,6 +501,7 @@ void AppState::install(JobResult& r) {
       bars_cancelled = r.cancelled;
       // Bars modelled at the counting size instead: the peers beside them at that size too.
       if (r.final && !r.cancelled && !bars_at.empty() && bars_at != peers_at_) request_peers_at(bars_at);
+      note_history();
       break;
     case JobKind::Sweep:
       if (r.gen != sweep_pending_gen_) return;
@@ -533,6 +519,31 @@ void AppState::install(JobResult& r) {
       peers_at_ = r.job.params;
       break;
   }
+}
+
+// One history point per change, at the size the bars time at when that is not the counting
+// size (the timed run), so the history never plots a counting run's time beside timed ones.
+void AppState::note_history() {
+  if (!main.valid() || !main.has(Stage::Measured) || history_gen_ == main.gen) return;
+  const RunResult* rr = timed_run();
+  if (!rr) {
+    // No timed run: the counting run's time, unless the bars (at the timing size) are still coming.
+    const bool timed_elsewhere = timed_params() != selection_.completed;
+    if (timed_elsewhere && bars_pending_gen_ != 0) return;
+    rr = main.run.get();
+  }
+  history_gen_ = main.gen;
+  if (!rr->error.empty() || rr->timing.throughput <= 0) return;
+  HistoryPoint h;
+  h.run = ++runs_done;
+  h.series = main.sel.variant;
+  h.label = main.sel.variant + " " + params_text(rr->params);
+  h.throughput = rr->timing.throughput;
+  h.unit = rr->timing.unit;
+  h.wrong = !rr->ok();
+  h.source = rr->timing.source;
+  history.push_back(h);
+  while (history.size() > kHistoryMax) history.pop_front();
 }
 
 void AppState::derive(Loaded& l, bool) {

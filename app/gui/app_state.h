@@ -237,6 +237,7 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
                 lesson_done_gen_ = 0;
   std::string peers_for_;   // the family/size the peers were measured for
   void request_peers_at(const Params& p);
+  void note_history();
   Params peers_at_;         // the parameters the peers on screen were sized from
   bool worker_ready_seen_ = false;
   bool user_pinned_ = false;

@@ -206,13 +206,23 @@ EditorDraw EditorPanel::draw(AppState& s) {
     d.status = status();
     return d;
   }
+  // The buttons share a row while they fit, else the next one starts a row: a narrow panel
+  // (the editor's column at some window sizes) never lays a button past its edge.
+  const ImGuiStyle& bst = ImGui::GetStyle();
+  const float row_end = ImGui::GetCursorScreenPos().x + ImGui::GetContentRegionAvail().x;
+  auto beside = [&](const std::string& label) {
+    const float w = ImGui::CalcTextSize(label.c_str()).x + 2 * bst.FramePadding.x;
+    const float x = ImGui::GetItemRectMax().x + bst.ItemSpacing.x;
+    if (x + w <= row_end) ImGui::SameLine();
+  };
+  const std::string compare_label = "Compare with " + p_.variant;
   if (ImGui::Button(checking() ? "Checking..." : "Check")) check(s);
-  ImGui::SameLine();
+  beside("Reload");
   if (ImGui::Button("Reload")) load_file();
-  ImGui::SameLine();
+  beside("Starter");
   if (ImGui::Button("Starter")) set_text(p_.starter);
-  ImGui::SameLine();
-  if (ImGui::Button(("Compare with " + p_.variant).c_str()) && s.user_shown())
+  beside(compare_label);
+  if (ImGui::Button(compare_label.c_str()) && s.user_shown())
     s.set_compare(!s.compare_mode, p_.variant);
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ImGui::GetIO().KeyCtrl &&
       ImGui::IsKeyPressed(ImGuiKey_Enter))

@@ -341,6 +341,27 @@ TEST(GuiCharts, RecordedBarsAreCalledRecorded) {
   EXPECT_NE(axis, "GB/s (modelled)");
 }
 
+// Free play times at the family's timing size: the history plots that time, not the
+// counting run's, so its points and the bars tell one story.
+TEST(GuiCharts, HistoryTakesTheTimedRunsTime) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", {{"n", 1024}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}},
+                        View::Window);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  ASSERT_TRUE(s->settle(300, err)) << err;  // the timed run lands after the counting run
+  const AppState& st = s->state();
+  const RunResult* t = st.timed_run();
+  if (!t) GTEST_SKIP() << "no timed run at the family's timing size (no recording)";
+  ASSERT_FALSE(st.history.empty());
+  const HistoryPoint& h = st.history.back();
+  EXPECT_DOUBLE_EQ(h.throughput, t->timing.throughput);
+  EXPECT_TRUE(h.source.is(sim::Source::Recorded));
+  EXPECT_NE(h.label.find("n=8192"), std::string::npos) << h.label;
+  EXPECT_NE(st.main.run->timing.throughput, h.throughput) << "the counting run's time differs";
+}
+
 TEST(GuiStepper, KeyboardOnlyStepping) {
   NEED_DISPLAY();
   GuiOptions o;

@@ -702,7 +702,9 @@ void AppState::open_lab(const std::string& family, const std::string& variant, c
   selection_.sel.family = family;
   selection_.sel.variant = variant;
   selection_.sel.params = params;
-  selection_.timing = timing;
+  // A step that only counts still times where its family times (the recording's or the
+  // GPU's size), so its chart never argues from a launch too small to measure memory.
+  selection_.timing = timing.empty() ? family_timing(family, {}) : timing;
   selection_.sel.launch = 0;
   default_sweep_params();
   request_run();

@@ -291,7 +291,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
   // As wide as the longest line: a long line scrolls with the panel's scrollbar, not
   // hidden past the box's edge.
   const float text_w = ImGui::CalcTextSize(buf_.c_str()).x + 2 * st.FramePadding.x + ImGui::GetFontSize();
-  if (ImGui::InputTextMultiline("##src", buf_.data(), buf_.capacity() + 1,
+  if (ImGui::InputTextMultiline(kEditorTextLabel, buf_.data(), buf_.capacity() + 1,
                                 ImVec2(std::max({width - gutter, 100.f, text_w}), std::max(h, ImGui::GetContentRegionAvail().y)),
                                 ImGuiInputTextFlags_AllowTabInput | ImGuiInputTextFlags_CallbackResize,
                                 resize_cb, &buf_))

@@ -17,6 +17,10 @@
 
 namespace ws::gui {
 
+// The label of the editor's text box. ImGui's multiline input scrolls its own text with the
+// caret, so the cut-text check (panels.cpp) does not count its window's extent as cut.
+inline constexpr const char* kEditorTextLabel = "##kernel_text";
+
 class AppState;
 
 struct EditorDraw {

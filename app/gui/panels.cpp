@@ -5,6 +5,7 @@
 #include <imgui_internal.h>
 
 #include <algorithm>
+#include <cstring>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -1710,7 +1711,9 @@ void check_text(FrameDraw& fd) {
       // is a widget the panel does not show.
       const ImRect& vis = w->InnerClipRect;
       const ImVec2 pad = w->WindowPadding;
-      const bool over_x = !scrolls_x && !(w->Flags & ImGuiWindowFlags_HorizontalScrollbar) &&
+      // The editor's text box scrolls its text with the caret (ImGui's multiline input).
+      const bool text_box = std::strstr(w->Name, (std::string("/") + kEditorTextLabel + "_").c_str()) != nullptr;
+      const bool over_x = !scrolls_x && !text_box && !(w->Flags & ImGuiWindowFlags_HorizontalScrollbar) &&
                           w->DC.CursorMaxPos.x > vis.Max.x + pad.x + 1;
       const bool over_y = !scrolls_y && (w->Flags & ImGuiWindowFlags_NoScrollbar) &&
                           w->DC.CursorMaxPos.y > vis.Max.y + pad.y + 1;

@@ -13,26 +13,28 @@ namespace ws::cli {
 
 namespace {
 
-// The configurations of a bench/export command line.
-std::vector<Config> bench_configs(const BenchArgs& a, const Backend& b, Params& sets,
-                                  std::vector<Sweep>& sweeps) {
-  std::vector<const VariantInfo*> vs;
-  if (!a.variant.empty()) {
-    vs = {&variant_or_usage(a.kernel, a.variant)};
-  } else {
-    vs = family_variants(a.kernel);
-    if (vs.empty()) {
-      std::string why;
-      lookup(a.kernel, "", why);
-      usage(why);
-    }
+// The variants of a bench/export command line.
+std::vector<const VariantInfo*> bench_variants(const BenchArgs& a) {
+  if (!a.variant.empty()) return {&variant_or_usage(a.kernel, a.variant)};
+  std::vector<const VariantInfo*> vs = family_variants(a.kernel);
+  if (vs.empty()) {
+    std::string why;
+    lookup(a.kernel, "", why);
+    usage(why);
   }
-  sets = sets_or_usage(a.sets);
-  sweeps = sweeps_or_usage(a.sweeps);
-  std::vector<Config> cs;
-  std::string why;
-  if (!make_configs(vs, sets, sweeps, b.device().limits, cs, why)) usage(why);
-  return cs;
+  return vs;
+}
+
+// The family's timing sizes that the command line leaves open (neither --set nor --sweep).
+Params timing_fill(const std::string& family, const Params& sets, const std::vector<Sweep>& sweeps) {
+  Params fill;
+  if (const FamilyInfo* f = find_family(family))
+    for (const auto& [k, v] : f->timing) {
+      bool swept = false;
+      for (const Sweep& sw : sweeps) swept = swept || sw.key == k;
+      if (!sets.count(k) && !swept) fill[k] = v;
+    }
+  return fill;
 }
 
 int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
@@ -57,22 +59,46 @@ int cmd_bench(const BenchArgs& a, std::ostream& out, std::ostream& err) {
 // What bench and export share: the configurations, the runs, the text table on `out`.
 BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream& err) {
   auto b = backend_or_usage(a.backend, err);
-  Params sets;
-  std::vector<Sweep> sweeps;
-  auto cs = bench_configs(a, *b, sets, sweeps);
+  const std::vector<const VariantInfo*> vs = bench_variants(a);
+  const Params sets = sets_or_usage(a.sets);
+  const std::vector<Sweep> sweeps = sweeps_or_usage(a.sweeps);
   BenchOptions bo;
   bo.repeats = a.repeats;
   bo.peers = a.peers;
-  // Refused before the first run: what the emulator cannot run and no recording answers.
   const RunOptions ro = bench_run_options(*b, bo);
-  for (const Config& c : cs)
-    if (std::string why = b->refusal(c.variant->family, c.variant->name, c.completed, ro);
-        !why.empty())
-      usage(why);
+  auto refusal = [&](const std::vector<Config>& cs) {
+    for (const Config& c : cs)
+      if (std::string why = b->refusal(c.variant->family, c.variant->name, c.completed, ro); !why.empty())
+        return why;
+    return std::string();
+  };
+  std::vector<Config> cs;
+  std::string why;
+  if (!make_configs(vs, sets, sweeps, b->device().limits, cs, why)) usage(why);
+  // Times at the family's timing size where the command line leaves it open, as the window
+  // and the lessons do: a small launch measures the launch and the cache, not the kernel
+  // (matmul at n=128 ranks naive first). Where that size can be neither run nor answered
+  // from the recording, the defaults, said so.
+  std::string sizes;
+  if (const Params fill = timing_fill(a.kernel, sets, sweeps); !fill.empty()) {
+    Params at = sets;
+    for (const auto& [k, v] : fill) at[k] = v;
+    std::vector<Config> timed;
+    std::string no;
+    if (make_configs(vs, at, sweeps, b->device().limits, timed, no) && (no = refusal(timed)).empty()) {
+      cs = std::move(timed);
+      sizes = "times at the family's timing size " + ws::to_string(fill) + " (--set to choose another)";
+    } else {
+      sizes = "times at the defaults, not at the family's timing size " + ws::to_string(fill) + ": " + no;
+    }
+  }
+  // Refused before the first run: what the emulator cannot run and no recording answers.
+  if (std::string no = refusal(cs); !no.empty()) usage(no);
   bo.progress = &err;
   BenchReport r = run_bench(*b, a.kernel, std::move(cs), bo);
   r.sets = sets;
   r.sweeps = sweeps;
+  r.sizes = sizes;
   out << bench_text(r);
   return r;
 }

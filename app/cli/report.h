@@ -95,6 +95,9 @@ struct BenchReport {
   int repeats = 10;
   Params sets;
   std::vector<Sweep> sweeps;
+  // Which size the times are at when the command line left the family's timing size open
+  // ("times at the family's timing size n=4096 ..."); "" when the command line named it.
+  std::string sizes;
   std::vector<BenchRow> rows;
   std::vector<PeerRow> peers;  // every peer timed (memcpy always for GB/s families)
   bool show_peers = false;     // --peers: list them in the outputs

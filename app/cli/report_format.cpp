@@ -139,7 +139,9 @@ std::string bench_text(const BenchReport& r) {
     o << ", theoretical peak " << fmt(r.device.peak_gbps) << " GB/s (" << peak.device << " data sheet)";
   if (r.device.peak_gflops > 0)
     o << ", FP32 peak " << fmt(r.device.peak_gflops) << " GFLOP/s";
-  o << "\n\n";
+  o << "\n";
+  if (!r.sizes.empty()) o << r.sizes << "\n";
+  o << "\n";
   const std::string tcol = sim::axis_title(measured || w.mixed ? "median ms" : "time ms", w);
   std::vector<std::string> header = {"variant", "params", tcol, "min..max ms", unit,
                                      unit == "GFLOP/s" ? "of cuBLAS" : "of memcpy",
@@ -316,6 +318,7 @@ Json bench_json(const BenchReport& r) {
   j["peak_source"] = source_json(peak_source(r.device, r.kind));
   j["repeats"] = r.repeats;
   j["set"] = params_json(r.sets);
+  if (!r.sizes.empty()) j["sizes"] = r.sizes;
   Json sw = Json::object();
   for (const auto& s : r.sweeps) sw[s.key] = s.values;
   j["sweep"] = sw;

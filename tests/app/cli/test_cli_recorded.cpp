@@ -168,3 +168,50 @@ TEST(BenchProgress, OneBarAcrossTheRunsThatNeverMovesBackwards) {
 }
 
 }  // namespace
+
+// Issue 21 item 2: `bench` with the family's size left open times at the family's timing
+// size, answered from the recording without emulating (matmul at n=128 would rank naive
+// first); the table says which size it times at. A size on the command line is kept.
+TEST_F(RecordedCli, BenchTimesAtTheFamilysTimingSizeWhenLeftOpen) {
+  const fs::path d = scratch("timing_size");
+  const Out r = no_emulation("bench --kernel matmul", d);
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("times at the family's timing size n=4096"), std::string::npos) << r.out;
+  std::istringstream in(r.out);
+  int rows = 0;
+  double naive = 0, warptiled = 0;
+  for (std::string l; std::getline(in, l);) {
+    std::istringstream w(l);
+    std::string name, n;
+    double ms = 0;
+    if (!(w >> name >> n) || n != "n=4096") continue;
+    if (name == "naive" || name == "tiled") w >> n;  // tile=16
+    w >> ms;
+    ++rows;
+    if (name == "naive") naive = ms;
+    if (name == "warptiled") warptiled = ms;
+  }
+  EXPECT_EQ(rows, 6) << r.out;
+  EXPECT_GT(naive, 0);
+  EXPECT_GT(warptiled, 0);
+  EXPECT_LT(warptiled, naive) << "at its timing size the naive kernel is the slowest";
+
+  const Out set = no_emulation("bench --kernel transpose --variant tiled --set n=8192 --set pad=1", d);
+  ASSERT_EQ(set.code, 0) << set.err;
+  EXPECT_EQ(set.out.find("family's timing size"), std::string::npos) << "a size the user names is kept";
+  fs::remove_all(d);
+}
+
+// Where the timing size is neither recorded nor emulable, the defaults, said so.
+TEST(CliRecorded, BenchSaysWhenItCannotTimeAtTheTimingSize) {
+  const fs::path d = scratch("timing_size_none");
+  const std::string cmd = "cd '" + d.string() + "' && WARPSCOPE_RECORDING=none '" WS_BINARY_DIR
+                          "/warpscope' bench --kernel transpose --backend emu > out.txt 2> err.txt";
+  const int st = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(st));
+  EXPECT_EQ(WEXITSTATUS(st), 0) << slurp(d / "err.txt");
+  const std::string out = slurp(d / "out.txt");
+  EXPECT_NE(out.find("times at the defaults, not at the family's timing size n=8192"), std::string::npos) << out;
+  EXPECT_NE(out.find("n=1024"), std::string::npos) << out;
+  fs::remove_all(d);
+}

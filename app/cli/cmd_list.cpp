@@ -40,6 +40,7 @@ int cmd_list(bool json, std::ostream& out) {
       }
       Json jf;
       jf["family"] = f;
+      if (const FamilyInfo* fi = find_family(f)) jf["timing"] = params_json(fi->timing);
       jf["variants"] = vs;
       fams.push_back(jf);
     }
@@ -49,7 +50,10 @@ int cmd_list(bool json, std::ostream& out) {
     return kExitOk;
   }
   for (const auto& f : family_names()) {
-    out << f << "\n";
+    out << f;
+    // Where bench and the window time it when the size is left open (a GPU's, or the recording's).
+    if (const FamilyInfo* fi = find_family(f); fi && !fi->timing.empty()) out << "  (timed at " << ws::to_string(fi->timing) << ")";
+    out << "\n";
     for (const auto* v : family_variants(f)) {
       out << "  " << v->name << " - " << v->title << "\n";
       if (!v->why.empty()) out << "      " << v->why << "\n";

@@ -2,7 +2,8 @@
 # The GPU machine's checks that need the full build (GUI, lessons): run from the repository
 # root there, with the GUI bundle carried in .gpu-gui/ (../shared/tools/gpu-gui-bundle
 # build; the GPU machine brings cudart, cuBLAS, NVRTC and CUPTI, so keep those out of it).
-# Its warpscope is the one built here, so it needs no build there. Writes to $OUT:
+# Its warpscope is the one built here, so it needs no build there (scripts/make_gpu_bundle.sh
+# packs .gpu-gui/libs.tar.xz and bin.tar.xz; `--bin` repacks only the binaries). Writes to $OUT:
 #   recording.json   `record` with the lessons' configurations (the device build has no
 #                    md4c, so its `record` cannot read lessons)
 #   latency.json     `latency --backend cuda`: the window's worker, p50 / p95
@@ -18,7 +19,13 @@ L=/tmp/warpscope-bundle-logs
 mkdir -p "$OUT" "$L"
 G=/tmp/warpscope-gui
 if [[ ! -x $G/run.sh ]]; then
-  mkdir -p "$G" && tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
+  mkdir -p "$G"
+  if [[ -f .gpu-gui/libs.tar.xz ]]; then  # scripts/make_gpu_bundle.sh: libraries, then binaries
+    tar xJf .gpu-gui/libs.tar.xz -C "$G" && tar xJf .gpu-gui/bin.tar.xz -C "$G" ||
+      { echo "cannot unpack .gpu-gui/libs.tar.xz and bin.tar.xz" >&2; exit 2; }
+  else
+    tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
+  fi
 fi
 W="$G/run.sh warpscope"
 # The bundle's fonts: the GPU machine has no fontconfig configuration (older binaries do not

@@ -4,14 +4,44 @@
 # machine brings (NVRTC, CUPTI: 113 MB), and with ICU's 31 MB data file replaced by an
 # empty one: Mesa's LLVM links libxml2, which links ICU, and nothing here converts text
 # through it (the window was checked with the stub here and on the H100).
+#
+# Two files, so that a rebuilt binary travels without recompressing the libraries:
+#   .gpu-gui/libs.tar.xz   everything but the binaries (slow: xz -9 of ~150 MB)
+#   .gpu-gui/bin.tar.xz    bin/warpscope and its helper executables (seconds)
+#
+#   scripts/make_gpu_bundle.sh          both
+#   scripts/make_gpu_bundle.sh --bin    the binaries only; refused when the binary now needs a
+#                                       library that libs.tar.xz lacks (then run it without --bin)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${WS_GPU_GUI_BUNDLE:-$root/../shared/tools/gpu-gui-bundle}
 cd "$root"
-"$tool" build .gpu-gui/bundle.tar.xz
+mkdir -p .gpu-gui
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+
+bins() {  # the stripped binaries of build/ into $1/bin
+  mkdir -p "$1/bin"
+  for h in build/warpscope build/warpscope-*; do
+    [[ -x $h && -f $h ]] && cp "$h" "$1/bin/" && strip "$1/bin/$(basename "$h")" 2>/dev/null
+  done
+  return 0
+}
+
+if [[ ${1:-} == --bin ]]; then
+  [[ -f .gpu-gui/libs.txt ]] || { echo "no .gpu-gui/libs.txt: run $0 without --bin first" >&2; exit 2; }
+  missing=$(ldd build/warpscope | awk '/=>/ {print $1}' | grep -vxFf .gpu-gui/libs.txt |
+            grep -Ev '^(libc|libm|libdl|libpthread|librt|libresolv|libstdc\+\+|libgcc_s|libcudart|libcublas[^.]*|libcuda|libnvrtc|libcupti|libnvperf[^.]*|linux-vdso)\.so' || true)
+  [[ -z $missing ]] || { echo "the binary needs libraries libs.tar.xz lacks: $missing; run $0 without --bin" >&2; exit 2; }
+  bins "$t"
+  tar cf - -C "$t" bin | xz -6 -T"$(nproc)" > .gpu-gui/bin.tar.xz
+  ls -l .gpu-gui/bin.tar.xz
+  exit 0
+fi
+
+"$tool" build .gpu-gui/bundle.tar.xz
 tar xJf .gpu-gui/bundle.tar.xz -C "$t"
+rm -f .gpu-gui/bundle.tar.xz
 rm -f "$t"/lib/libnvrtc* "$t"/lib/libcupti* "$t"/lib/libnvperf*
 icu=$(ls "$t"/lib/libicudata.so.* 2>/dev/null | head -1)
 if [[ -n $icu ]]; then
@@ -20,5 +50,11 @@ if [[ -n $icu ]]; then
   gcc -shared -fPIC -Wl,-soname,"libicudata.so.$v" -o "$icu" "$t/icu.c"
   rm "$t/icu.c"
 fi
-tar cf - -C "$t" . | xz -9 -T"$(nproc)" > .gpu-gui/bundle.tar.xz
-ls -l .gpu-gui/bundle.tar.xz
+(cd "$t/lib" && ls) > .gpu-gui/libs.txt
+mkdir -p "$t.bin"
+mv "$t"/bin/warpscope* "$t.bin/" 2>/dev/null || true
+tar cf - -C "$t" . | xz -9 -T"$(nproc)" > .gpu-gui/libs.tar.xz
+rm -rf "$t.bin"
+bins "$t/b"
+tar cf - -C "$t/b" bin | xz -6 -T"$(nproc)" > .gpu-gui/bin.tar.xz
+ls -l .gpu-gui/libs.tar.xz .gpu-gui/bin.tar.xz

@@ -42,7 +42,9 @@ def run(args):
 
 
 def key(line, words=2):
-    return squeeze(line).split(" ")[:words]
+    w = squeeze(line).split(" ")[:words]
+    # A table's rule of dashes matches the output's rule, whatever its length.
+    return ["-rule-"] if w and set(w[0]) == {"-"} else w
 
 
 def refresh(sample, out_lines):

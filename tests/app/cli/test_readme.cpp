@@ -1,5 +1,6 @@
-// README.md's sample outputs are real: every code block under a `<!-- readme-check: ARGS -->`
-// comment is what `warpscope ARGS` prints, run here on the emulator without a display.
+// The sample outputs of README.md and docs/*.md are real: every code block under a
+// `<!-- readme-check: ARGS -->` comment is what `warpscope ARGS` prints, run here on the
+// emulator without a display (scripts/readme_samples.py regenerates them).
 //
 //   <!-- readme-check: list -->              the block's lines appear in the output, in order
 //   <!-- readme-check: -->                   (no arguments: the headless demo)
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -138,12 +140,19 @@ std::string first_missing_pair(const std::vector<std::string>& sample, const std
 }
 
 TEST(Readme, EverySampleIsWhatTheCommandPrints) {
-  const std::string readme = slurp(fs::path(WS_SOURCE_DIR) / "README.md");
-  const auto cs = checks(readme);
-  ASSERT_GE(cs.size(), 6u) << "README.md lost its readme-check blocks";
+  // The README's tour and the reference pages in docs/ (CLI.md holds most samples).
+  std::vector<std::pair<std::string, Check>> cs;
+  std::vector<fs::path> files = {fs::path(WS_SOURCE_DIR) / "README.md"};
+  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "docs"))
+    if (e.path().extension() == ".md") files.push_back(e.path());
+  std::sort(files.begin() + 1, files.end());
+  for (const fs::path& f : files)
+    for (const Check& c : checks(slurp(f))) cs.push_back({f.filename().string(), c});
+  ASSERT_GE(cs.size(), 6u) << "README.md and docs/ lost their readme-check blocks";
+  ASSERT_EQ(cs.front().first, "README.md") << "the README's tour keeps a checked sample";
   const fs::path dir = fs::temp_directory_path() / ("ws_readme_" + std::to_string(::getpid()));
-  for (const Check& c : cs) {
-    SCOPED_TRACE("README.md:" + std::to_string(c.line) + ": warpscope " + c.args);
+  for (const auto& [file, c] : cs) {
+    SCOPED_TRACE(file + ":" + std::to_string(c.line) + ": warpscope " + c.args);
     fs::remove_all(dir);
     fs::create_directories(dir);
     ASSERT_FALSE(c.sample.empty());

@@ -1,5 +1,5 @@
 // The worker thread.
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>

@@ -471,15 +471,19 @@ Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
     if (rc == -2) {
       std::ostringstream t;
       t << opt.time_s;
-      c.error = spec.source_path + ":1: the compiler did not finish in " + t.str() +
-                " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or constexpr "
-                "evaluation too heavy?";
+      // The kernel's doing, so an error on its file (not `error`, which says nothing
+      // could be built).
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler did not finish in " + t.str() +
+                              " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or "
+                              "constexpr evaluation too heavy?"});
       return c;
     }
     if (rc != 0 && (c.log.find("memory exhausted") != std::string::npos ||
                     c.log.find("out of memory") != std::string::npos)) {
-      c.error = spec.source_path + ":1: the compiler ran out of memory (its limit is " +
-                std::to_string(opt.memory_mb) + " MB): templates or constexpr evaluation too heavy?";
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler ran out of memory (its limit is " + std::to_string(opt.memory_mb) +
+                              " MB): templates or constexpr evaluation too heavy?"});
       return c;
     }
     if (rc != 0) {

@@ -2,6 +2,8 @@
 // in a process of its own, the GPU runner (see user_nvrtc.h, user_gpu_runner.h).
 #include "kernels/user_nvrtc.h"
 
+#include "kernels/compile_log.h"
+
 #include "kernels/simt_cuda.h"  // the traced build's records (host view)
 #include "sim/model.h"
 
@@ -14,7 +16,6 @@
 #include <fstream>
 #include <future>
 #include <mutex>
-#include <regex>
 #include <sstream>
 
 namespace ws::user {
@@ -41,6 +42,7 @@ std::string cccl_include() {
 
 std::string nvrtc_source(const KernelSpec& spec, bool traced) {
   std::string s = traced ? "#define WS_MODE_TRACED\n" : "#define WS_MODE_FAST\n";
+  s += "#define WS_STUDENT_BUILD\n";  // the handles' raw pointers hidden (simt_cuda.h)
   s += "#include \"kernels/simt.h\"\nWS_BEGIN_MODE\n#include \"ws_student.cuh\"\nWS_END_MODE\n";
   // WS_ENTRY_BOUNDS: the traced build's counting needs registers; bounded like the
   // catalogue's ws_entry, so a 1024-thread block still launches.
@@ -156,26 +158,30 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
   } else {
     // "ws_student.cuh(12): error: ..." -> the student's file and line; anything else
     // (the dialect, the generated entry) at the struct's line with the message.
-    const std::regex loc("^(.*?)\\(([0-9]+)\\): (catastrophic )?error: (.*)$");
-    std::istringstream in(c.log);
-    std::string line;
-    while (std::getline(in, line)) {
-      std::smatch m;
-      if (!std::regex_match(line, m, loc)) continue;
+    // Read by a linear scan (compile_log.h): no regex on unbounded input.
+    if (c.log.size() > kMaxLogBytes) c.log.resize(kMaxLogBytes);
+    std::size_t start = 0;
+    while (start < c.log.size() && c.errors.size() < 50) {
+      std::size_t end = c.log.find('\n', start);
+      if (end == std::string::npos) end = c.log.size();
+      const std::string_view line(c.log.data() + start, end - start);
+      start = end + 1;
+      Diagnostic d;
+      if (!parse_nvrtc_line(line, d)) continue;
       CompileError e;
       e.file = spec.source_path;
-      if (m[1] == "ws_student.cuh") {
-        e.line = std::atoi(std::string(m[2]).c_str());
-        e.message = m[4];
+      if (d.file == "ws_student.cuh") {
+        e.line = d.line;
+        e.message = short_message(d.message);
       } else {
         e.line = 1;
-        e.message = std::string(m[4]) + " (in " + std::string(m[1]) + ")";
+        e.message = short_message(d.message) + " (in " + short_message(d.file) + ")";
       }
       bool dup = false;
       for (const auto& o : c.errors) dup = dup || (o.line == e.line && o.message == e.message);
       if (!dup) c.errors.push_back(e);
     }
-    if (c.errors.empty()) c.errors.push_back({spec.source_path, 1, "NVRTC failed: " + c.log.substr(0, 300)});
+    if (c.errors.empty()) c.errors.push_back({spec.source_path, 1, "NVRTC failed: " + short_message(c.log.substr(0, 300))});
   }
   nvrtcDestroyProgram(&prog);
   c.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

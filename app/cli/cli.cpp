@@ -15,6 +15,7 @@
 #include "app/cli/report.h"
 #include "app/cli/util.h"
 #include "app/paths.h"
+#include "app/puzzle/grade.h"
 #include "app/puzzle/puzzle.h"
 #include "io/atomic_file.h"
 #include "kernels/hardware.h"
@@ -950,9 +951,21 @@ struct PuzzleArgs {
   bool list = false;
   std::string dir, check, kernel, backend = "emu";
   double time_limit = 10;
+  std::vector<std::string> grade;  // PUZZLE DIR
+  std::string out;
+  bool force = false;
+  unsigned jobs = 0;
 };
 
 int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.grade.empty()) {  // the grading command (app/puzzle/grade.h)
+    if (a.list || !a.check.empty()) usage("--grade cannot be combined with --list or --check");
+    if (a.out.empty()) usage("--grade needs --out results.csv");
+    if (!(a.time_limit > 0 && a.time_limit <= 3600))
+      usage("--time-limit " + std::to_string(a.time_limit) + " is outside 0..3600 seconds");
+    return puzzle::grade_command(a.grade[0], a.grade[1], a.out, a.force, a.time_limit, a.jobs, out, err);
+  }
+  if (!a.out.empty()) usage("--out is for --grade");
   if (a.list == !a.check.empty()) usage("puzzle needs either --list [--dir DIR] or --check FILE");
   if (a.list) return puzzle::list_command(a.dir, out, err);
   if (!(a.time_limit > 0 && a.time_limit <= 3600))
@@ -1226,6 +1239,11 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   puz->add_option("--backend", pa.backend, "emu (default), cuda or auto")->capture_default_str();
   puz->add_option("--time-limit", pa.time_limit, "seconds the kernel may run (emulator)")
       ->capture_default_str();
+  puz->add_option("--grade", pa.grade, "grade a class: PUZZLE DIR, every *.cuh in DIR in the sandbox")
+      ->expected(2);
+  puz->add_option("--out", pa.out, "the CSV --grade writes (one row per student)");
+  puz->add_flag("--force", pa.force, "replace an existing --out file");
+  puz->add_option("--jobs", pa.jobs, "kernels --grade checks at once (default: the cores)");
   RecordArgs ra;
   auto* rec = app.add_subcommand(
       "record", "Measure the lessons' timed configurations, the variant bars and the standard "

@@ -251,7 +251,7 @@ TEST_F(Sandbox, TheCompilerStopsAtItsOwnTimeLimit) {
   const Compiled c = compile_emu(spec(write(src)), o);
   const double took = since(t0);
   EXPECT_FALSE(c.ok);
-  EXPECT_NE(c.error.find("the compiler did not finish in 2 s"), std::string::npos) << c.message();
+  EXPECT_NE(c.message().find(":1: the compiler did not finish in 2 s"), std::string::npos) << c.message();
   EXPECT_LT(took, 8.0);
 }
 
@@ -269,7 +269,7 @@ TEST_F(Sandbox, TheCompilerStopsAtItsMemoryLimit) {
   const auto t0 = Clock::now();
   const Compiled c = compile_emu(spec(write(src)), o);
   EXPECT_FALSE(c.ok);
-  EXPECT_NE(c.error.find("the compiler ran out of memory (its limit is 768 MB)"), std::string::npos)
+  EXPECT_NE(c.message().find(":1: the compiler ran out of memory (its limit is 768 MB)"), std::string::npos)
       << c.message().substr(0, 300);
   EXPECT_LT(since(t0), 40.0);
 }

@@ -1036,6 +1036,12 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
           got_result = true;
           break;
         case 'D':
+          // Text (dlerror, an exception's what()): control bytes mean a forged record.
+          for (char ch : payload)
+            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
+              protocol_error = "a done record that is not text";
+              return;
+            }
           done_msg = sandbox::printable(payload, 400);
           break;
         default:
@@ -1153,7 +1159,9 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       return res;
     }
     if (!got_result || !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0)) {
-      if (WIFSIGNALED(wst))
+      if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGSYS)  // with signals blocked (posix_spawn)
+        res.error = file + ": your kernel made a forbidden system call: the sandbox stopped it";
+      else if (WIFSIGNALED(wst))
         res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
       else
         res.error = "your kernel's process ended early (exit " +

@@ -310,21 +310,23 @@ std::pair<NvrtcBuild, NvrtcBuild> compile_nvrtc_both(const KernelSpec& spec, con
 
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
-  // The NVRTC builds go on on a thread of their own while the emulator's build (the system
-  // compiler, spawned) goes on here; they end before the emulator's sandboxed run of the
-  // same source (counts, traces, problems), because the sandbox is a fork of this process:
+  // The NVRTC builds end before the emulator's sandboxed run of the same source (counts,
+  // traces, problems), because the sandbox is a fork of this process:
   // a lock another thread holds at the fork (NVRTC loads its builtins with dlopen) stays
   // held in the child for good. On the H100 the emulator then hung in 1 of 3 checks of
   // puzzle 01's solution until its 10 s limit.
   std::string why, arch;
   const bool gpu = gpu_available(why, &arch);
+  // NVRTC compiles in this process, where it cannot be stopped: the emulator's build (the
+  // system compiler under the sandbox's time and memory limits) goes first, so a template
+  // bomb or a constexpr loop is refused there before NVRTC ever sees it.
   std::future<std::pair<NvrtcBuild, NvrtcBuild>> builds;
-  if (gpu) builds = std::async(std::launch::async, [&] { return compile_nvrtc_both(spec, arch); });
   Compiled emu = compile_emu(spec);
   if (!emu.ok) {
     compiled = emu;
     return {};
   }
+  if (gpu) builds = std::async(std::launch::async, [&] { return compile_nvrtc_both(spec, arch); });
   if (gpu) builds.wait();
   RunResult res = run_emu(emu, spec, job, params, opt, limits);
   if (!res.error.empty() || !res.problems.empty()) {

@@ -584,29 +584,13 @@ class Ref {
 };
 #endif  // WS_MODE_TRACED
 
-// In a student's NVRTC build (WS_STUDENT_BUILD, kernels/user_nvrtc.cpp) the pointer,
-// count and id are private, as in the emulator's (simt_emu.h): no raw copy around the
-// traced accesses. The catalogue's kernels keep the aggregates.
-#if defined(WS_STUDENT_BUILD)
-#define WS_STUDENT_HIDDEN private:
-#define WS_STUDENT_SHOWN public:
-#else
-#define WS_STUDENT_HIDDEN
-#define WS_STUDENT_SHOWN
-#endif
 // The handles. Aggregates with the emulator's members, so Args builds them the same way.
 #if defined(WS_MODE_FAST)
 template <class T>
 struct Global {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Global() {}
-  __host__ __device__ Global(T* p, std::uint64_t count, std::uint8_t i) : ptr(p), n(count), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint64_t n = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
     return ptr[i];
   }
@@ -619,15 +603,9 @@ struct Global {
 
 template <class T>
 struct Shared {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Shared() {}
-  __host__ __device__ Shared(T* p, std::uint32_t o, std::uint32_t count, std::uint8_t i) : ptr(p), off(o), n(count), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0, n = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ T& operator()(std::int64_t i, int = __builtin_LINE()) const {
     return ptr[i];
   }
@@ -638,16 +616,10 @@ struct Shared {
 
 template <class T>
 struct Shared2D {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Shared2D() {}
-  __host__ __device__ Shared2D(T* p, std::uint32_t o, int r, int c, std::uint8_t i) : ptr(p), off(o), rows(r), cols(c), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0;
   int rows = 0, cols = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ T& operator()(int r, int c, int = __builtin_LINE()) const {
     return ptr[r * cols + c];
   }
@@ -655,15 +627,9 @@ struct Shared2D {
 #else
 template <class T>
 struct Global {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Global() {}
-  __host__ __device__ Global(T* p, std::uint64_t count, std::uint8_t i) : ptr(p), n(count), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint64_t n = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
   }
@@ -676,15 +642,9 @@ struct Global {
 
 template <class T>
 struct Shared {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Shared() {}
-  __host__ __device__ Shared(T* p, std::uint32_t o, std::uint32_t count, std::uint8_t i) : ptr(p), off(o), n(count), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0, n = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
   }
@@ -695,16 +655,10 @@ struct Shared {
 
 template <class T>
 struct Shared2D {
-#if defined(WS_STUDENT_BUILD)
-  __host__ __device__ Shared2D() {}
-  __host__ __device__ Shared2D(T* p, std::uint32_t o, int r, int c, std::uint8_t i) : ptr(p), off(o), rows(r), cols(c), id(i) {}
-#endif
- WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0;
   int rows = 0, cols = 0;
   std::uint8_t id = kNoArray;
- WS_STUDENT_SHOWN
   __device__ __forceinline__ Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
     // A column outside the row would alias the next row: the emulator rejects it, so do we.
     const bool inside = r >= 0 && r < rows && c >= 0 && c < cols;

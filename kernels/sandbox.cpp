@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <linux/landlock.h>
 #include <sched.h>
+#if defined(WS_HAVE_SECCOMP)
 #include <seccomp.h>
+#endif
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -162,6 +164,26 @@ std::string describe(Profile p) {
   return s;
 }
 
+bool have_filter() {
+#if defined(WS_HAVE_SECCOMP)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string syscall_name(int nr) {
+#if defined(WS_HAVE_SECCOMP)
+  if (char* n = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr)) {
+    std::string s = n;
+    std::free(n);
+    return s;
+  }
+#endif
+  return "number " + std::to_string(nr);
+}
+
+#if defined(WS_HAVE_SECCOMP)
 bool install_filter(Profile p, std::string& why) {
   const std::uint32_t deny = p == Profile::Kernel ? SCMP_ACT_TRAP : SCMP_ACT_ERRNO(EPERM);
   scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -199,6 +221,12 @@ bool install_filter(Profile p, std::string& why) {
   }
   return true;
 }
+#else
+bool install_filter(Profile, std::string& why) {
+  why = "warpscope was built without libseccomp";
+  return false;
+}
+#endif
 
 // ------------------------------------------------------------------ the child's side
 

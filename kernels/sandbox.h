@@ -65,8 +65,12 @@ int landlock_abi();
 FsPolicy restrict_filesystem(const std::vector<std::string>& writable,
                              const std::vector<std::string>& exec_ok = {});
 
+// Whether this build has the syscall filter (libseccomp found at build time).
+bool have_filter();
 // Loads the syscall filter of `p` (libseccomp). false with `why` when it could not be.
 bool install_filter(Profile p, std::string& why);
+// The name of a system call by number ("number N" when unknown).
+std::string syscall_name(int nr);
 
 // --- the parent's side ----------------------------------------------------------------
 

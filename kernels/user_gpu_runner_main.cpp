@@ -349,7 +349,8 @@ int gpu_runner_main() {
     if (std::to_string(::getppid()) != p) return 4;
   }
   const char* sc = std::getenv("WARPSCOPE_GPU_SECCOMP");
-  if (!(sc && std::string(sc) == "0") && !sandbox::install_filter(sandbox::Profile::GpuRunner, why)) {
+  if (!(sc && std::string(sc) == "0") && sandbox::have_filter() &&
+      !sandbox::install_filter(sandbox::Profile::GpuRunner, why)) {
     rep.error = "the GPU runner's sandbox could not start: " + why;
     rc = 2;
   } else if (!decode(read_stdin(), q, why)) {

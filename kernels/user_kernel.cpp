@@ -12,7 +12,6 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <seccomp.h>
 #include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -522,6 +521,7 @@ struct ChildStatus {
   volatile int finished;      // the child wrote its result and exits normally
   volatile int syscall;       // SIGSYS: the system call the filter stopped
   volatile int fs_policy;     // sandbox::FsPolicy, + 1 (0: not reached)
+  volatile int no_filter;     // this build has no syscall filter
 };
 
 ChildStatus* g_status = nullptr;
@@ -679,7 +679,9 @@ void place_fd(int fd, int to) {
 
   PipeWriter w(3);
   std::string why;
-  if (!sandbox::install_filter(sandbox::Profile::Kernel, why)) {
+  if (!sandbox::have_filter()) {
+    g_status->no_filter = 1;  // said with the result
+  } else if (!sandbox::install_filter(sandbox::Profile::Kernel, why)) {
     w.record('D', "the sandbox could not start (" + why + "): your kernel was not run");
     w.flush();
     ::_exit(2);
@@ -1108,6 +1110,10 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       res.sandbox_note = "no Landlock in this Linux kernel: your kernel could write outside its scratch directory";
     else if (fsp == int(sandbox::FsPolicy::Failed))
       res.sandbox_note = "the filesystem policy (Landlock) could not be applied";
+    if (!sandbox::have_filter())
+      res.sandbox_note += std::string(res.sandbox_note.empty() ? "" : "; ") +
+                          "no syscall filter (warpscope was built without libseccomp): your kernel "
+                          "could signal other processes, start programs and reach the network";
 
     const std::string& file = spec.source_path;
     auto limit_s = [&] {
@@ -1138,12 +1144,8 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
       if (sig == SIGSYS) {
-        const int nr = status->syscall;
-        char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
         res.error = where + "your kernel made a forbidden system call (" +
-                    (name ? std::string(name) : "number " + std::to_string(nr)) +
-                    "): the sandbox stopped it";
-        std::free(name);
+                    sandbox::syscall_name(status->syscall) + "): the sandbox stopped it";
       } else if (status->overflow) {
         res.error = where + "your kernel overflowed its stack (deep or endless recursion?)" +
                     (line ? " after line " + std::to_string(line) : std::string());

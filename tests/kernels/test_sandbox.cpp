@@ -103,6 +103,7 @@ TEST_F(Sandbox, HugeCompileMessagesAreReadWithoutARegexAndBounded) {
 
 // Row: `static int k = kill(getppid(), 15);` killed the CLI or the window (exit 143).
 TEST_F(Sandbox, KillingTheParentIsAForbiddenSystemCall) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp";
   const RunResult r = run(kernel(std::string(kLibc) + "static int k = kill(getppid(), 15);\n"));
   EXPECT_NE(r.error.find("forbidden system call (kill)"), std::string::npos) << r.error;
 }
@@ -167,6 +168,7 @@ TEST_F(Sandbox, AForgedDoneRecordIsNeverPrintedRaw) {
 // Row: system() in a global initializer ran as the user and wrote a file; a forked
 // grandchild in its own session outlived warpscope.
 TEST_F(Sandbox, SystemAndForkAreForbidden) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp";
   const fs::path mark = dir() / "system-ran";
   fs::remove(mark);
   const RunResult r =
@@ -178,6 +180,7 @@ TEST_F(Sandbox, SystemAndForkAreForbidden) {
 }
 
 TEST_F(Sandbox, TheNetworkIsForbidden) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp";
   const RunResult r = run(kernel(std::string(kLibc) + "static int k = socket(2, 1, 0);\n"));
   EXPECT_NE(r.error.find("forbidden system call (socket)"), std::string::npos) << r.error;
 }

@@ -16,6 +16,7 @@
 
 #include "app/puzzle/puzzle.h"
 #include "kernels/simt_cuda.h"
+#include "kernels/sandbox.h"
 #include "kernels/user_nvrtc.h"
 #include "sim/model.h"
 
@@ -200,6 +201,7 @@ TEST(UserGpuRunner, ARunnerThatClosesItsPipeIsStillStoppedAtTheDeadline) {
 
 // The runner's syscall filter (sandbox::Profile::GpuRunner) is in force.
 TEST(UserGpuRunner, TheRunnersFilterDeniesSignalsForksAndTheNetwork) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp";
   GpuRequest q = sample_request();
   q.simulate = "sandbox";
   const GpuReply r = run_in_runner(q, RunnerLimits{});

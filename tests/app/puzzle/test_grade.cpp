@@ -24,6 +24,7 @@ const std::string kPuzzle = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-co
 bool starts(const std::string& s, const std::string& p) { return s.rfind(p, 0) == 0; }
 
 TEST(Grade, AClassOfThirtyFiveKernelsEachGetsItsRow) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp: the hostile kernels would run";
   ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
   for (const char* f : {"/tmp/warpscope-grade-pwned", "/tmp/warpscope-grade-escape"}) fs::remove(f);
   Puzzle p;

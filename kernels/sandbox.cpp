@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <thread>
 
@@ -126,6 +127,7 @@ const Entry kTable[] = {
     {"bpf", Cond::Always, 0, K | C | G, false},
     {"perf_event_open", Cond::Always, 0, K | C, false},
     {"userfaultfd", Cond::Always, 0, K | C, false},
+    {"memfd_create", Cond::Always, 0, K, false},  // memory files outside every limit
     {"keyctl", Cond::Always, 0, K | C | G, false},
     {"add_key", Cond::Always, 0, K | C | G, false},
     {"request_key", Cond::Always, 0, K | C | G, false},
@@ -272,6 +274,7 @@ bool apply_limits(const Rlimits& r) {
     ok &= set_limit(RLIMIT_FSIZE, r.file_bytes);
     ::signal(SIGXFSZ, SIG_IGN);  // a write past the limit fails (EFBIG) instead of killing
   }
+  if (r.open_files) ok &= set_limit(RLIMIT_NOFILE, r.open_files);
   if (r.cpu_s) {
     rlimit c{rlim_t(r.cpu_s), rlim_t(r.cpu_s + 1)};
     ok &= ::setrlimit(RLIMIT_CPU, &c) == 0;
@@ -382,6 +385,20 @@ std::string read_bounded(int fd, std::size_t most, bool* truncated) {
     if (truncated) *truncated = true;
   }
   return s;
+}
+
+std::uint64_t directory_bytes(const std::string& dir, std::size_t most_entries) {
+  namespace fs = std::filesystem;
+  std::uint64_t total = 0;
+  std::size_t n = 0;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+       !ec && it != end; it.increment(ec)) {
+    if (++n > most_entries) return UINT64_MAX;
+    std::error_code e;
+    if (it->is_regular_file(e)) total += it->file_size(e);
+  }
+  return total;
 }
 
 std::uint64_t resident_bytes(pid_t pid) {

@@ -49,6 +49,8 @@ struct Rlimits {
   std::uint64_t address_space = 0;  // bytes ADDED to the current address space (0 = none)
   std::uint64_t file_bytes = 0;     // largest file the process may write (0 = none)
   std::uint64_t cpu_s = 0;          // CPU seconds (0 = none); SIGXCPU, then SIGKILL 1 s later
+  std::uint64_t open_files = 0;     // descriptors (0 = unchanged): with file_bytes, bounds
+                                    // what unlinked or anonymous files can hold
   bool no_core = true;
 };
 // Sets the limits on this process (the address space from its VmSize now). false if one
@@ -86,6 +88,9 @@ int kill_and_reap(pid_t pid);
 
 // At most `most` bytes of the file behind `fd` from offset 0; `truncated` when longer.
 std::string read_bounded(int fd, std::size_t most, bool* truncated = nullptr);
+// Bytes in the files under `dir` (recursively, links not followed); counting stops past
+// `most_entries` entries, and then returns UINT64_MAX (a directory of millions of files).
+std::uint64_t directory_bytes(const std::string& dir, std::size_t most_entries = 10000);
 // Resident memory of a process in bytes (VmRSS, shared pages included); 0 if unknown.
 std::uint64_t resident_bytes(pid_t pid);
 // Text from an untrusted source, fit to show: control bytes and invalid bytes as '?'

@@ -921,6 +921,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     cs.limits.address_space = limits.memory_mb << 20;
     cs.limits.file_bytes = limits.file_mb << 20;
     cs.limits.cpu_s = std::uint64_t(limits.time_s) + 2;
+    cs.limits.open_files = 64;
     cs.so = c.artifact;
     cs.launches = &res.plan.launches;
     cs.arrays = &arrays;
@@ -1055,7 +1056,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     const auto t0 = sandbox::Clock::now();
     const auto deadline = t0 + std::chrono::duration_cast<sandbox::Clock::duration>(
                                    std::chrono::duration<double>(limits.time_s));
-    bool timed_out = false, eof = false, reaped = false, over_memory = false;
+    bool timed_out = false, eof = false, reaped = false, over_memory = false, over_disk = false;
     int wst = 0;
     auto next_memory_check = t0;
     std::vector<char> chunk(1 << 16);
@@ -1068,6 +1069,12 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
       if (now >= next_memory_check) {
         if (limits.memory_mb && sandbox::resident_bytes(pid) > rss_limit) {
           over_memory = true;
+          break;
+        }
+        // The scratch directory may be in memory (tmpfs): bounded as a whole, not only
+        // file by file.
+        if (sandbox::directory_bytes(rs.scratch) > (limits.scratch_mb << 20)) {
+          over_disk = true;
           break;
         }
         next_memory_check = now + std::chrono::milliseconds(100);
@@ -1132,6 +1139,11 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     if (over_memory || status->out_of_memory || abort_oom) {
       res.error = "your kernel ran out of memory (the limit is " +
                   std::to_string(limits.memory_mb) + " MB)";
+      return res;
+    }
+    if (over_disk) {
+      res.error = "your kernel wrote more than " + std::to_string(limits.scratch_mb) +
+                  " MB (or 10,000 files) into its scratch directory: it was stopped";
       return res;
     }
     if (!protocol_error.empty()) {

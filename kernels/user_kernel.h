@@ -106,6 +106,7 @@ struct Limits {
   double time_s = 10;                 // wall clock, compile excluded (and CPU, + 2 s)
   std::uint64_t memory_mb = 2048;     // address space (every mapping) and resident memory it may add
   std::uint64_t file_mb = 16;         // largest file it may write, its output included
+  std::uint64_t scratch_mb = 64;      // all files in its scratch directory together
   std::uint64_t output_kb = 64;       // of its stdout and stderr kept (the rest is counted)
   std::uint64_t stream_mb = 2048;     // of records it may send (events)
 };

@@ -78,7 +78,8 @@ class Sandbox : public ::testing::Test {
       "extern \"C\" void* memset(void*, int, unsigned long) noexcept;\n"
       "extern \"C\" struct _IO_FILE* fopen(const char*, const char*);\n"
       "extern \"C\" int fputs(const char*, struct _IO_FILE*);\n"
-      "extern \"C\" int fclose(struct _IO_FILE*);\n";
+      "extern \"C\" int fclose(struct _IO_FILE*);\n"
+      "extern \"C\" unsigned long fwrite_unlocked(const void*, unsigned long, unsigned long, struct _IO_FILE*);\n";
 };
 
 // Row: a compile error with a 30,000-character identifier, a 200 KB #error, a 100 KB token:
@@ -202,6 +203,23 @@ TEST_F(Sandbox, AKernelWritesOnlyIntoItsScratchDirectory) {
   EXPECT_NE(r.kernel_output.find("outside=0 inside=1"), std::string::npos) << r.kernel_output;
   EXPECT_EQ(r.sandbox_note.find("Landlock"), std::string::npos) << r.sandbox_note;
   EXPECT_EQ(r.sandbox_note.empty(), sandbox::have_filter()) << r.sandbox_note;  // says what it lacks
+}
+
+// The scratch directory is bounded as a whole (it may be in memory): many files each
+// under the file-size limit are stopped too.
+TEST_F(Sandbox, TheScratchDirectoryIsBoundedAsAWhole) {
+  Limits lim;
+  lim.scratch_mb = 8;
+  lim.time_s = 20;
+  const RunResult r = run(kernel(std::string(kLibc) +
+                                 "static int k = [] { static char mb[1 << 20];\n"
+                                 "  for (int f = 0; f < 64; ++f) { char name[32]; __builtin_snprintf(name, sizeof name, \"f%d\", f);\n"
+                                 "    auto* h = fopen(name, \"w\"); if (!h) break;\n"
+                                 "    for (int m = 0; m < 4; ++m) fwrite_unlocked(mb, 1, sizeof mb, h);\n"
+                                 "    fclose(h); }\n"
+                                 "  for (;;) {} return 0; }();\n"),
+                          lim);
+  EXPECT_NE(r.error.find("wrote more than 8 MB"), std::string::npos) << r.error;
 }
 
 // Row: a raw copy through out.ptr / in.ptr was not traced ("all targets met").

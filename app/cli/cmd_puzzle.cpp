@@ -1,5 +1,7 @@
-// `warpscope puzzle`: list the puzzles, check a kernel against one.
+// `warpscope puzzle`: list the puzzles, check a kernel against one (grading a class:
+// cmd_puzzle_grade.cpp).
 #include "app/cli/command.h"
+#include "app/cli/cmd_puzzle_grade.h"
 
 #include <CLI/CLI.hpp>
 #include <filesystem>
@@ -16,9 +18,12 @@ struct PuzzleArgs {
   bool list = false;
   std::string dir, check, kernel, backend = "emu";
   double time_limit = 10;
+  GradeArgs grade;  // --grade (cmd_puzzle_grade.cpp)
 };
 
 int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.grade.grade.empty()) return cmd_puzzle_grade(a.grade, a.list, a.check, a.time_limit, out, err);
+  if (!a.grade.out.empty()) usage("--out is for --grade");
   if (a.list == !a.check.empty()) usage("puzzle needs either --list [--dir DIR] or --check FILE");
   if (a.list) return puzzle::list_command(a.dir, out, err);
   if (!(a.time_limit > 0 && a.time_limit <= 3600))
@@ -40,6 +45,7 @@ Action declare_puzzle(CLI::App& sub) {
   s->add_option("--backend", a->backend, "emu (default), cuda or auto")->capture_default_str();
   s->add_option("--time-limit", a->time_limit, "seconds the kernel may run (emulator)")
       ->capture_default_str();
+  declare_grade_options(*s, a->grade);
   return [a](std::ostream& out, std::ostream& err, const Hooks&) { return cmd_puzzle(*a, out, err); };
 }
 

@@ -16,6 +16,7 @@
 
 #include "app/puzzle/puzzle.h"
 #include "kernels/simt_cuda.h"
+#include "kernels/sandbox.h"
 #include "kernels/user_nvrtc.h"
 #include "sim/model.h"
 
@@ -181,6 +182,31 @@ TEST(UserGpuRunner, AHangIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
   EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
   EXPECT_LT(s, 30.0);  // stopped, not waited out
   expect_echo_works();
+}
+
+// Issue 27: a child that closes its end of the pipe and lives on was waited for without a
+// deadline.
+TEST(UserGpuRunner, ARunnerThatClosesItsPipeIsStillStoppedAtTheDeadline) {
+  GpuRequest q = sample_request();
+  q.simulate = "close-and-hang";
+  RunnerLimits l;
+  l.time_s = 0.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  const GpuReply r = run_in_runner(q, l);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
+  EXPECT_LT(s, 10.0);
+  expect_echo_works();
+}
+
+// The runner's syscall filter (sandbox::Profile::GpuRunner) is in force.
+TEST(UserGpuRunner, TheRunnersFilterDeniesSignalsForksAndTheNetwork) {
+  if (!sandbox::have_filter()) GTEST_SKIP() << "built without libseccomp";
+  GpuRequest q = sample_request();
+  q.simulate = "sandbox";
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.device, "kill:denied fork:denied socket:denied");
 }
 
 TEST(UserGpuRunner, ACrashOfTheRunnerIsReportedAndTheNextRunWorks) {

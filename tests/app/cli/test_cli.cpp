@@ -812,6 +812,24 @@ TEST(CliPuzzle, BadInputIsExitTwoWithOneLine) {
   fs::remove_all(d);
 }
 
+// puzzle --grade (app/cli/cmd_puzzle_grade.cpp): its flags refused by name, one line.
+TEST(CliPuzzle, GradeNeedsOutAndStandsAlone) {
+  const std::string puz = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  const std::string dir = std::string(WS_SOURCE_DIR) + "/tests/fixtures/grade";
+  const Out noout = cli({"puzzle", "--grade", puz, dir});
+  EXPECT_EQ(noout.code, kExitUsage);
+  EXPECT_NE(noout.err.find("--grade needs --out results.csv"), std::string::npos) << noout.err;
+  const Out both = cli({"puzzle", "--grade", puz, dir, "--out", "/tmp/never.csv", "--check", puz});
+  EXPECT_EQ(both.code, kExitUsage);
+  EXPECT_NE(both.err.find("--grade cannot be combined with --list or --check"), std::string::npos) << both.err;
+  const Out stray = cli({"puzzle", "--check", puz, "--out", "/tmp/never.csv"});
+  EXPECT_EQ(stray.code, kExitUsage);
+  EXPECT_NE(stray.err.find("--out is for --grade"), std::string::npos) << stray.err;
+  const Out nodir = cli({"puzzle", "--grade", puz, "/nonexistent-dir", "--out", "/tmp/never.csv"});
+  EXPECT_EQ(nodir.code, kExitUsage);
+  EXPECT_EQ(nodir.err, "warpscope: /nonexistent-dir is not a directory\n");
+}
+
 TEST(CliPuzzle, ACompileErrorIsExitOneWithFileAndLine) {
   ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
   const fs::path d = fs::path(WS_BINARY_DIR) / "cli-puzzle-k";

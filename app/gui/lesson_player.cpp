@@ -576,7 +576,7 @@ class PlayerPanel : public LessonPanel {
   }
 
   // Back/Next buttons and one line of state. The keys (PageDown/PageUp, and n/b in the
-  // presenter's script) are handled with the app's other keys (panels.cpp).
+  // presenter's script) are handled with the app's other keys (keys.cpp).
   std::string nav(Player& p, bool pres) {
     bool back = false, next = false;
     if (ImGui::Button("< Back") && !p.at_first()) back = true;

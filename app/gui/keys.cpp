@@ -13,13 +13,13 @@ void handle_keys(AppState& s) {
   ImGuiIO& io = ImGui::GetIO();
   if (io.WantTextInput) return;
   auto pressed = [](int key, bool repeat = true) { return ImGui::IsKeyPressed(key, repeat); };
-  const auto& ev = s.main.events();
-  if (pressed(Keys::Right)) s.stepper.apply(viz::StepAction::Forward, ev);
-  if (pressed(Keys::Left)) s.stepper.apply(viz::StepAction::Back, ev);
-  if (pressed(Keys::Home, false)) s.stepper.apply(viz::StepAction::First, ev);
-  if (pressed(Keys::End, false)) s.stepper.apply(viz::StepAction::Last, ev);
+  const auto& ev = s.results.main.events();
+  if (pressed(Keys::Right)) s.results.stepper.apply(viz::StepAction::Forward, ev);
+  if (pressed(Keys::Left)) s.results.stepper.apply(viz::StepAction::Back, ev);
+  if (pressed(Keys::Home, false)) s.results.stepper.apply(viz::StepAction::First, ev);
+  if (pressed(Keys::End, false)) s.results.stepper.apply(viz::StepAction::Last, ev);
   if (pressed(Keys::Space, false))
-    s.stepper.apply(s.stepper.playing ? viz::StepAction::Pause : viz::StepAction::Play, ev);
+    s.results.stepper.apply(s.results.stepper.playing ? viz::StepAction::Pause : viz::StepAction::Play, ev);
   // A lesson's steps: PageDown/PageUp wherever its panel is shown; in the presenter's script
   // also n/b (a clicker's keys), which then leave next conflict/barrier to Shift+n/Shift+b.
   const bool lesson_open = s.panels.lesson && s.lesson && s.lesson->is_open();
@@ -31,15 +31,15 @@ void handle_keys(AppState& s) {
   if (lesson_open && pressed(Keys::PageUp, false)) s.lesson->prev_step();
   if (script && !shift && pressed(Keys::letter('n'), false)) s.lesson->next_step();
   if (script && !shift && pressed(Keys::letter('b'), false)) s.lesson->prev_step();
-  if ((!script || shift) && pressed(Keys::letter('n'))) s.stepper.apply(viz::StepAction::NextConflict, ev);
-  if (pressed(Keys::letter('p'))) s.stepper.apply(viz::StepAction::PrevConflict, ev);
-  if ((!script || shift) && pressed(Keys::letter('b'))) s.stepper.apply(viz::StepAction::NextBarrier, ev);
-  if (pressed(Keys::Up) && s.main.valid() && s.main.kept()) {
-    const unsigned warps = s.main.kept()->info.warps_per_block();
+  if ((!script || shift) && pressed(Keys::letter('n'))) s.results.stepper.apply(viz::StepAction::NextConflict, ev);
+  if (pressed(Keys::letter('p'))) s.results.stepper.apply(viz::StepAction::PrevConflict, ev);
+  if ((!script || shift) && pressed(Keys::letter('b'))) s.results.stepper.apply(viz::StepAction::NextBarrier, ev);
+  if (pressed(Keys::Up) && s.results.main.valid() && s.results.main.kept()) {
+    const unsigned warps = s.results.main.kept()->info.warps_per_block();
     if (s.selection().warp + 1u < warps) s.set_warp(std::uint16_t(s.selection().warp + 1));
   }
   if (pressed(Keys::Down) && s.selection().warp > 0) s.set_warp(std::uint16_t(s.selection().warp - 1));
-  if (pressed(Keys::letter('c'), false)) s.set_compare(!s.compare_mode);
+  if (pressed(Keys::letter('c'), false)) s.set_compare(!s.results.compare_mode);
   if (pressed(Keys::letter('v'), false)) {
     std::vector<std::string> names;
     for (const auto& v : catalogue())

@@ -47,7 +47,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     ImGui::End();
   }
 
-  if (s.compare_mode) {
+  if (s.results.compare_mode) {
     compare_region(s, fd, Rect{x1, y0, body.x1, body.y1});
     return;
   }
@@ -64,7 +64,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     draw_view(View::Editor, s, fd, Rect{x1, y, x2, y + src_h});
     y += src_h;
   } else if (s.panels.source) {
-    if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.main, s.stepper.pos);
+    if (begin_panel(fd, "Source", Rect{x1, y, x2, y + src_h})) fd.source = source_panel(s, s.results.main, s.results.stepper.pos);
     ImGui::End();
     y += src_h;
   }
@@ -76,11 +76,11 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
   // The map of the access being stepped gets the larger share: at 1280x720 a quarter of
   // the height left the sector map its summary and one row of lanes.
   bool global_first = false;
-  if (const Loaded& l = s.main; l.valid()) {
+  if (const Loaded& l = s.results.main; l.valid()) {
     const sim::Totals& t = l.run->totals;
     global_first = t.shared_ld_requests + t.shared_st_requests + t.shared_atom_requests == 0;
     if (!l.order.empty()) {
-      const WarpEvent& e = l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
+      const WarpEvent& e = l.events()[l.order[std::min(s.results.stepper.pos, l.order.size() - 1)]];
       if (is_global(e.kind)) global_first = true;
       if (is_shared(e.kind)) global_first = false;
     }

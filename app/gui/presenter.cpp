@@ -48,12 +48,12 @@ std::string status_text(const AppState& s) {
     t += (i == s.param_cursor % names.size() ? "[" + kv + "]" : kv) + " ";
   }
   const RunResult* timed = s.timed_run();  // the time at the timing size, where there is one
-  const bool has_time = s.main.valid() && s.main.run->error.empty() &&
-                        (timed ? timed : s.main.run.get())->timing.throughput > 0;
+  const bool has_time = s.results.main.valid() && s.results.main.run->error.empty() &&
+                        (timed ? timed : s.results.main.run.get())->timing.throughput > 0;
   if (has_time && cover_of(s).views.time) {
     t += std::string(" time: ") + viz::kPredictFirst;
   } else if (has_time) {
-    const Timing& tm = (timed ? timed : s.main.run.get())->timing;
+    const Timing& tm = (timed ? timed : s.results.main.run.get())->timing;
     char b[64];
     std::snprintf(b, sizeof b, " %.4g %s", tm.throughput, tm.unit.c_str());
     t += b;
@@ -63,7 +63,7 @@ std::string status_text(const AppState& s) {
     // A recorded time is a measurement, but not of this run: say so (the title bar says where).
     const std::string src = sim::short_label(tm.source);
     if (!src.empty()) t += " (" + src + ")";
-    if (!s.main.run->verified) t += " WRONG";
+    if (!s.results.main.run->verified) t += " WRONG";
   }
   return t;
 }
@@ -102,9 +102,9 @@ void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
                 const std::vector<std::pair<std::string, std::string>>& keys) {
   if (begin_panel(fd, "Keys", r, ImGuiWindowFlags_NoScrollbar)) {
     std::string line = status_text(s);
-    if (s.main.valid() && !s.main.order.empty()) {
-      const WarpEvent& e = s.main.events()[s.stepper.current()];
-      fd.stepper.label = "event " + std::to_string(s.stepper.pos + 1) + " of " + std::to_string(s.stepper.size()) +
+    if (s.results.main.valid() && !s.results.main.order.empty()) {
+      const WarpEvent& e = s.results.main.events()[s.results.stepper.current()];
+      fd.stepper.label = "event " + std::to_string(s.results.stepper.pos + 1) + " of " + std::to_string(s.results.stepper.size()) +
                          ": " + (viz::covers(cover_of(s).views, e) ? viz::describe_event_covered(e) : viz::describe_event(e));
       line += "  |  " + fd.stepper.label;
     }
@@ -127,8 +127,8 @@ void keys_strip(AppState& s, FrameDraw& fd, const Rect& r,
 // The map that fits the current event, from the view table: sectors for a global access,
 // lanes for a branch or a partial mask, banks otherwise.
 void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
-  const Loaded& l = s.main;
-  const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.stepper.pos, l.order.size() - 1)]];
+  const Loaded& l = s.results.main;
+  const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.results.stepper.pos, l.order.size() - 1)]];
   unsigned fits = viz::kFitsShared;
   if (cur && is_global(cur->kind)) fits = viz::kFitsGlobal;
   else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind))
@@ -152,9 +152,9 @@ void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   const Rect body{r.x0, r.y0, r.x1, r.y1 - keys_height(s)};
   const float split = r.x0 + r.w() * 0.5f;
   if (begin_panel(fd, "Source", Rect{body.x0, body.y0, split, body.y1}))
-    fd.source = source_panel(s, s.main, s.stepper.pos);
+    fd.source = source_panel(s, s.results.main, s.results.stepper.pos);
   ImGui::End();
-  if (s.compare_mode) compare_region(s, fd, Rect{split, body.y0, body.x1, body.y1});
+  if (s.results.compare_mode) compare_region(s, fd, Rect{split, body.y0, body.x1, body.y1});
   else auto_view(s, fd, Rect{split, body.y0, body.x1, body.y1});
   keys_strip(s, fd, Rect{r.x0, body.y1, r.x1, r.y1}, shortcuts());
 }
@@ -172,11 +172,11 @@ void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
   const std::string view = s.lesson->lab_view();
   const float src_y = body.y0 + body.h() * 0.66f;
   const Rect top{right.x0, right.y0, right.x1, src_y}, under{right.x0, src_y, right.x1, right.y1};
-  const std::size_t pos = s.stepper.pos;
+  const std::size_t pos = s.results.stepper.pos;
   bool source_under = true;
   viz::View v = viz::View::Window;
   const bool named = viz::view_from_string(view, v) && viz::view_info(v).has(viz::kInLab);
-  if (s.compare_mode) {
+  if (s.results.compare_mode) {
     compare_region(s, fd, right);
     source_under = false;
   } else if (named && viz::view_info(v).has(viz::kWithSource)) {
@@ -188,7 +188,7 @@ void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r) {
     auto_view(s, fd, top);
   }
   if (source_under) {
-    if (begin_panel(fd, "Source", under)) fd.source = source_panel(s, s.main, pos);
+    if (begin_panel(fd, "Source", under)) fd.source = source_panel(s, s.results.main, pos);
     ImGui::End();
   }
   const std::string label = fd.stepper.label;

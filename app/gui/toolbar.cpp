@@ -54,7 +54,7 @@ bool toolbar_wraps(const AppState& s, float width) {
       kind = std::max(kind, ImGui::CalcTextSize(("| " + std::string(to_string(JobKind(k))) + " 00.0 s").c_str()).x);
     w += kind;
     if (s.frame_ms_median > 0) w += ImGui::CalcTextSize("| 000.0 ms/frame").x + sty.ItemSpacing.x;
-    if (s.last_latency.measured >= 0)
+    if (s.results.last_latency.measured >= 0)
       w += ImGui::CalcTextSize("| last change: measured 00.00 s, counters 00.00 s").x + sty.ItemSpacing.x;
   }
   if (s.emulated()) w += ImGui::CalcTextSize(emulated_banner()).x + 2 * sty.FramePadding.x + sty.ItemSpacing.x;
@@ -112,13 +112,13 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
     ImGui::TextDisabled("%s", text.c_str());
   };
   char b[128];
-  if (s.last_latency.measured >= 0 && !s.presenter_on) {
-    if (s.last_latency.counters >= 0)
+  if (s.results.last_latency.measured >= 0 && !s.presenter_on) {
+    if (s.results.last_latency.counters >= 0)
       std::snprintf(b, sizeof b, "| last change: %s %.2f s, counters %.2f s", s.emulated() ? "modelled" : "measured",
-                    s.last_latency.measured, s.last_latency.counters);
+                    s.results.last_latency.measured, s.results.last_latency.counters);
     else
       std::snprintf(b, sizeof b, "| last change: %s %.2f s", s.emulated() ? "modelled" : "measured",
-                    s.last_latency.measured);
+                    s.results.last_latency.measured);
     optional(b);
   }
   if (s.frame_ms_median > 0 && !s.presenter_on) {

@@ -23,7 +23,7 @@ viz::BankMapDraw bank_panel(const AppState& s, const Loaded& l, std::size_t pos)
 }
 
 void draw_bank_map(AppState& s, FrameDraw& fd, const Rect& r) {
-  if (begin_panel(fd, title_of(View::BankMap).c_str(), r)) fd.bank = bank_panel(s, s.main, s.stepper.pos);
+  if (begin_panel(fd, title_of(View::BankMap).c_str(), r)) fd.bank = bank_panel(s, s.results.main, s.results.stepper.pos);
   ImGui::End();
 }
 

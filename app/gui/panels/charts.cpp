@@ -59,7 +59,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     if (covered) return chart_covered(h);
     export_buttons(s, "bars", c, chart_base(s, "variants"));
     same_line_or_wrap(checkbox_w("follow changes"));
-    ImGui::Checkbox("follow changes", &s.live_charts);
+    ImGui::Checkbox("follow changes", &s.charts.live_charts);
     same_line_or_wrap(small_button_w("run now"));
     if (ImGui::SmallButton("run now")) s.request_bars();
     if (s.bars_pending())
@@ -68,7 +68,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       const auto [done, total] = s.worker().progress();
       dim_after((std::to_string(done) + "/" + std::to_string(total)).c_str());
     }
-    for (const BarPoint& b : s.bars)
+    for (const BarPoint& b : s.charts.bars)
       if (!b.skipped.empty()) wrapped_dim(b.variant + " not run: " + b.skipped);
     fd.bars = viz::DrawChart("bars", c, ImVec2(0, h), st);
   };
@@ -90,10 +90,10 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
           ImGui::EndCombo();
         }
       };
-      combo("x##sweepx", s.sweep_x, false);
-      combo("series##sweeps", s.sweep_series, true);
+      combo("x##sweepx", s.charts.sweep_x, false);
+      combo("series##sweeps", s.charts.sweep_series, true);
       // As wide as the metric's name (up to the panel's width), so the choice is not cut.
-      const char* ypre = s.sweep_metric.empty() ? "throughput" : s.sweep_metric.c_str();
+      const char* ypre = s.charts.sweep_metric.empty() ? "throughput" : s.charts.sweep_metric.c_str();
       const float yw = std::min(std::max(ImGui::GetFontSize() * 9, ImGui::CalcTextSize(ypre).x + ImGui::GetFrameHeight() +
                                                                        ImGui::GetStyle().FramePadding.x * 2 + 2),
                                 ImGui::GetContentRegionAvail().x - ImGui::CalcTextSize("y").x -
@@ -101,11 +101,11 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
       same_line_or_wrap(yw + ImGui::GetStyle().ItemInnerSpacing.x + ImGui::CalcTextSize("y").x);
       ImGui::SetNextItemWidth(yw);
       if (ImGui::BeginCombo("y##sweepy", ypre)) {
-        if (ImGui::Selectable("throughput", s.sweep_metric.empty())) s.sweep_metric.clear();
-        for (const SweepPoint& p : s.sweep) {
+        if (ImGui::Selectable("throughput", s.charts.sweep_metric.empty())) s.charts.sweep_metric.clear();
+        for (const SweepPoint& p : s.charts.sweep) {
           if (p.plain.empty()) continue;
           for (const auto& kv : p.plain)
-            if (ImGui::Selectable(kv.first.c_str(), kv.first == s.sweep_metric)) s.sweep_metric = kv.first;
+            if (ImGui::Selectable(kv.first.c_str(), kv.first == s.charts.sweep_metric)) s.charts.sweep_metric = kv.first;
           break;
         }
         ImGui::EndCombo();
@@ -119,7 +119,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     }
     int skipped = 0;
     std::string first_why;
-    for (const SweepPoint& p : s.sweep)
+    for (const SweepPoint& p : s.charts.sweep)
       if (!p.skipped.empty() || !p.error.empty()) {
         if (!skipped++) first_why = p.skipped.empty() ? p.error : p.skipped;
       }

@@ -22,7 +22,7 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
                        r.timing.throughput, r.timing.unit.c_str(), sim::short_label(r.timing.source).c_str(),
                        r.ok() ? "" : " WRONG RESULT");
     (b_side ? fd.compare_b_source : fd.compare_a_source) = sim::to_string(r.timing.source);
-    const Loaded& a = s.main;
+    const Loaded& a = s.results.main;
     if (b_side && a.valid() && a.run->error.empty() && a.run->timing.throughput > 0 &&
         a.run->timing.unit == r.timing.unit) {
       const sim::SourcedRatio q = sim::ratio(r.timing.throughput, r.timing.source,
@@ -34,10 +34,10 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     ImGui::TextColored(viz::to_imvec4(th(s).wrong), "%s", r.error.c_str());
   }
   const sim::Totals& t = r.totals;
-  if (b_side && s.main.valid() && s.main.run->error.empty() && r.error.empty()) {
+  if (b_side && s.results.main.valid() && s.results.main.run->error.empty() && r.error.empty()) {
     // The baseline, as a profiler shows it: A's value, B's, their difference and ratio.
     const float h = ImGui::GetTextLineHeightWithSpacing() * 6;
-    fd.baseline_rows = viz::draw_baseline_table(viz::baseline_rows(s.main.run->totals, t), h, style_of(s));
+    fd.baseline_rows = viz::draw_baseline_table(viz::baseline_rows(s.results.main.run->totals, t), h, style_of(s));
   }
   char counts[200];
   std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
@@ -67,10 +67,10 @@ void compare_region(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::End();
   const float mid = (r.x0 + r.x1) / 2;
   if (begin_panel(fd, "A: this variant", Rect{r.x0, top.y1, mid, r.y1}))
-    compare_side(s, fd, s.main, s.stepper.pos, false);
+    compare_side(s, fd, s.results.main, s.results.stepper.pos, false);
   ImGui::End();
   if (begin_panel(fd, "B: compared with", Rect{mid, top.y1, r.x1, r.y1}))
-    compare_side(s, fd, s.cmp, s.compare_pos(), true);
+    compare_side(s, fd, s.results.cmp, s.results.compare_pos(), true);
   ImGui::End();
 }
 

@@ -62,11 +62,11 @@ void param_widgets(AppState& s) {
 // The run's verdict in one line, always in view: throughput, time, whether it was right.
 void result_line(const AppState& s) {
   ImGui::Separator();
-  if (!s.main.valid()) {
-    no_result(s, s.main);
+  if (!s.results.main.valid()) {
+    no_result(s, s.results.main);
     return;
   }
-  const RunResult& r = *s.main.run;
+  const RunResult& r = *s.results.main.run;
   if (!r.error.empty()) {
     ImGui::TextColored(viz::to_imvec4(th(s).bad), "did not run");
     return;
@@ -83,7 +83,7 @@ void result_line(const AppState& s) {
                        sim::long_label(tm.source).c_str(),
                        timed ? (", at " + ws::to_string(timed->params)).c_str() : "");
   ImGui::PopTextWrapPos();
-  if (!s.main.has(Stage::Measured) && !s.main.final) {
+  if (!s.results.main.has(Stage::Measured) && !s.results.main.final) {
     // The emulator's selected block is in; time and verdict come with the whole grid.
     ImGui::TextDisabled("waiting for the whole grid: modelled time and verification...");
     return;
@@ -180,25 +180,25 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   }
   result_line(s);
   ImGui::Separator();
-  bool cmp = s.compare_mode;
+  bool cmp = s.results.compare_mode;
   if (ImGui::Checkbox("compare with", &cmp)) s.set_compare(cmp);
   ImGui::SameLine();
   ImGui::SetNextItemWidth(-1);
-  if (ImGui::BeginCombo("##cmpvariant", s.compare_variant.empty() ? "(choose)" : s.compare_variant.c_str())) {
+  if (ImGui::BeginCombo("##cmpvariant", s.results.compare_variant.empty() ? "(choose)" : s.results.compare_variant.c_str())) {
     for (const auto& v : cat)
-      if (v.family == sel.family && ImGui::Selectable(v.name.c_str(), v.name == s.compare_variant))
+      if (v.family == sel.family && ImGui::Selectable(v.name.c_str(), v.name == s.results.compare_variant))
         s.set_compare(true, v.name);
     ImGui::EndCombo();
   }
   // B's own values for the parameters it may change (padding, tile, ...): everything
   // else follows A.
-  if (s.compare_mode)
-    if (const VariantInfo* cv = find_variant(sel.family, s.compare_variant)) {
+  if (s.results.compare_mode)
+    if (const VariantInfo* cv = find_variant(sel.family, s.results.compare_variant)) {
       for (const ParamSpec& ps : cv->params) {
         if (ps.choices.empty() && ps.max - ps.min > 8) continue;  // sizes stay A's
-        const auto ov = s.compare_overrides.find(ps.name);
+        const auto ov = s.results.compare_overrides.find(ps.name);
         const Params a = s.completed_params();
-        long long value = ov != s.compare_overrides.end() ? ov->second
+        long long value = ov != s.results.compare_overrides.end() ? ov->second
                           : a.count(ps.name)               ? a.at(ps.name)
                                                            : ps.def;
         ImGui::PushID(("cmp" + ps.name).c_str());
@@ -210,9 +210,9 @@ void controls_panel(AppState& s, FrameDraw& fd) {
         if (ImGui::BeginCombo(label.c_str(), std::to_string(value).c_str())) {
           for (long long o : options)
             if (ImGui::Selectable(std::to_string(o).c_str(), o == value)) {
-              Params over = s.compare_overrides;
+              Params over = s.results.compare_overrides;
               over[ps.name] = o;
-              s.set_compare(true, s.compare_variant, over);
+              s.set_compare(true, s.results.compare_variant, over);
             }
           ImGui::EndCombo();
         }

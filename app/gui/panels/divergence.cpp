@@ -16,14 +16,14 @@ viz::MaskStripDraw mask_panel(AppState& s, const Loaded& l, std::size_t pos) {
   in.current = l.order.empty() ? -1 : int(std::min(pos, l.order.size() - 1));
   in.covered = cover_of(s).views.branch;
   viz::MaskStripDraw d = viz::draw_mask_strip(in, style_of(s));
-  if (d.clicked >= 0 && &l == &s.main) s.stepper.seek(std::size_t(d.clicked));
+  if (d.clicked >= 0 && &l == &s.results.main) s.results.stepper.seek(std::size_t(d.clicked));
   return d;
 }
 
 }  // namespace
 
 void draw_divergence(AppState& s, FrameDraw& fd, const Rect& r) {
-  if (begin_panel(fd, title_of(View::Divergence).c_str(), r)) fd.mask = mask_panel(s, s.main, s.stepper.pos);
+  if (begin_panel(fd, title_of(View::Divergence).c_str(), r)) fd.mask = mask_panel(s, s.results.main, s.results.stepper.pos);
   ImGui::End();
 }
 

@@ -22,7 +22,7 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   if (begin_panel(fd, "Lesson", Rect{body.x0, body.y0, split, body.y1})) lesson_panel(s, fd);
   ImGui::End();
   const Rect right{split, body.y0, body.x1, body.y1};
-  if (s.compare_mode) {
+  if (s.results.compare_mode) {
     compare_region(s, fd, right);
     return;
   }
@@ -42,7 +42,7 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   if (s.editor) {
     draw_view(View::Editor, s, fd, src);
   } else {
-    if (begin_panel(fd, "Source", src)) fd.source = source_panel(s, s.main, s.stepper.pos);
+    if (begin_panel(fd, "Source", src)) fd.source = source_panel(s, s.results.main, s.results.stepper.pos);
     ImGui::End();
   }
   if (s.panels.controls) {

@@ -17,7 +17,7 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.verify_message = r.verify_message;
   // The time at the timing size where there is one (the selected variant's bar), so the
   // time rows answer the question asked at that size, not the counting run's.
-  const RunResult* timed = &l == &s.main ? s.timed_run() : nullptr;
+  const RunResult* timed = &l == &s.results.main ? s.timed_run() : nullptr;
   const Timing& tm = timed ? timed->timing : r.timing;
   in.source = tm.source;
   in.median_ms = tm.median_ms;
@@ -27,8 +27,8 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.throughput = tm.throughput;
   in.unit = tm.unit;
   if (timed) in.timed_at = s.sizes_line();
-  in.copy_gbps = s.copy_gbps();
-  in.copy_source = s.copy_source();
+  in.copy_gbps = s.charts.copy_gbps();
+  in.copy_source = s.charts.copy_source();
   in.peak = s.peak();
   const HardwareCounters& hw = l.hardware();
   in.hardware = hardware_rows(r.totals, hw);
@@ -65,9 +65,9 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
                   sim::short_label(l.run->timing.source).c_str());
     return {};
   }
-  if (&l == &s.main && !s.refusal().empty())
+  if (&l == &s.results.main && !s.refusal().empty())
     ImGui::TextColored(viz::to_imvec4(th(s).stale), "(from the last parameters that could run)");
-  if (&l == &s.main) in.collect_hardware = &s.collect_hardware;
+  if (&l == &s.results.main) in.collect_hardware = &s.collect_hardware;
   viz::MetricsDraw d = viz::draw_metrics_table(in, style_of(s));
   // Turned on for a run that has no counters yet: run again with them (they stay with
   // the run; turning the toggle off only hides them).
@@ -77,7 +77,7 @@ viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l) {
 }
 
 void draw_metrics(AppState& s, FrameDraw& fd, const Rect& r) {
-  if (begin_panel(fd, title_of(View::Metrics).c_str(), r)) fd.metrics = metrics_panel(s, s.main);
+  if (begin_panel(fd, title_of(View::Metrics).c_str(), r)) fd.metrics = metrics_panel(s, s.results.main);
   ImGui::End();
 }
 

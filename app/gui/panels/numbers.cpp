@@ -15,7 +15,7 @@ void numbers_panel(AppState& s, FrameDraw& fd, const Rect& r) {
         ImGui::EndTabItem();
       }
       if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
-        fd.metrics = metrics_panel(s, s.main);
+        fd.metrics = metrics_panel(s, s.results.main);
         ImGui::EndTabItem();
       }
       ImGui::EndTabBar();

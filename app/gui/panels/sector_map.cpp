@@ -19,7 +19,7 @@ viz::SectorMapDraw sector_panel(const AppState& s, const Loaded& l, std::size_t 
 }
 
 void draw_sector_map(AppState& s, FrameDraw& fd, const Rect& r) {
-  if (begin_panel(fd, title_of(View::SectorMap).c_str(), r)) fd.sector = sector_panel(s, s.main, s.stepper.pos);
+  if (begin_panel(fd, title_of(View::SectorMap).c_str(), r)) fd.sector = sector_panel(s, s.results.main, s.results.stepper.pos);
   ImGui::End();
 }
 

@@ -40,11 +40,16 @@ struct Panels {
   bool none = true;
 };
 
-// The app's state joins its models (selection, results and stepper, charts) to the worker
-// and the window: a change of selection runs on the worker, poll() installs what came back.
-class AppState : public LessonHost, public ResultsModel, public ChartModel {
+// The app's state joins its models (selection, results and stepper, charts: members, not
+// bases) to the worker and the window: a change of selection runs on the worker, poll()
+// installs what came back. It is the lessons' host (LessonHost, an interface).
+class AppState : public LessonHost {
  public:
   AppState(const GuiOptions& opt, Worker& worker);
+
+  // --- the models (app/model/): read by the panels, written by the methods below ---
+  ResultsModel results;  // main, cmp, stepper, compare mode and variant, last latency
+  ChartModel charts;     // history, bars, sweep, peers
 
   // --- selection (each change re-runs on the worker) ---
   void select(const std::string& family, const std::string& variant);
@@ -82,19 +87,19 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   Worker& worker() { return worker_; }
   const Worker& worker() const { return worker_; }
 
-  // --- views (ResultsModel: main, cmp, stepper, compare_mode, compare_variant) ---
+  // --- views (results: main, cmp, stepper, compare_mode, compare_variant) ---
   // Turns compare mode on or off. With no variant named, B is the family's padding knob
   // flipped when the variant has one (the comparison students ask for first), else the
   // variant before this one in the family (its baseline).
   void set_compare(bool on, const std::string& variant = "", const Params& overrides = {});
   std::string compare_label() const;  // "tiled pad=1"
 
-  // --- charts (ChartModel: history, bars, sweep, peers; built with this state's context) ---
+  // --- charts (charts: history, bars, sweep, peers; built with this state's context) ---
   std::vector<long long> sweep_values(const std::string& param) const;
   ChartContext chart_context() const;
-  viz::ChartSpec history_chart() const { return ChartModel::history_chart(chart_context()); }
-  viz::ChartSpec bars_chart() const { return ChartModel::bars_chart(chart_context()); }
-  viz::ChartSpec sweep_chart() const { return ChartModel::sweep_chart(chart_context()); }
+  viz::ChartSpec history_chart() const { return charts.history_chart(chart_context()); }
+  viz::ChartSpec bars_chart() const { return charts.bars_chart(chart_context()); }
+  viz::ChartSpec sweep_chart() const { return charts.sweep_chart(chart_context()); }
   double peak() const;          // theoretical peak in the main run's unit (0: unknown)
   std::map<std::string, std::string> export_meta() const;
 
@@ -137,8 +142,8 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   // --- LessonHost ---
   void open_lab(const std::string& family, const std::string& variant, const Params& params,
                 const Params& timing) override;
-  std::shared_ptr<const RunResult> latest_result() const override { return main.run; }
-  std::uint64_t result_generation() const override { return main.gen; }
+  std::shared_ptr<const RunResult> latest_result() const override { return results.main.run; }
+  std::uint64_t result_generation() const override { return results.main.gen; }
   bool run_pending() const override { return main_pending(); }
   DeviceInfo device() const override { return worker_.device(); }
   bool presenter() const override { return presenter_on; }

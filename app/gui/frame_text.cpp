@@ -1,5 +1,6 @@
 // The text a frame drew, read back from its glyphs, and the check for cut text.
 #include "app/gui/panels/panel.h"
+#include <cstring>
 
 namespace ws::gui {
 

@@ -5,6 +5,8 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <cerrno>
+#include <sys/stat.h>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -17,6 +19,7 @@
 #include "app/paths.h"
 #include "app/puzzle/puzzle.h"
 #include "io/atomic_file.h"
+#include "io/read_file.h"
 #include "kernels/hardware.h"
 #include "kernels/sass.h"
 #include "sim/model.h"
@@ -667,6 +670,14 @@ std::vector<Config> bench_configs(const BenchArgs& a, const Backend& b, Params& 
   }
   sets = sets_or_usage(a.sets);
   sweeps = sweeps_or_usage(a.sweeps);
+  // One parameter swept and set: the --set would be dropped without a word.
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    if (sets.count(sweeps[i].key))
+      usage("--sweep " + sweeps[i].key + "=... and --set " + sweeps[i].key + "=" +
+            std::to_string(sets.at(sweeps[i].key)) + " both give " + sweeps[i].key + ": keep one");
+    for (std::size_t j = 0; j < i; ++j)
+      if (sweeps[j].key == sweeps[i].key) usage("--sweep " + sweeps[i].key + " is given twice: keep one");
+  }
   std::vector<Config> cs;
   std::string why;
   if (!make_configs(vs, sets, sweeps, b.device().limits, cs, why)) usage(why);
@@ -766,6 +777,9 @@ int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err, const H
     if (f != "svg" && f != "png" && f != "csv" && f != "json")
       usage("unknown --format '" + f + "' (choose from svg, png, csv, json)");
   if (formats.empty()) usage("--format is empty (choose from svg, png, csv, json)");
+  for (std::size_t i = 0; i < formats.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (formats[i] == formats[j]) usage("--format names " + formats[i] + " twice");
   if (a.lesson.empty() == a.kernel.empty()) usage("export needs --kernel or --lesson (one of them)");
   if (!a.step.empty() && a.lesson.empty()) usage("--step needs --lesson");
   const std::string name = std::filesystem::path(a.out).filename().string();
@@ -873,15 +887,22 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
 
 void lesson_file_or_usage(const std::string& f) {
   std::error_code ec;
-  const auto st = std::filesystem::status(f, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
-    usage("lesson file " + f + ": " + ec.message());
-  if (std::filesystem::is_directory(st))
+  if (std::filesystem::is_directory(f, ec))
     usage("lesson file " + f + " is a directory; give a lesson's .md file (e.g. " + f +
           "/01-warps.md)");
-  if (!std::filesystem::exists(st)) usage("lesson file " + f + " does not exist");
-  if (!std::filesystem::is_regular_file(st))
-    usage("lesson file " + f + " is not a regular file (a device, FIFO or socket)");
+  // The one reader's checks: a FIFO, device or directory named, never opened for long.
+  if (std::string why = io::check_readable(f, io::kDefaultReadCap, "lesson file"); !why.empty()) usage(why);
+}
+
+// A file the user names for reading (--kernel, --edit, --hardware-from, a puzzle): one
+// line naming it when it is not a readable regular file. `may_be_missing`: --edit's file
+// is created from the puzzle's starter.
+void readable_or_usage(const std::string& path, const std::string& what, bool may_be_missing = false) {
+  const std::string why = io::check_readable(path, io::kDefaultReadCap, what);
+  if (why.empty()) return;
+  struct stat st {};
+  if (may_be_missing && ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;
+  usage(why);
 }
 
 struct LessonArgs {
@@ -957,7 +978,8 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
   if (a.list) return puzzle::list_command(a.dir, out, err);
   if (!(a.time_limit > 0 && a.time_limit <= 3600))
     usage("--time-limit " + std::to_string(a.time_limit) + " is outside 0..3600 seconds");
-  if (!std::filesystem::exists(a.check)) usage("puzzle file " + a.check + " does not exist");
+  readable_or_usage(a.check, "puzzle file");
+  if (!a.kernel.empty()) readable_or_usage(a.kernel, "kernel file");
   auto b = backend_or_usage(a.backend, err);
   return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
 }
@@ -1008,7 +1030,7 @@ struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
                                   size, puzzle, edit, step;
   std::vector<std::string> sets;
-  bool presenter = false, hardware = false, sass = false;
+  bool presenter = false, hardware = false, sass = false, force = false;
   std::string hardware_from;
 };
 
@@ -1074,13 +1096,12 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.hardware = a.hardware;
   o.hardware_from = a.hardware_from;
   o.sass = a.sass;
-  if (!a.hardware_from.empty() && !std::filesystem::exists(a.hardware_from))
-    usage("--hardware-from: " + a.hardware_from + " does not exist");
+  if (!a.hardware_from.empty()) readable_or_usage(a.hardware_from, "--hardware-from file");
   o.lesson = a.lesson.empty() ? "" : lesson_or_usage(a.lesson);
   o.step = step_or_usage(o.lesson, a.step, h);
-  if (!a.puzzle.empty() && !std::filesystem::is_regular_file(a.puzzle))
-    usage("puzzle file " + a.puzzle + " does not exist");
+  if (!a.puzzle.empty()) readable_or_usage(a.puzzle, "puzzle file");
   if (!a.edit.empty() && a.puzzle.empty()) usage("--edit needs --puzzle");
+  if (!a.edit.empty()) readable_or_usage(a.edit, "--edit file", true);
   o.puzzle = a.puzzle;
   o.edit = a.edit;
   if (!a.screenshot.empty()) {
@@ -1088,9 +1109,13 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
     std::error_code ec;
     if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
       usage("directory " + parent.string() + " does not exist");
-    if (std::string why = io::check_writable(a.screenshot, true); !why.empty())
-      usage("--screenshot " + a.screenshot + ": " + why);
+    // Neither the picture nor the text beside it replaces a file without --force.
+    writable_or_usage(a.screenshot, "--screenshot", a.force);
+    // FILE.txt beside it, as gui::screenshot_text_path names it.
+    writable_or_usage(std::filesystem::path(a.screenshot).replace_extension(".txt").string(), "--screenshot",
+                      a.force);
   }
+  o.force = a.force;
   o.screenshot = a.screenshot;
   o.view = a.view;
   if (!a.font.empty())
@@ -1110,6 +1135,18 @@ void add_backend(CLI::App* s, std::string& target) {
       ->capture_default_str();
 }
 
+// An empty value (`--csv ''`, `--kernel=`) was taken as "not given": refused by name.
+void empty_values_or_usage(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    if (s.size() > 3 && s.rfind("--", 0) == 0 && s.back() == '=' && s.find('=') == s.size() - 1)
+      usage(s.substr(0, s.size() - 1) + " is given an empty value");
+    if (s.empty())
+      usage(i > 0 && args[i - 1].rfind("-", 0) == 0 ? args[i - 1] + " is given an empty value"
+                                                    : std::string("an empty argument is not a name or an option"));
+  }
+}
+
 int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
              const Hooks& hooks) {
   CLI::App app{"warpscope: GPU performance, warp by warp. Without arguments: the desktop app "
@@ -1118,6 +1155,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   app.set_version_flag("--version", "warpscope 0.1");
   app.footer("Exit status: 0 success, 1 a run failed or a result was WRONG, 2 bad input.");
   app.require_subcommand(0, 1);
+  empty_values_or_usage(args);
 
   InfoArgs ia;
   auto* info = app.add_subcommand("info", "Backend, device and why CUDA is unavailable if it is");
@@ -1258,6 +1296,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   guic->add_option("--hardware-from", ga.hardware_from,
                    "show counters recorded by `metrics --hardware --json` for the same launch");
   guic->add_flag("--sass", ga.sass, "start with the SASS unfolded under every source line");
+  guic->add_flag("--force", ga.force, "let --screenshot replace an existing FILE.png and FILE.txt");
 
   try {
     std::vector<std::string> rev(args.rbegin(), args.rend());
@@ -1293,6 +1332,35 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
 }  // namespace
 
+namespace {
+// A stream buffer that holds its text until flushed (sync) or dropped.
+class HeldStream : public std::streambuf {
+ public:
+  explicit HeldStream(std::ostream& to) : to_(to) {}
+  void drop() { held_.clear(); }
+
+ protected:
+  int overflow(int c) override {
+    if (c != traits_type::eof()) held_.push_back(char(c));
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    held_.append(p, std::size_t(n));
+    return n;
+  }
+  int sync() override {
+    to_ << held_;
+    held_.clear();
+    to_.flush();
+    return 0;
+  }
+
+ private:
+  std::ostream& to_;
+  std::string held_;
+};
+}  // namespace
+
 RunControl& cli_control() {
   static RunControl c;
   return c;
@@ -1307,7 +1375,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   ctl.min_interval_s = 3;
   // One bar for the command (a bench plans its runs and peers as phases of it): the
   // percentage never goes down, and the time left comes from the work done so far.
-  ctl.on_progress = [&err, last = std::string()](const RunProgress& p) mutable {
+  // What a command says on stderr before it runs (the emulator's notice) is held until it
+  // flushes (a progress line) or ends: bad input found after it is then the one line.
+  HeldStream held(err);
+  std::ostream herr(&held);
+  ctl.on_progress = [&err = herr, last = std::string()](const RunProgress& p) mutable {
     if (p.elapsed_s < 2) return;
     std::string line = "warpscope: " + std::to_string(int(100 * p.fraction())) + "%";
     if (!p.phase.empty()) line += ", " + p.phase;
@@ -1317,13 +1389,21 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (p.eta_s > 0) line += ", about " + std::to_string(int(p.eta_s + 0.5)) + " s left";
     err << line << " (Ctrl-C stops it)\n" << std::flush;
   };
+  struct ForgetProgress {  // the callback writes to `held`, which ends with this call
+    RunControl& c;
+    ~ForgetProgress() { c.on_progress = nullptr; }
+  } forget{ctl};
   ThreadControlScope scope(&ctl);
   try {
-    return dispatch(args, out, err, hooks);
+    const int rc = dispatch(args, out, herr, hooks);
+    held.pubsync();
+    return rc;
   } catch (const UsageError& e) {
+    held.drop();
     err << "warpscope: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
+    held.pubsync();
     err << "warpscope: internal error: " << e.what() << "\n";
     return kExitFailed;
   }

@@ -83,8 +83,14 @@ Timing timing_of(const json& j, const sim::Provenance& source) {
   Timing t;
   t.source = source;
   t.median_ms = time_of(j, "median_ms", 0, true);
-  t.min_ms = time_of(j, "min_ms", t.median_ms, false);
-  t.max_ms = time_of(j, "max_ms", t.median_ms, false);
+  // A spread of 0 is "not measured" (peers timed once): the median stands for it.
+  auto spread = [&](const char* key) {
+    return j.contains(key) && j.at(key).is_number() && j.at(key).get<double>() == 0.0
+               ? t.median_ms
+               : time_of(j, key, t.median_ms, false);
+  };
+  t.min_ms = spread("min_ms");
+  t.max_ms = spread("max_ms");
   if (!(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms))
     throw std::runtime_error("min_ms, median_ms and max_ms are not in order");
   t.samples_ms = {t.median_ms};

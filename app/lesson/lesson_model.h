@@ -331,8 +331,9 @@ bool save_progress(const Progress& p, const std::string& dir, std::string& error
 
 // A three-way merge of one window's progress `mine` (with mine.on_disk, what it last read)
 // into `theirs` (the file now). A lesson this window did not change since it read it is
-// theirs; one only this window changed is mine; one both changed is mine, with every step
-// this window did not change taken from theirs and `completed` if either says so.
+// theirs; one only this window changed (or dropped) is mine; one both changed is mine,
+// with every step this window did not change taken from theirs and `completed` if either
+// says so.
 // @post every lesson of theirs or mine is in the result; on_disk == lessons.
 Progress merge_progress(const Progress& mine, const Progress& theirs);
 

@@ -227,6 +227,12 @@ Progress merge_progress(const Progress& mine, const Progress& theirs) {
     }
     out.lessons[id] = std::move(m);
   }
+  // A lesson this window dropped (its progress reset) goes, unless another window has
+  // changed it since.
+  for (const auto& [id, lp] : mine.on_disk) {
+    const auto other = theirs.lessons.find(id);
+    if (!mine.lessons.contains(id) && other != theirs.lessons.end() && other->second == lp) out.lessons.erase(id);
+  }
   out.on_disk = out.lessons;
   return out;
 }

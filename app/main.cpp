@@ -1,5 +1,6 @@
 // warpscope: the desktop app, or the headless commands (see app/cli/cli.h).
 #include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -45,7 +46,16 @@ int finish_stdout(int rc, bool closed) {
   const bool flush_failed = std::fflush(stdout) != 0;
   const int e = errno;
   if (!flush_failed && !std::ferror(stdout) && !std::cout.bad()) return rc;
+  // stdio keeps no errno for a failed write: ask the descriptor what is wrong with it.
   std::string why = closed ? "it is closed" : e != 0 ? std::strerror(e) : "a write failed";
+  if (!closed && e == 0) {
+    pollfd p{1, POLLOUT, 0};
+    if (::poll(&p, 1, 0) == 1 && (p.revents & POLLERR)) {
+      why = std::strerror(EPIPE);  // a pipe whose reader is gone
+    } else if (::write(1, "", 0) < 0) {
+      why = std::strerror(errno);  // /dev/full says ENOSPC even to an empty write
+    }
+  }
   std::fprintf(stderr, "warpscope: cannot write to standard output (%s)\n", why.c_str());
   return rc == 0 ? 1 : rc;
 }

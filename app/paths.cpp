@@ -1,6 +1,8 @@
 // Data and font lookup (see app/paths.h).
 #include "app/paths.h"
 
+#include "io/read_file.h"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -23,11 +25,6 @@ namespace {
 
 // Debian's fonts-dejavu-core: the fallback when fontconfig finds nothing.
 constexpr const char* kDejaVuSans = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
-
-bool is_dir(const std::string& p) {
-  std::error_code ec;
-  return !p.empty() && fs::is_directory(p, ec);
-}
 
 #if defined(WS_HAVE_FONTCONFIG)
 // The file fontconfig picks for a family name; "" when it picks none or not a TrueType.
@@ -54,50 +51,6 @@ std::string fontconfig_file(const std::string& family) {
 #endif
 
 }  // namespace
-
-std::string exe_dir() {
-  std::error_code ec;
-  const fs::path p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.parent_path().string();
-}
-
-std::vector<std::string> data_roots() {
-  std::vector<std::string> roots;
-  auto add = [&](const std::string& p) {
-    if (!is_dir(p)) return;
-    std::error_code ec;
-    const std::string c = fs::weakly_canonical(p, ec).string();
-    const std::string r = ec ? p : c;
-    if (std::find(roots.begin(), roots.end(), r) == roots.end()) roots.push_back(r);
-  };
-  for (const char* env : {"WARPSCOPE_DATA_DIR", "WARPSCOPE_SOURCE_DIR"})
-    if (const char* e = std::getenv(env); e && *e) add(e);
-  if (const std::string d = exe_dir(); !d.empty()) add((fs::path(d) / "../share/warpscope").string());
-#if defined(WS_SOURCE_DIR)
-  add(WS_SOURCE_DIR);
-#endif
-  roots.push_back(".");
-  return roots;
-}
-
-std::string find_data(const std::string& rel) {
-  for (const std::string& r : data_roots()) {
-    std::error_code ec;
-    const fs::path p = fs::path(r) / rel;
-    if (fs::exists(p, ec)) return p.string();
-  }
-  return "";
-}
-
-std::string lessons_dir() {
-  for (const std::string& r : data_roots()) {
-    const fs::path d = fs::path(r) / "lessons";
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(d, ec))
-      if (e.path().extension() == ".md" && e.path().filename() != "README.md") return d.string();
-  }
-  return "";
-}
 
 std::string default_font() {
   std::vector<std::string> families;
@@ -242,18 +195,10 @@ std::string sfnt_problem(const std::string& data, const std::string& name) {
 
 std::string font_problem(const std::string& path) {
   const std::string name = "font " + path;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
-  if (!fs::exists(st)) return name + " does not exist";
-  if (fs::is_directory(st)) return name + " is a directory, not a font file";
-  if (!fs::is_regular_file(st)) return name + " is not a regular file";
-  constexpr std::uintmax_t kMax = 64u << 20;
-  if (const auto size = fs::file_size(path, ec); !ec && size > kMax)
-    return name + " is " + std::to_string(size >> 20) + " MB, larger than a font (64 MB at most)";
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return name + " could not be read: " + std::strerror(errno);
-  std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) return name + " could not be read: " + std::strerror(errno);
+  // The one reader: a FIFO, device or directory is refused before a byte is read.
+  const io::ReadResult r = io::read_file(path, std::size_t(64) << 20, "font");
+  if (!r.ok) return r.error;
+  const std::string& data = r.text;
   return sfnt_problem(data, name);
 }
 

@@ -5,24 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "io/data_paths.h"  // data_roots, find_data, lessons_dir: the one resolver
+
 namespace ws::paths {
-
-// The directory holding the running executable ("" when it cannot be read).
-std::string exe_dir();
-
-// Data roots, searched in this order:
-//   $WARPSCOPE_DATA_DIR (and the older $WARPSCOPE_SOURCE_DIR),
-//   <exe_dir>/../share/warpscope (an install, wherever its prefix was moved),
-//   the source tree this binary was built from (when it still exists),
-//   the working directory.
-// @post no duplicates; every entry but the working directory is an existing directory.
-std::vector<std::string> data_roots();
-
-// The first root holding `rel` (a file or directory), as a full path; "" when none does.
-std::string find_data(const std::string& rel);
-
-// The lessons folder: the first root whose lessons/ holds a *.md file ("" when none).
-std::string lessons_dir();
 
 // The font for the window: the first family of assets/fonts.txt that fontconfig resolves
 // to a TrueType file (when built with fontconfig), else DejaVu Sans at its Debian path.

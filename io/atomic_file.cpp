@@ -4,10 +4,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+#include <signal.h>
+
 #include <atomic>
+#include <ctime>
 #include <cerrno>
 #include <cstdio>
+#include <cctype>
 #include <cstring>
+#include <string>
 #include <random>
 
 namespace ws::io {
@@ -85,7 +91,47 @@ int rename_noreplace(const std::string& tmp, const std::string& path) {
   return 0;
 }
 
+// The hidden prefix of every temporary of `path` (".BASE.tmp-"), as temp_name makes it.
+std::string temp_prefix(const std::string& path) { return "." + base_of(path).substr(0, 96) + ".tmp-"; }
+
+// "PID-COUNTER-HEX8" as temp_name writes it: the PID, or 0 when the rest does not match.
+long temp_pid(const std::string& rest) {
+  const auto d1 = rest.find('-');
+  const auto d2 = d1 == std::string::npos ? d1 : rest.find('-', d1 + 1);
+  if (d2 == std::string::npos || d1 == 0 || d2 == d1 + 1 || rest.size() - d2 - 1 != 8) return 0;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    const char c = rest[i];
+    const bool ok = i > d2 ? std::isxdigit(static_cast<unsigned char>(c)) != 0
+                           : (i == d1 || i == d2 || (c >= '0' && c <= '9'));
+    if (!ok) return 0;
+  }
+  if (d1 > 9) return 0;
+  return std::stol(rest.substr(0, d1));
+}
+
 }  // namespace
+
+int clean_stale_temporaries(const std::string& path) {
+  const std::string dir = dir_of(path), prefix = temp_prefix(path);
+  DIR* d = ::opendir(dir.c_str());
+  if (!d) return 0;
+  int removed = 0;
+  const std::time_t now = std::time(nullptr);
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const long pid = temp_pid(name.substr(prefix.size()));
+    if (pid <= 0 || pid == long(::getpid())) continue;
+    const std::string full = dir + "/" + name;
+    struct stat st {};
+    if (::lstat(full.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) continue;
+    // Its writer is gone, or (a PID reused since) it has lain there far longer than any write.
+    const bool gone = ::kill(pid_t(pid), 0) != 0 && errno == ESRCH;
+    if (gone || now - st.st_mtime > 3600) removed += ::unlink(full.c_str()) == 0 ? 1 : 0;
+  }
+  ::closedir(d);
+  return removed;
+}
 
 std::string check_writable(const std::string& path, bool overwrite) {
   if (path.empty()) return "no file name given";
@@ -131,6 +177,7 @@ WriteResult write_file(const std::string& path, std::string_view data, const Wri
     r.error = w;
     return r;
   }
+  clean_stale_temporaries(path);
   std::string tmp;
   int fd = -1;
   for (int attempt = 0; attempt < 16 && fd < 0; ++attempt) {
@@ -179,11 +226,20 @@ WriteResult write_file(const std::string& path, std::string_view data, const Wri
         if (errno != EEXIST) break;
       }
     }
+    if (o.keep_previous && ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      // A second name for the old inode, then renamed over PATH.bak: the old backup goes
+      // only once the new one is complete.
+      const std::string link_tmp = temp_name(path + ".bak");
+      if (::link(path.c_str(), link_tmp.c_str()) == 0) {
+        if (::rename(link_tmp.c_str(), (path + ".bak").c_str()) == 0) r.backup = path + ".bak";
+        else ::unlink(link_tmp.c_str());
+      }
+    }
     e = ::rename(tmp.c_str(), path.c_str()) == 0 ? 0 : errno;
   }
   if (e != 0) {
     ::unlink(tmp.c_str());
-    if (!r.backup.empty()) ::unlink(r.backup.c_str());
+    if (!r.backup.empty() && !o.keep_previous) ::unlink(r.backup.c_str());
     r.backup.clear();
     r.error = why(path, e);
     return r;

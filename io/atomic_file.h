@@ -16,6 +16,9 @@ struct WriteOptions {
   // With overwrite: keep the replaced file as PATH.bak.N (the first free N from 1; an
   // existing backup is never replaced).
   bool backup = false;
+  // With overwrite: keep the replaced file as PATH.bak, replacing the previous PATH.bak
+  // (a user's file saved often, like the editor's kernel: one step back, no pile).
+  bool keep_previous = false;
   unsigned mode = 0644;
 };
 
@@ -28,6 +31,12 @@ struct WriteResult {
 // @post ok => path is a regular file holding exactly `data`; !ok => nothing at `path`
 //       changed and no temporary file is left behind.
 WriteResult write_file(const std::string& path, std::string_view data, const WriteOptions& o = {});
+
+// Removes the temporaries that earlier writers of `path` left behind when they were
+// killed (kill -9, power loss): hidden files named like write_file's own temporaries for
+// this path whose process is gone (or that are over an hour old). Nothing else is touched.
+// write_file calls it before writing. Returns how many were removed.
+int clean_stale_temporaries(const std::string& path);
 
 // Whether write_file(path, ..., overwrite) could succeed, checked before a long run:
 // "" or the reason (exists, a directory, a symbolic link, not a regular file, no such

@@ -74,13 +74,29 @@ std::unique_ptr<Backend> make_cuda_backend(std::string& why) {
 #endif
 }
 
+namespace {
+// A recording that was named or shipped but could not be loaded (truncated, a directory,
+// times that are not times): an error naming the file, never a silent fall back to
+// modelled times. "" when a recording loaded or none was looked for.
+std::string recording_problem(const Recording*& rec) {
+  std::string why;
+  rec = default_recording(&why);
+  if (rec || why.empty()) return "";
+  return why + " (fix it, or set WARPSCOPE_RECORDING=none to run without recorded times)";
+}
+}  // namespace
+
 std::unique_ptr<Backend> make_best_backend(std::string& notice) {
   std::string why;
   if (auto b = make_cuda_backend(why)) {
     notice.clear();
     return b;
   }
-  const Recording* rec = default_recording();
+  const Recording* rec = nullptr;
+  if (std::string bad = recording_problem(rec); !bad.empty()) {
+    notice = bad;
+    return nullptr;
+  }
   notice = "running on the emulator (times are modelled, not measured" +
            (rec ? ", except at the configurations " + sim::long_label(rec->source()) + " in " + rec->path +
                       (rec->stale_families().empty()
@@ -98,13 +114,18 @@ std::unique_ptr<Backend> make_backend(const std::string& name, std::string& noti
   error.clear();
   if (name == "auto") {
     auto b = make_best_backend(notice);
-    if (!b) error = "no backend could be opened" + (notice.empty() ? "" : ": " + notice);
+    if (!b) error = notice.empty() ? "no backend could be opened" : notice;
     return b;
   }
   if (name == "emu") {
     // Asked for by name: no notice, so bad input stays one line; every row and label
     // already says whether its time is recorded or modelled.
-    return make_recorded_backend(make_emu_backend(), default_recording());
+    const Recording* rec = nullptr;
+    if (std::string bad = recording_problem(rec); !bad.empty()) {
+      error = bad;
+      return nullptr;
+    }
+    return make_recorded_backend(make_emu_backend(), rec);
   }
   if (name == "cuda") {
     std::string why;

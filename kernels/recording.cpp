@@ -1,13 +1,16 @@
 // Recordings: reading and writing assets/recordings/<gpu>.json, and the emulator backend
 // that answers timed runs at recorded configurations with the recorded measurement.
 #include "kernels/recording.h"
+#include "io/data_paths.h"
 #include "io/json_whole.h"
+#include "io/read_file.h"
 
 #include "kernels/sass.h"
 
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
@@ -47,14 +50,51 @@ json timing_json(const Timing& t) {
   return {{"median_ms", t.median_ms}, {"min_ms", t.min_ms}, {"max_ms", t.max_ms},
           {"repeats", t.samples_ms.size()}, {"throughput", t.throughput}, {"unit", t.unit}};
 }
+// A recorded time is a measurement of one launch sequence: positive, finite, and below an
+// hour (kMaxRecordedMs); -1, 0 or 1e308 would be shown as "-1 GB/s" or "3e306 % of peak".
+constexpr double kMaxRecordedMs = 3.6e6;
+double time_of(const json& j, const char* key, double otherwise, bool required) {
+  if (!j.contains(key)) {
+    if (required) throw std::runtime_error(std::string("timing has no ") + key);
+    return otherwise;
+  }
+  const json& v = j.at(key);
+  if (!v.is_number()) throw std::runtime_error(std::string(key) + " is not a number");
+  const double ms = v.get<double>();
+  if (!std::isfinite(ms) || !(ms > 0) || ms > kMaxRecordedMs) {
+    char b[160];
+    std::snprintf(b, sizeof b, "%s %.6g is not a time (a positive number of milliseconds, at most %.0f)",
+                  key, ms, kMaxRecordedMs);
+    throw std::runtime_error(b);
+  }
+  return ms;
+}
+// A rate or count beside the times: finite and not negative.
+double rate_of(const json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return 0.0;
+  const json& v = j.at(key);
+  if (!v.is_number()) throw std::runtime_error(std::string(key) + " is not a number");
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < 0) throw std::runtime_error(std::string(key) + " is negative or not finite");
+  return x;
+}
 Timing timing_of(const json& j, const sim::Provenance& source) {
+  if (!j.is_object()) throw std::runtime_error("timing is not an object");
   Timing t;
   t.source = source;
-  t.median_ms = j.at("median_ms").get<double>();
-  t.min_ms = j.value("min_ms", t.median_ms);
-  t.max_ms = j.value("max_ms", t.median_ms);
+  t.median_ms = time_of(j, "median_ms", 0, true);
+  // A spread of 0 is "not measured" (peers timed once): the median stands for it.
+  auto spread = [&](const char* key) {
+    return j.contains(key) && j.at(key).is_number() && j.at(key).get<double>() == 0.0
+               ? t.median_ms
+               : time_of(j, key, t.median_ms, false);
+  };
+  t.min_ms = spread("min_ms");
+  t.max_ms = spread("max_ms");
+  if (!(t.min_ms <= t.median_ms && t.median_ms <= t.max_ms))
+    throw std::runtime_error("min_ms, median_ms and max_ms are not in order");
   t.samples_ms = {t.median_ms};
-  t.throughput = j.value("throughput", 0.0);
+  t.throughput = rate_of(j, "throughput");
   t.unit = j.value("unit", std::string());
   return t;
 }
@@ -146,19 +186,8 @@ std::string Recording::stale_families() const {
 }
 
 std::vector<std::filesystem::path> source_roots() {
-  namespace fs = std::filesystem;
-  std::vector<fs::path> roots;
-  if (const char* s = std::getenv("WARPSCOPE_SOURCE_DIR"); s && *s) roots.emplace_back(s);
-#if defined(WS_SOURCE_DIR)
-  roots.emplace_back(WS_SOURCE_DIR);
-#endif
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    roots.push_back(exe.parent_path() / "..");
-    roots.push_back(exe.parent_path() / "../share/warpscope");
-    roots.push_back(exe.parent_path() / "../share/warpscope/include");
-  }
+  std::vector<std::filesystem::path> roots;
+  for (const std::string& r : paths::header_roots()) roots.emplace_back(r);
   return roots;
 }
 
@@ -168,12 +197,10 @@ std::string family_source_hash(const std::string& source_file) {
     std::error_code ec;
     const fs::path p = root / source_file;
     if (!fs::is_regular_file(p, ec)) continue;
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream text;
-    text << f.rdbuf();
-    if (f.bad()) continue;
+    const io::ReadResult text = io::read_file(p.string(), io::kDefaultReadCap, "kernel header");
+    if (!text.ok) continue;
     char b[32];  // FNV-1a 64, the hash the recorded SASS is keyed by
-    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)sass::fnv1a(text.str()));
+    std::snprintf(b, sizeof b, "%016llx", (unsigned long long)sass::fnv1a(text.text));
     return b;
   }
   return "";
@@ -244,17 +271,13 @@ std::string recording_json(const Recording& r) {
 }
 
 bool load_recording(const std::string& path, Recording& out, std::string& error) {
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    error = path + ": cannot be read";
+  // The one reader: a directory, FIFO or device is refused by name before a byte is read.
+  const io::ReadResult f = io::read_file(path, io::kDefaultReadCap, "recording");
+  if (!f.ok) {
+    error = f.error;
     return false;
   }
-  std::string text((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  if (f.bad()) {
-    error = path + ": cannot be read";
-    return false;
-  }
-  if (!parse_recording(text, path, out, error)) return false;
+  if (!parse_recording(f.text, path, out, error)) return false;
   out.path = path;
   return true;
 }
@@ -280,25 +303,32 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
     std::from_chars(cc.data(), cc.data() + dot, r.device.cc_major);
     if (dot < cc.size()) std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), r.device.cc_minor);
     r.device.sm_count = whole_or(d, "sm_count", 0);
-    r.device.sm_clock_mhz = d.value("sm_clock_mhz", 0.0);
-    r.device.mem_clock_mhz = d.value("mem_clock_mhz", 0.0);
-    r.device.bus_width_bits = d.value("bus_width_bits", 0.0);
-    r.device.peak_gbps = d.value("peak_gbps", 0.0);
-    r.device.peak_gflops = d.value("peak_gflops", 0.0);
+    r.device.sm_clock_mhz = rate_of(d, "sm_clock_mhz");
+    r.device.mem_clock_mhz = rate_of(d, "mem_clock_mhz");
+    r.device.bus_width_bits = rate_of(d, "bus_width_bits");
+    r.device.peak_gbps = rate_of(d, "peak_gbps");
+    r.device.peak_gflops = rate_of(d, "peak_gflops");
     r.device.l2_bytes = whole_or(d, "l2_bytes", std::uint64_t(0));
     r.device.limits.name = r.device.name;
     if (r.device.sm_count > 0) r.device.limits.sm_count = r.device.sm_count;
     r.date = j.at("date").get<std::string>();
     r.tool = j.value("tool", std::string());
     const sim::Provenance label = r.source();
+    std::size_t index = 0;
     for (const auto& e : j.at("runs")) {
+      ++index;
       RecordedRun x;
       x.family = e.at("family").get<std::string>();
       x.variant = e.at("variant").get<std::string>();
       x.params = params_of(e.at("params"));
       x.verified = e.value("verified", false);
-      x.timing = timing_of(e.at("timing"), label);
-      x.copy_gbps = e.value("copy_gbps", 0.0);
+      try {
+        x.timing = timing_of(e.at("timing"), label);
+        x.copy_gbps = rate_of(e, "copy_gbps");
+      } catch (const std::exception& bad) {
+        throw std::runtime_error("run " + std::to_string(index) + " (" + x.family + "/" + x.variant +
+                                 "): " + bad.what());
+      }
       x.regs_per_thread = whole_or(e, "regs_per_thread", 0);
       x.source_hash = e.value("source_hash", std::string());
       if (e.contains("totals") && e["totals"].is_object()) x.totals = totals_of(e["totals"]);
@@ -315,7 +345,11 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
       else if (name == "cublas") p.peer = Peer::CublasSgemm;
       else continue;
       p.params = params_of(e.at("params"));
-      p.timing = timing_of(e.at("timing"), label);
+      try {
+        p.timing = timing_of(e.at("timing"), label);
+      } catch (const std::exception& bad) {
+        throw std::runtime_error("peer " + name + ": " + bad.what());
+      }
       r.peers.push_back(std::move(p));
     }
     out = std::move(r);
@@ -338,8 +372,8 @@ const Recording* default_recording(std::string* notice) {
       files.push_back(e);
     } else {
       std::error_code ec;
-      for (const auto& root : source_roots()) {
-        const fs::path dir = root / "assets" / "recordings";
+      for (const auto& root : paths::data_roots()) {
+        const fs::path dir = fs::path(root) / "assets" / "recordings";
         if (!fs::is_directory(dir, ec)) continue;
         std::vector<std::string> here;
         for (const auto& f : fs::directory_iterator(dir, ec))

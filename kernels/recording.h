@@ -77,9 +77,8 @@ struct RecordTarget {
   std::string source;
 };
 
-// Where the source tree or the installed share/ may be, in the order searched:
-// $WARPSCOPE_SOURCE_DIR, the tree this was built from, then beside the binary (../ and
-// ../share/warpscope, its headers under include/).
+// Where the kernel headers a recording is keyed by are looked for: paths::header_roots()
+// ($WARPSCOPE_DATA_DIR first, the install's include/ folder, the source tree).
 std::vector<std::filesystem::path> source_roots();
 
 // The hash a recording keeps of a family's header: FNV-1a 64 of the file `source_file`
@@ -101,7 +100,9 @@ std::string recording_json(const Recording& r);
 
 // The recording a machine without a GPU uses: $WARPSCOPE_RECORDING (a file; "none" turns
 // recordings off), else the first *.json in assets/recordings/ under the source or install
-// tree. Loaded once; nullptr when there is none. `notice` says why a file was skipped.
+// tree (paths::data_roots(): $WARPSCOPE_DATA_DIR first). Loaded once; nullptr when there
+// is none. `notice` says why a file was skipped (make_backend turns it into an error when
+// none loaded). Every time in it is finite, positive and under an hour.
 const Recording* default_recording(std::string* notice = nullptr);
 
 // The emulator, with times and peers at recorded configurations taken from `rec`

@@ -2,10 +2,13 @@
 // assumptions. No CUDA here.
 #include "kernels/sass.h"
 
+#include "io/read_file.h"
+
 #include <cxxabi.h>
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -133,8 +136,18 @@ std::string instance_of(const std::string& demangled) {
   return trim(inner);
 }
 
+namespace {
+// A count or line number of the listing: digits that fit an int (atoi's overflow is
+// undefined behaviour).
+bool whole_number(const std::string& digits, int& out) {
+  const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
+  return ec == std::errc() && p == digits.data() + digits.size();
+}
+}  // namespace
+
 bool parse(std::string_view text, Listing& out, std::string& err) {
   out = Listing{};
+  constexpr std::size_t kMaxLineLength = 1024;
   static const std::regex ins_re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$)");
   static const std::regex label_re(R"(^\s*\.text\.([A-Za-z0-9_$.]+):\s*$)");
   static const std::regex marker_re(R"(^\s*//-+\s*\.text\.([A-Za-z0-9_$.]+)\s*-*\s*$)");
@@ -151,6 +164,13 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
     const std::string line(text.substr(pos, nl - pos));
     pos = nl + 1;
     ++lineno;
+    // std::regex recurses once per character it matches: a line of a few hundred
+    // kilobytes would run it out of stack. A listing's lines are under 200 characters.
+    if (line.size() > kMaxLineLength) {
+      err = "line " + std::to_string(lineno) + " is " + std::to_string(line.size()) +
+            " characters long, more than a SASS listing's " + std::to_string(kMaxLineLength);
+      return false;
+    }
     std::smatch m;
     if (line.find("//## warpscope") != std::string::npos) {
       for (auto it = std::sregex_iterator(line.begin(), line.end(), kv_re); it != std::sregex_iterator(); ++it) {
@@ -167,7 +187,11 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
       Function& f = out.functions.back();
       for (auto it = std::sregex_iterator(line.begin(), line.end(), res_re); it != std::sregex_iterator(); ++it) {
         const std::string k = (*it)[1];
-        const int v = std::atoi((*it)[2].str().c_str());
+        int v = 0;
+        if (!whole_number((*it)[2].str(), v)) {
+          err = "line " + std::to_string(lineno) + ": " + k + " count " + (*it)[2].str().substr(0, 20) + " is out of range";
+          return false;
+        }
         if (k == "REG") f.registers = v;
         else if (k == "STACK") f.stack = v;
         else if (k == "SHARED") f.shared = v;
@@ -177,7 +201,12 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
     }
     if (std::regex_search(line, m, file_re)) {
       if (!block_open) block.clear();
-      block.push_back(Location{m[1], std::atoi(m[2].str().c_str())});
+      int at = 0;
+      if (!whole_number(m[2].str(), at)) {
+        err = "line " + std::to_string(lineno) + ": line number " + m[2].str().substr(0, 20) + " is out of range";
+        return false;
+      }
+      block.push_back(Location{m[1], at});
       block_open = true;
       continue;
     }
@@ -422,12 +451,14 @@ std::string read_from_roots(const std::string& rel, const std::vector<std::strin
   for (const std::string& r : roots) {
     const std::filesystem::path p = std::filesystem::path(r) / rel;
     std::error_code ec;
-    if (!std::filesystem::is_regular_file(p, ec)) continue;
-    std::ifstream f(p, std::ios::binary);
-    std::ostringstream s;
-    s << f.rdbuf();
-    if (f.bad()) continue;
-    return s.str();
+    if (!std::filesystem::exists(p, ec)) continue;
+    // The one reader: a directory or FIFO in a listing's place is named, not hung on.
+    io::ReadResult f = io::read_file(p.string(), io::kDefaultReadCap, "recorded SASS");
+    if (!f.ok) {
+      err = f.error;
+      return "";
+    }
+    return std::move(f.text);
   }
   err = rel + " was not found under " + std::to_string(roots.size()) + " source root(s)";
   return "";

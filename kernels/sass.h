@@ -64,7 +64,8 @@ struct Listing {
 // @post every instruction belongs to the function whose marker precedes it; an
 //       instruction's `where` is the location block printed last before it (innermost
 //       first); returns false with `err` naming the line when an instruction precedes
-//       every function marker.
+//       every function marker, a line is longer than 1024 characters (std::regex would
+//       recurse once per character), or a count or line number does not fit an int.
 bool parse(std::string_view text, Listing& out, std::string& err);
 
 std::string demangle(const std::string& mangled);

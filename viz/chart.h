@@ -79,10 +79,4 @@ bool write_png(const ChartSpec& c, const std::string& path, int width, int heigh
 // @post on true, png starts with the PNG signature; on false, png is empty and err says why.
 bool to_png(const ChartSpec& c, int width, int height, std::string& png, std::string& err);
 
-// io::write_file (the one writer of user-visible files): a unique temporary, fsync and a
-// rename that never replaces unless `overwrite`; links and non-regular files left alone.
-// @post on true, path holds exactly data; on false, path is unchanged and err says why.
-bool write_file_atomic(const std::string& path, const std::string& data, bool overwrite,
-                       std::string& err);
-
 }  // namespace ws::viz

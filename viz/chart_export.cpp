@@ -331,14 +331,7 @@ bool write_png(const ChartSpec& c, const std::string& path, int width, int heigh
                std::string& err) {
   std::string png;
   if (!to_png(c, width, height, png, err)) return false;
-  return write_file_atomic(path, png, false, err);
-}
-
-bool write_file_atomic(const std::string& path, const std::string& data, bool overwrite,
-                       std::string& err) {
-  io::WriteOptions o;
-  o.overwrite = overwrite;
-  const io::WriteResult r = io::write_file(path, data, o);
+  const io::WriteResult r = io::write_file(path, png);
   if (!r.ok) err = r.error;
   return r.ok;
 }

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <csignal>
 #include <iostream>
+#include <streambuf>
 
 #include "app/cli/command.h"
 #include "app/cli/demo.h"
@@ -35,6 +36,45 @@ const Command kCommands[] = {
 
 // ---------------------------------------------------------------- dispatch
 
+// An empty value (`--csv ''`, `--kernel=`) was taken as "not given": refused by name.
+void empty_values_or_usage(const std::vector<std::string>& args) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& s = args[i];
+    if (s.size() > 3 && s.rfind("--", 0) == 0 && s.back() == '=' && s.find('=') == s.size() - 1)
+      usage(s.substr(0, s.size() - 1) + " is given an empty value");
+    if (s.empty())
+      usage(i > 0 && args[i - 1].rfind("-", 0) == 0 ? args[i - 1] + " is given an empty value"
+                                                    : std::string("an empty argument is not a name or an option"));
+  }
+}
+
+// A stream buffer that holds its text until flushed (sync) or dropped.
+class HeldStream : public std::streambuf {
+ public:
+  explicit HeldStream(std::ostream& to) : to_(to) {}
+  void drop() { held_.clear(); }
+
+ protected:
+  int overflow(int c) override {
+    if (c != traits_type::eof()) held_.push_back(char(c));
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* p, std::streamsize n) override {
+    held_.append(p, std::size_t(n));
+    return n;
+  }
+  int sync() override {
+    to_ << held_;
+    held_.clear();
+    to_.flush();
+    return 0;
+  }
+
+ private:
+  std::ostream& to_;
+  std::string held_;
+};
+
 int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostream& err,
              const Hooks& hooks) {
   CLI::App app{"warpscope: GPU performance, warp by warp. Without arguments: the desktop app "
@@ -43,6 +83,7 @@ int dispatch(const std::vector<std::string>& args, std::ostream& out, std::ostre
   app.set_version_flag("--version", "warpscope 0.1");
   app.footer("Exit status: 0 success, 1 a run failed or a result was WRONG, 2 bad input.");
   app.require_subcommand(0, 1);
+  empty_values_or_usage(args);
 
   std::vector<std::pair<CLI::App*, Action>> actions;
   for (const Command& c : kCommands) {
@@ -88,7 +129,11 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   ctl.min_interval_s = 3;
   // One bar for the command (a bench plans its runs and peers as phases of it): the
   // percentage never goes down, and the time left comes from the work done so far.
-  ctl.on_progress = [&err, last = std::string()](const RunProgress& p) mutable {
+  // What a command says on stderr before it runs (the emulator's notice) is held until it
+  // flushes (a progress line) or ends: bad input found after it is then the one line.
+  HeldStream held(err);
+  std::ostream herr(&held);
+  ctl.on_progress = [&err = herr, last = std::string()](const RunProgress& p) mutable {
     if (p.elapsed_s < 2) return;
     std::string line = "warpscope: " + std::to_string(int(100 * p.fraction())) + "%";
     if (!p.phase.empty()) line += ", " + p.phase;
@@ -98,13 +143,21 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     if (p.eta_s > 0) line += ", about " + std::to_string(int(p.eta_s + 0.5)) + " s left";
     err << line << " (Ctrl-C stops it)\n" << std::flush;
   };
+  struct ForgetProgress {  // the callback writes to `held`, which ends with this call
+    RunControl& c;
+    ~ForgetProgress() { c.on_progress = nullptr; }
+  } forget{ctl};
   ThreadControlScope scope(&ctl);
   try {
-    return dispatch(args, out, err, hooks);
+    const int rc = dispatch(args, out, herr, hooks);
+    held.pubsync();
+    return rc;
   } catch (const UsageError& e) {
+    held.drop();
     err << "warpscope: " << e.what() << "\n";
     return kExitUsage;
   } catch (const std::exception& e) {
+    held.pubsync();
     err << "warpscope: internal error: " << e.what() << "\n";
     return kExitFailed;
   }

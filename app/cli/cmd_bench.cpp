@@ -62,6 +62,14 @@ BenchReport bench_and_print(const BenchArgs& a, std::ostream& out, std::ostream&
   const std::vector<const VariantInfo*> vs = bench_variants(a);
   const Params sets = sets_or_usage(a.sets);
   const std::vector<Sweep> sweeps = sweeps_or_usage(a.sweeps);
+  // One parameter swept and set: the --set would be dropped without a word.
+  for (std::size_t i = 0; i < sweeps.size(); ++i) {
+    if (sets.count(sweeps[i].key))
+      usage("--sweep " + sweeps[i].key + "=... and --set " + sweeps[i].key + "=" +
+            std::to_string(sets.at(sweeps[i].key)) + " both give " + sweeps[i].key + ": keep one");
+    for (std::size_t j = 0; j < i; ++j)
+      if (sweeps[j].key == sweeps[i].key) usage("--sweep " + sweeps[i].key + " is given twice: keep one");
+  }
   BenchOptions bo;
   bo.repeats = a.repeats;
   bo.peers = a.peers;

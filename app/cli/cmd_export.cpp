@@ -52,6 +52,9 @@ int cmd_export(const BenchArgs& a, std::ostream& out, std::ostream& err, const H
     if (f != "svg" && f != "png" && f != "csv" && f != "json")
       usage("unknown --format '" + f + "' (choose from svg, png, csv, json)");
   if (formats.empty()) usage("--format is empty (choose from svg, png, csv, json)");
+  for (std::size_t i = 0; i < formats.size(); ++i)
+    for (std::size_t j = 0; j < i; ++j)
+      if (formats[i] == formats[j]) usage("--format names " + formats[i] + " twice");
   if (a.lesson.empty() == a.kernel.empty()) usage("export needs --kernel or --lesson (one of them)");
   if (!a.step.empty() && a.lesson.empty()) usage("--step needs --lesson");
   const std::string name = std::filesystem::path(a.out).filename().string();

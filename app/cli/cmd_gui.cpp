@@ -16,7 +16,7 @@ struct GuiArgs {
   std::string screenshot, view = "window", kernel, variant, backend = "auto", lesson, font,
                                   size, puzzle, edit, step;
   std::vector<std::string> sets;
-  bool presenter = false, hardware = false, sass = false;
+  bool presenter = false, hardware = false, sass = false, force = false;
   std::string hardware_from;
 };
 
@@ -50,13 +50,12 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
   o.hardware = a.hardware;
   o.hardware_from = a.hardware_from;
   o.sass = a.sass;
-  if (!a.hardware_from.empty() && !std::filesystem::exists(a.hardware_from))
-    usage("--hardware-from: " + a.hardware_from + " does not exist");
+  if (!a.hardware_from.empty()) readable_or_usage(a.hardware_from, "--hardware-from file");
   o.lesson = a.lesson.empty() ? "" : lesson_or_usage(a.lesson);
   o.step = step_or_usage(o.lesson, a.step, h);
-  if (!a.puzzle.empty() && !std::filesystem::is_regular_file(a.puzzle))
-    usage("puzzle file " + a.puzzle + " does not exist");
+  if (!a.puzzle.empty()) readable_or_usage(a.puzzle, "puzzle file");
   if (!a.edit.empty() && a.puzzle.empty()) usage("--edit needs --puzzle");
+  if (!a.edit.empty()) readable_or_usage(a.edit, "--edit file", true);
   o.puzzle = a.puzzle;
   o.edit = a.edit;
   if (!a.screenshot.empty()) {
@@ -64,9 +63,13 @@ int cmd_gui(const GuiArgs& a, const Hooks& h) {
     std::error_code ec;
     if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
       usage("directory " + parent.string() + " does not exist");
-    if (std::string why = io::check_writable(a.screenshot, true); !why.empty())
-      usage("--screenshot " + a.screenshot + ": " + why);
+    // Neither the picture nor FILE.txt beside it (gui::screenshot_text_path) replaces a
+    // file without --force.
+    writable_or_usage(a.screenshot, "--screenshot", a.force);
+    writable_or_usage(std::filesystem::path(a.screenshot).replace_extension(".txt").string(), "--screenshot",
+                      a.force);
   }
+  o.force = a.force;
   o.screenshot = a.screenshot;
   o.view = a.view;
   if (!a.font.empty())
@@ -101,6 +104,7 @@ Action declare_gui(CLI::App& sub) {
   s->add_option("--hardware-from", a->hardware_from,
                    "show counters recorded by `metrics --hardware --json` for the same launch");
   s->add_flag("--sass", a->sass, "start with the SASS unfolded under every source line");
+  s->add_flag("--force", a->force, "let --screenshot replace an existing FILE.png and FILE.txt");
   return [a](std::ostream&, std::ostream&, const Hooks& hooks) { return cmd_gui(*a, hooks); };
 }
 

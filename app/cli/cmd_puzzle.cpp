@@ -28,7 +28,8 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
   if (a.list) return puzzle::list_command(a.dir, out, err);
   if (!(a.time_limit > 0 && a.time_limit <= 3600))
     usage("--time-limit " + std::to_string(a.time_limit) + " is outside 0..3600 seconds");
-  if (!std::filesystem::exists(a.check)) usage("puzzle file " + a.check + " does not exist");
+  readable_or_usage(a.check, "puzzle file");
+  if (!a.kernel.empty()) readable_or_usage(a.kernel, "kernel file");
   auto b = backend_or_usage(a.backend, err);
   return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
 }

@@ -3,13 +3,17 @@
 #include "app/cli/command.h"
 
 #include <CLI/CLI.hpp>
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
 
 #include "app/paths.h"
 #include "io/atomic_file.h"
+#include "io/read_file.h"
 
 namespace ws::cli {
 
@@ -81,15 +85,19 @@ int run_failed(const VariantInfo& v, const RunResult& r, std::ostream& err) {
 
 void lesson_file_or_usage(const std::string& f) {
   std::error_code ec;
-  const auto st = std::filesystem::status(f, ec);
-  if (ec && ec != std::errc::no_such_file_or_directory)
-    usage("lesson file " + f + ": " + ec.message());
-  if (std::filesystem::is_directory(st))
+  if (std::filesystem::is_directory(f, ec))
     usage("lesson file " + f + " is a directory; give a lesson's .md file (e.g. " + f +
           "/01-warps.md)");
-  if (!std::filesystem::exists(st)) usage("lesson file " + f + " does not exist");
-  if (!std::filesystem::is_regular_file(st))
-    usage("lesson file " + f + " is not a regular file (a device, FIFO or socket)");
+  // The one reader's checks: a FIFO, device or directory named, never opened for long.
+  if (std::string why = io::check_readable(f, io::kDefaultReadCap, "lesson file"); !why.empty()) usage(why);
+}
+
+void readable_or_usage(const std::string& path, const std::string& what, bool may_be_missing) {
+  const std::string why = io::check_readable(path, io::kDefaultReadCap, what);
+  if (why.empty()) return;
+  struct stat st {};
+  if (may_be_missing && ::lstat(path.c_str(), &st) != 0 && errno == ENOENT) return;
+  usage(why);
 }
 
 // `--lesson ID|FILE`: an existing file as given, else the id as `lesson --list` prints it.

@@ -60,6 +60,11 @@ std::string hex32(std::uint32_t v);
 int run_failed(const VariantInfo& v, const RunResult& r, std::ostream& err);
 // A lesson file that exists and is a regular file.
 void lesson_file_or_usage(const std::string& f);
+// A file the user names for reading (--kernel, --edit, --hardware-from, a puzzle): one
+// line naming it when it is not a readable regular file (io::check_readable: a FIFO,
+// device or directory is named at once). `may_be_missing`: --edit's file is created
+// from the puzzle's starter.
+void readable_or_usage(const std::string& path, const std::string& what, bool may_be_missing = false);
 // `--lesson ID|FILE`: an existing file as given, else the id as `lesson --list` prints it.
 std::string lesson_or_usage(const std::string& arg);
 // `--step N` of a lesson: its `##` sections counted from 1. 0 when not given.

@@ -1,5 +1,9 @@
 #include "app/cli/demo.h"
 
+#include <sys/stat.h>
+
+#include <cerrno>
+
 #include <cstdio>
 #include <filesystem>
 #include <ostream>
@@ -47,6 +51,17 @@ std::string chart_json(const viz::ChartSpec& c) {
   return pretty(j, 3);
 }
 
+namespace {
+// The one writer (io/atomic_file.h), its error as `err`.
+[[maybe_unused]] bool write_one(const std::string& path, const std::string& data, bool overwrite, std::string& err) {
+  io::WriteOptions o;
+  o.overwrite = overwrite;
+  const io::WriteResult r = io::write_file(path, data, o);
+  if (!r.ok) err = r.error;
+  return r.ok;
+}
+}  // namespace
+
 bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
                  const std::vector<std::string>& formats, bool overwrite, bool png_optional,
                  std::vector<std::string>& written, std::string& err, std::ostream& notes) {
@@ -61,7 +76,7 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
     }
     if (f == "svg" || f == "csv" || f == "json") {
       const std::string data = f == "svg" ? viz::to_svg(chart) : f == "csv" ? viz::to_csv(chart) : chart_json(chart);
-      if (!viz::write_file_atomic(path, data, overwrite, err)) return false;
+      if (!write_one(path, data, overwrite, err)) return false;
     } else if (f == "png") {
       // Encoded in memory, then the one atomic writer: no fixed temporary name.
       std::string png, why;
@@ -73,7 +88,7 @@ bool write_chart(const viz::ChartSpec& chart, const std::string& prefix,
         err = "cannot write " + path + ": " + why;
         return false;
       }
-      if (!viz::write_file_atomic(path, png, overwrite, err)) return false;
+      if (!write_one(path, png, overwrite, err)) return false;
     } else {
       err = "unknown chart format '" + f + "' (choose from svg, png, csv, json)";
       return false;
@@ -252,9 +267,20 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
     err << "warpscope: cannot create " << opt.dir << ": " << ec.message() << "\n";
     return kExitFailed;
   }
+  // A chart of an earlier demo is never replaced: the first free name, transpose.svg,
+  // transpose-2.svg, ..., for all three formats alike.
+  std::string prefix = opt.dir + "/" + family;
+  for (int n = 2; n < 1000; ++n) {
+    bool free = true;
+    for (const char* ext : {".svg", ".png", ".csv"}) {
+      struct stat st {};
+      free = free && ::lstat((prefix + ext).c_str(), &st) != 0 && errno == ENOENT;
+    }
+    if (free) break;
+    prefix = opt.dir + "/" + family + "-" + std::to_string(n);
+  }
   std::vector<std::string> written;
-  if (!write_chart(bench_chart(times), opt.dir + "/" + family, {"svg", "png", "csv"}, true, true,
-                   written, why, out)) {
+  if (!write_chart(bench_chart(times), prefix, {"svg", "png", "csv"}, false, true, written, why, out)) {
     err << "warpscope: " << why << "\n";
     return kExitFailed;
   }

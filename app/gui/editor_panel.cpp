@@ -1,6 +1,9 @@
 // The kernel editor panel (see editor_panel.h).
 #include "app/gui/editor_panel.h"
 
+#include "io/atomic_file.h"
+#include "io/read_file.h"
+
 #include <imgui.h>
 
 #include <unistd.h>
@@ -78,14 +81,13 @@ EditorPanel::EditorPanel(const std::string& puzzle_file, const std::string& kern
 }
 
 void EditorPanel::load_file() {
-  std::ifstream f(kernel_file_, std::ios::binary);
-  if (!f) {
-    message_ = "cannot read " + kernel_file_;
+  // The one reader: a FIFO or directory given as --edit is named, never waited on.
+  io::ReadResult f = io::read_file(kernel_file_, io::kDefaultReadCap, "kernel file");
+  if (!f.ok) {
+    message_ = f.error;
     return;
   }
-  std::ostringstream s;
-  s << f.rdbuf();
-  buf_ = s.str();
+  buf_ = std::move(f.text);
   dirty_ = false;
   changed_on_disk_ = false;
   std::error_code ec;
@@ -93,23 +95,17 @@ void EditorPanel::load_file() {
 }
 
 bool EditorPanel::save(std::string& why) {
-  // A temporary file renamed into place: a crash never leaves half a kernel behind.
-  const std::string tmp = kernel_file_ + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    o << buf_;
-    if (!o) {
-      why = "cannot write " + tmp;
-      return false;
-    }
-  }
-  std::error_code ec;
-  fs::rename(tmp, kernel_file_, ec);
-  if (ec) {
-    why = "cannot save " + kernel_file_ + ": " + ec.message();
-    fs::remove(tmp, ec);
+  // The one writer: a unique temporary renamed into place (a crash never leaves half a
+  // kernel), the version before kept as FILE.bak, a link or FIFO in its place left alone.
+  io::WriteOptions o;
+  o.overwrite = true;
+  o.keep_previous = true;
+  const io::WriteResult w = io::write_file(kernel_file_, buf_, o);
+  if (!w.ok) {
+    why = "cannot save: " + w.error;
     return false;
   }
+  std::error_code ec;
   mtime_ = fs::last_write_time(kernel_file_, ec);
   dirty_ = false;
   return true;

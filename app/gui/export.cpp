@@ -1,6 +1,8 @@
 // Exports from the window.
 #include "app/gui/export.h"
 
+#include "io/atomic_file.h"
+
 #include <stb_image_write.h>
 #include <sys/stat.h>
 
@@ -30,8 +32,9 @@ std::string write_new_file(const std::string& dir, const std::string& base, cons
   for (int i = 0; i < 1000; ++i) {
     const std::string p = stem + (i ? "-" + std::to_string(i) : std::string()) + "." + ext;
     if (::stat(p.c_str(), &st) == 0) continue;
-    std::string e;
-    if (viz::write_file_atomic(p, data, false, e)) return p;
+    const io::WriteResult w = io::write_file(p, data);
+    if (w.ok) return p;
+    const std::string& e = w.error;
     // Lost a race for this name: try the next one; any other failure is final.
     if (e.find("already exists") == std::string::npos) {
       err = e;

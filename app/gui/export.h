@@ -1,6 +1,6 @@
 #pragma once
 // Exports from the window: charts as PNG/SVG/CSV and the whole window as PNG. Every file is
-// written atomically (viz::write_file_atomic) and never over an existing one: a numeric
+// written atomically (io::write_file) and never over an existing one: a numeric
 // suffix picks a free name.
 #include <string>
 

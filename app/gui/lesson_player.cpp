@@ -25,6 +25,7 @@
 #include "app/paths.h"
 #include "app/lesson/player.h"
 #include "viz/imgui_util.h"
+#include "viz/text_runs.h"
 
 namespace ws::gui {
 
@@ -46,6 +47,29 @@ const ImVec4 kBad = viz::to_imvec4(kTheme.lesson_bad);
 const ImVec4 kBox = viz::to_imvec4(kTheme.lesson_box);
 
 // [SECTION] Text: spans and plain runs
+// Lesson text in bounded runs (viz/text_runs.h): ImGui 1.86 reserves 4 vertices a
+// character per text call with 16-bit indices, and its Text*() formatters cut at 3 KB, so
+// an unbroken 17,000-character word aborted the window. `wrap`: each piece wraps at the
+// current wrap position and starts a line; otherwise the pieces of a line are laid side
+// by side (code keeps its lines) and every '\n' starts a new line.
+void text_runs(const ImVec4& col, std::string_view text, bool wrap) {
+  ImGui::PushStyleColor(ImGuiCol_Text, col);
+  std::size_t at = 0;
+  for (;;) {
+    const std::size_t nl = text.find('\n', at);
+    const std::size_t end = nl == std::string_view::npos ? text.size() : nl;
+    const auto pieces = viz::text_pieces(text.substr(at, end - at));
+    if (pieces.empty()) ImGui::TextUnformatted("");
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if (i > 0 && !wrap) ImGui::SameLine(0, 0);
+      ImGui::TextUnformatted(pieces[i].data(), pieces[i].data() + pieces[i].size());
+    }
+    if (nl == std::string_view::npos) break;
+    at = nl + 1;
+  }
+  ImGui::PopStyleColor();
+}
+
 // Draws styled runs as flowing text, wrapped at the panel's width, word by word.
 void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {
   const float left = ImGui::GetCursorPosX();
@@ -84,9 +108,10 @@ void flow(const std::vector<Span>& spans, const ImVec4& base = kText) {
       }
       if (line_empty) ImGui::SetCursorPosX(left);
       if (line_empty && w > width) {
-        // A word longer than the line (a metric's name): broken where the line ends.
+        // A word longer than the line (a metric's name): broken where the line ends,
+        // in bounded pieces whatever its length.
         ImGui::PushTextWrapPos(left + width);
-        ImGui::TextColored(col, "%s", word.c_str());
+        text_runs(col, word, true);
         ImGui::PopTextWrapPos();
         x = width;
       } else {
@@ -193,7 +218,7 @@ void code_block(const Block& b) {
   ImGui::BeginChild(ImGui::GetID(&b), ImVec2(0, h), false,
                     wide ? ImGuiWindowFlags_HorizontalScrollbar | ImGuiWindowFlags_AlwaysHorizontalScrollbar
                          : ImGuiWindowFlags_NoScrollbar);
-  ImGui::TextColored(kCode, "%s", b.text.c_str());
+  text_runs(kCode, b.text, false);  // every line whole, however long (no 3 KB cut)
   ImGui::EndChild();
   ImGui::PopStyleColor();
 }
@@ -419,7 +444,7 @@ class PlayerPanel : public LessonPanel {
         out.error = error_;
         ImGui::TextColored(kBad, "This lesson cannot be opened:");
         ImGui::PushTextWrapPos(0);
-        ImGui::TextColored(kBad, "%s", error_.c_str());
+        text_runs(kBad, error_, true);
         ImGui::PopTextWrapPos();
         ImGui::Separator();
       }
@@ -470,7 +495,7 @@ class PlayerPanel : public LessonPanel {
       draw_blocks(p.lesson().intro, c);
     ImGui::SetWindowFontScale(pres ? 1.25f : 1.15f);
     ImGui::PushTextWrapPos(0);  // a long title wraps in the column
-    ImGui::TextColored(kHeading, "%s", p.step().title.c_str());
+    text_runs(kHeading, p.step().title, true);
     ImGui::PopTextWrapPos();
     ImGui::SetWindowFontScale(1.f);
     ImGui::Spacing();
@@ -566,7 +591,7 @@ class PlayerPanel : public LessonPanel {
     if (!pres) {
       ImGui::SetWindowFontScale(1.2f);
       ImGui::PushTextWrapPos(0);
-      ImGui::TextColored(kHeading, "%s", l.title.c_str());
+      text_runs(kHeading, l.title, true);
       ImGui::PopTextWrapPos();
       ImGui::SetWindowFontScale(1.f);
       ImGui::TextColored(kDim, "%s, %d min", l.level.c_str(), l.minutes);
@@ -761,7 +786,7 @@ class PlayerPanel : public LessonPanel {
       ImGui::TextColored(status == "done" ? kGood : e.error.empty() ? kDim : kBad, "%s", status.c_str());
       ImGui::SetCursorPos(at);
       ImGui::PushTextWrapPos(at.x + title_w);
-      ImGui::TextUnformatted(title.c_str());
+      text_runs(ImGui::GetStyleColorVec4(ImGuiCol_Text), title, true);
       ImGui::PopTextWrapPos();
     }
   }

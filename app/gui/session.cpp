@@ -1,6 +1,8 @@
 // One open window with its state and worker.
 #include "app/gui/session.h"
 
+#include "io/atomic_file.h"
+
 #include <chrono>
 #include <thread>
 
@@ -159,7 +161,7 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
   }
   if (vi.has(viz::kNeedsPuzzle) && opt.puzzle.empty()) {
     message = "the " + std::string(vi.name) + " view needs a puzzle: add --puzzle FILE";
-    return 1;
+    return 2;  // bad input, as --view lesson without --lesson
   }
   SessionOptions so;
   so.visible = false;
@@ -219,14 +221,17 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = err;
     return 1;
   }
-  if (!viz::write_file_atomic(opt.screenshot, png, true, err)) {
-    message = "cannot write the screenshot: " + err;
+  // The one writer; an existing file only with --force (checked before rendering too).
+  io::WriteOptions wo;
+  wo.overwrite = opt.force;
+  if (const io::WriteResult w = io::write_file(opt.screenshot, png, wo); !w.ok) {
+    message = "cannot write the screenshot: " + w.error;
     return 1;
   }
   // Beside it, the text the frame drew: what a test or a script reads instead of pixels.
   const std::string txt = screenshot_text_path(opt.screenshot);
-  if (!viz::write_file_atomic(txt, frame_text(fd), true, err)) {
-    message = "cannot write " + txt + ": " + err;
+  if (const io::WriteResult w = io::write_file(txt, frame_text(fd), wo); !w.ok) {
+    message = "cannot write " + txt + ": " + w.error;
     return 1;
   }
   message = "wrote " + opt.screenshot + " and " + txt + " (" + std::string(to_string(view)) + ", " +

@@ -285,6 +285,7 @@ struct StepProgress {
   std::map<std::size_t, double> answers;   // predict index -> the student's guess
   std::map<std::size_t, bool> correct;     // predict index -> was it right
   std::map<std::size_t, bool> goals;       // goal index -> reached
+  bool operator==(const StepProgress&) const = default;
 };
 
 struct LessonProgress {
@@ -292,6 +293,7 @@ struct LessonProgress {
   std::map<std::size_t, StepProgress> steps;
   bool completed = false;
   std::size_t steps_done() const;
+  bool operator==(const LessonProgress&) const = default;
 };
 
 struct Progress {
@@ -301,6 +303,9 @@ struct Progress {
   std::string notice;
   // The file could not be read, or is not a regular file: save_progress leaves it alone.
   bool read_only = false;
+  // The lessons as last read from or written to the file: what save_progress compares
+  // against to tell this window's changes from another window's (a three-way merge).
+  std::map<std::string, LessonProgress> on_disk;
 };
 
 // $XDG_DATA_HOME/warpscope, else $HOME/.local/share/warpscope ("" when neither is set).
@@ -316,8 +321,20 @@ Progress load_progress(const std::string& dir, bool rescue = true);
 Progress parse_progress(const std::string& text);
 
 // Writes dir/progress.json through io::write_file; creates dir. Refuses a read_only `p`.
-// @post returns true iff the file now holds `p`; on false, `error` says why and any
-//       previous file is untouched.
-bool save_progress(const Progress& p, const std::string& dir, std::string& error);
+// Two windows share the file: under an exclusive lock (flock on the directory) the file is
+// read again and merged with `p` (merge_progress), so what another window saved since
+// `p` was loaded is kept. `merged`, when given, receives what was written.
+// @post returns true iff the file now holds merge_progress(p, the file as it was); on
+//       false, `error` says why and any previous file is untouched.
+bool save_progress(const Progress& p, const std::string& dir, std::string& error,
+                   Progress* merged = nullptr);
+
+// A three-way merge of one window's progress `mine` (with mine.on_disk, what it last read)
+// into `theirs` (the file now). A lesson this window did not change since it read it is
+// theirs; one only this window changed (or dropped) is mine; one both changed is mine,
+// with every step this window did not change taken from theirs and `completed` if either
+// says so.
+// @post every lesson of theirs or mine is in the result; on_disk == lessons.
+Progress merge_progress(const Progress& mine, const Progress& theirs);
 
 }  // namespace ws::lesson

@@ -10,6 +10,8 @@
 //   Front matter and the whole file
 #include <md4c.h>
 
+#include "io/read_file.h"
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -23,6 +25,7 @@
 
 #include "app/lesson/lesson_internal.h"
 #include "app/lesson/lesson_model.h"
+#include "io/read_file.h"
 #include "sim/event_at.h"
 #include "viz/views.h"
 
@@ -999,31 +1002,15 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
 }
 
 ParseResult parse_lesson(const std::string& path) {
-  // Checked before reading: /dev/zero or a FIFO would never end, a huge file never fit.
-  ParseResult bad;
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  const auto size = ec ? 0 : std::filesystem::is_regular_file(st) ? std::filesystem::file_size(path, ec) : 0;
-  if (ec) {
-    bad.errors.push_back({path, 0, "cannot read the lesson file: " + ec.message()});
-  } else if (std::filesystem::is_directory(st)) {
-    bad.errors.push_back({path, 0, "is a directory, not a lesson file"});
-  } else if (!std::filesystem::is_regular_file(st)) {
-    bad.errors.push_back({path, 0, "is not a regular file (a device, FIFO or socket), not a lesson"});
-  } else if (size > kMaxLessonBytes) {
-    bad.errors.push_back({path, 0, "is " + std::to_string(size) + " bytes: too large for a lesson (the limit is " +
-                                       std::to_string(kMaxLessonBytes >> 20) + " MiB)"});
+  // The one reader: /dev/zero, a FIFO or a directory is refused before a byte is read, a
+  // huge file never read whole.
+  const io::ReadResult f = io::read_file(path, kMaxLessonBytes, "lesson");
+  if (!f.ok) {
+    ParseResult bad;
+    bad.errors.push_back({path, 0, f.reason + (f.missing ? "" : ": not a lesson")});
+    return bad;
   }
-  if (!bad.errors.empty()) return bad;
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    ParseResult r;
-    r.errors.push_back({path, 0, std::string("cannot read the lesson file: ") + std::strerror(errno)});
-    return r;
-  }
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return parse_lesson_text(ss.str(), path);
+  return parse_lesson_text(f.text, path);
 }
 
 }  // namespace ws::lesson

@@ -166,7 +166,8 @@ bool Player::save() {
   if (data_dir_.empty()) return true;
   if (progress_.read_only) return false;  // the notice from loading says why, and stays
   std::string err;
-  if (save_progress(progress_, data_dir_, err)) return true;
+  // Merged with what other windows saved meanwhile; progress_ becomes what was written.
+  if (save_progress(progress_, data_dir_, err, &progress_)) return true;
   notice_ = "Progress not saved: " + err;
   return false;
 }

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -144,7 +145,8 @@ Progress load_progress(const std::string& dir, bool rescue) {
     p.read_only = true;
     return p;
   }
-  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  // O_NONBLOCK: a FIFO that appears after the lstat above still cannot hang the open.
+  const int fd = ::open(file.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) {
     // Unreadable is not corrupt: the file may be fine, so it is neither moved nor replaced.
     p.notice = "Your progress in " + file.string() + " cannot be read (" + std::strerror(errno) +
@@ -153,6 +155,14 @@ Progress load_progress(const std::string& dir, bool rescue) {
     return p;
   }
   std::string text, why;
+  struct stat fst {};
+  if (::fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+    ::close(fd);
+    p.notice = "Your progress cannot be loaded or saved: " + file.string() +
+               " is not a regular file (remove or rename it). It is left alone and progress in this session is not kept.";
+    p.read_only = true;
+    return p;
+  }
   if (std::uintmax_t(st.st_size) > kMaxProgressBytes) {
     why = std::to_string(st.st_size) + " bytes, more than the " +
           std::to_string(kMaxProgressBytes >> 20) + " MiB a progress file can be";
@@ -169,7 +179,9 @@ Progress load_progress(const std::string& dir, bool rescue) {
   ::close(fd);
   if (why.empty()) {
     try {
-      return parse_progress(text);
+      Progress parsed = parse_progress(text);
+      parsed.on_disk = parsed.lessons;
+      return parsed;
     } catch (const std::exception& e) {
       why = e.what();
     }
@@ -191,7 +203,78 @@ Progress load_progress(const std::string& dir, bool rescue) {
   return p;
 }
 
-bool save_progress(const Progress& p, const std::string& dir, std::string& error) {
+Progress merge_progress(const Progress& mine, const Progress& theirs) {
+  Progress out = theirs;
+  out.notice.clear();
+  out.read_only = false;
+  for (const auto& [id, lp] : mine.lessons) {
+    const auto base = mine.on_disk.find(id);
+    const bool changed = base == mine.on_disk.end() || !(base->second == lp);
+    if (!changed) continue;  // theirs (or absent there: another window may have reset it)
+    const auto other = theirs.lessons.find(id);
+    if (other == theirs.lessons.end() || (base != mine.on_disk.end() && other->second == base->second)) {
+      out.lessons[id] = lp;  // only this window changed it
+      continue;
+    }
+    // Both windows changed the lesson: this window's steps where it changed them.
+    LessonProgress m = other->second;
+    m.current_step = lp.current_step;
+    m.completed = lp.completed || other->second.completed;
+    for (const auto& [i, sp] : lp.steps) {
+      const bool step_changed = base == mine.on_disk.end() || !base->second.steps.contains(i) ||
+                                !(base->second.steps.at(i) == sp);
+      if (step_changed || !m.steps.contains(i)) m.steps[i] = sp;
+    }
+    out.lessons[id] = std::move(m);
+  }
+  // A lesson this window dropped (its progress reset) goes, unless another window has
+  // changed it since.
+  for (const auto& [id, lp] : mine.on_disk) {
+    const auto other = theirs.lessons.find(id);
+    if (!mine.lessons.contains(id) && other != theirs.lessons.end() && other->second == lp) out.lessons.erase(id);
+  }
+  out.on_disk = out.lessons;
+  return out;
+}
+
+namespace {
+
+// An exclusive flock on the data directory for one save: every warpscope window saving
+// progress there takes it, so one read-merge-write never interleaves with another's.
+// On a directory, so no lock file is left beside progress.json.
+class DirLock {
+ public:
+  explicit DirLock(const std::string& dir) {
+    fd_ = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd_ < 0) {
+      error_ = "cannot lock " + dir + ": " + std::strerror(errno);
+      return;
+    }
+    // A few seconds at most: a save takes milliseconds, so a longer wait is a stuck window.
+    for (int i = 0; i < 500; ++i) {
+      if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+      if (errno != EWOULDBLOCK && errno != EINTR) break;
+      ::usleep(10000);
+    }
+    error_ = "cannot lock " + dir + " (another warpscope window holds it): " + std::strerror(errno);
+    ::close(fd_);
+    fd_ = -1;
+  }
+  ~DirLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  DirLock(const DirLock&) = delete;
+  DirLock& operator=(const DirLock&) = delete;
+  const std::string& error() const { return error_; }
+
+ private:
+  int fd_ = -1;
+  std::string error_;
+};
+
+}  // namespace
+
+bool save_progress(const Progress& p, const std::string& dir, std::string& error, Progress* merged) {
   if (dir.empty()) {
     error = "no data directory: set XDG_DATA_HOME or HOME";
     return false;
@@ -206,14 +289,31 @@ bool save_progress(const Progress& p, const std::string& dir, std::string& error
     error = "cannot create " + dir + ": " + ec.message();
     return false;
   }
+  const DirLock lock(dir);
+  if (!lock.error().empty()) {
+    error = lock.error();
+    return false;
+  }
+  // Re-read under the lock: what another window saved since `p` was loaded is merged in,
+  // never overwritten. A file that became unreadable or corrupt meanwhile is left alone.
+  const Progress now = load_progress(dir, false);
+  if (!now.notice.empty()) {
+    error = now.notice;
+    return false;
+  }
+  Progress out = merge_progress(p, now);
   // The one atomic writer: a unique temporary beside it, fsync, rename; a link, FIFO or
   // directory that appeared in its place is left alone.
   io::WriteOptions o;
   o.overwrite = true;
   const io::WriteResult r =
-      io::write_file((fs::path(dir) / kFile).string(), to_json(p).dump(2) + "\n", o);
-  if (!r.ok) error = r.error;
-  return r.ok;
+      io::write_file((fs::path(dir) / kFile).string(), to_json(out).dump(2) + "\n", o);
+  if (!r.ok) {
+    error = r.error;
+    return false;
+  }
+  if (merged) *merged = std::move(out);
+  return true;
 }
 
 }  // namespace ws::lesson

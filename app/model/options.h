@@ -21,6 +21,7 @@ struct GuiOptions {
   // the PNG, return. Views: bank-map, sector-map, divergence, charts, metrics, stepper,
   // compare, lesson, editor (needs a puzzle), window (the whole window).
   std::string screenshot;
+  bool force = false;             // --force: the screenshot may replace an existing file
   std::string view = "window";
   int width = 1600, height = 1000;
   std::string font;               // a TTF path; missing -> notice in the window, ImGui's font

@@ -2,6 +2,8 @@
 // hardware counters, the metrics table's hardware rows and the occupancy figures.
 #include "app/model/sass_view.h"
 
+#include "io/read_file.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -160,14 +162,14 @@ std::string hardware_note(const HardwareCounters& hw, bool asked) {
 bool load_recorded_hardware(const std::string& path, const std::string& family,
                             const std::string& variant, const Params& params,
                             HardwareCounters& out, std::string& err) {
-  std::ifstream f(path);
-  if (!f) {
-    err = "--hardware-from: cannot read " + path;
+  const io::ReadResult f = io::read_file(path, io::kDefaultReadCap, "--hardware-from file");
+  if (!f.ok) {
+    err = f.error;
     return false;
   }
   nlohmann::json j;
   try {
-    f >> j;
+    j = nlohmann::json::parse(f.text);
     if (j.value("kernel", "") != family || j.value("variant", "") != variant) {
       err = "--hardware-from: " + path + " holds " + j.value("kernel", "?") + "/" + j.value("variant", "?") +
             ", not " + family + "/" + variant;

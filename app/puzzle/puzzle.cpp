@@ -21,6 +21,8 @@
 #include <sstream>
 
 #if defined(WS_HAVE_NVRTC)
+#include "io/atomic_file.h"
+#include "io/read_file.h"
 #include "kernels/user_nvrtc.h"
 #endif
 
@@ -414,20 +416,15 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
 }
 
 bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors) {
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) {
-    errors.push_back({file, 1, "is a directory; give a puzzle's .md file"});
+  // The one reader: a directory, FIFO or device is named, never waited on; one byte past
+  // the limit is enough for parse_text to refuse the size.
+  const io::ReadResult f = io::read_file(file, kMaxBytes + 1, "puzzle");
+  if (!f.ok) {
+    std::error_code ec;
+    errors.push_back({file, 1, fs::is_directory(file, ec) ? "is a directory; give a puzzle's .md file" : f.reason});
     return false;
   }
-  std::ifstream f(file, std::ios::binary);
-  if (!f) {
-    errors.push_back({file, 1, "cannot read the puzzle file"});
-    return false;
-  }
-  std::string text(kMaxBytes + 1, '\0');
-  f.read(text.data(), std::streamsize(text.size()));
-  text.resize(std::size_t(f.gcount()));
-  return parse_text(text, file, out, errors);
+  return parse_text(f.text, file, out, errors);
 }
 
 // [SECTION] Checking a kernel
@@ -451,18 +448,10 @@ std::string write_starter(const Puzzle& p, std::string& why) {
   const std::string text = std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') + p.starter;
   const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) + ".cuh");
   if (fs::exists(f, ec)) return f.string();
-  const std::string tmp = f.string() + "." + std::to_string(::getpid());
-  {
-    std::ofstream o(tmp, std::ios::binary | std::ios::trunc);
-    o << text;
-    if (!o) {
-      why = "cannot write the starter to " + tmp;
-      return "";
-    }
-  }
-  fs::rename(tmp, f, ec);
-  if (ec) {
-    why = "cannot write the starter to " + f.string() + ": " + ec.message();
+  // The one writer: atomic, and a name another checker wrote meanwhile is kept as it is.
+  const io::WriteResult w = io::write_file(f.string(), text);
+  if (!w.ok && !fs::exists(f, ec)) {
+    why = "cannot write the starter: " + w.error;
     return "";
   }
   return f.string();

@@ -5,7 +5,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 ws=${1:-$here/../../build/warpscope}
-shot() { out=$1; shift; "$ws" gui --backend emu --screenshot "$here/$out" "$@"; }
+shot() { out=$1; shift; "$ws" gui --backend emu --force --screenshot "$here/$out" "$@"; }
 # A fresh progress store and puzzle folder, the same path every time: the pictures show
 # no one's progress and no random folder name.
 export XDG_DATA_HOME=/tmp/warpscope-screenshots

@@ -3,6 +3,7 @@
 // never replaced, links and non-regular files are left alone, no temporary is left.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -156,6 +157,50 @@ TEST(AtomicFile, ALongNameStillGetsAValidTemporary) {
   const WriteResult r = write_file(name, "x");
   ASSERT_TRUE(r.ok) << r.error;
   EXPECT_EQ(d.entries(), 1u);
+}
+
+}  // namespace
+
+namespace {
+
+// Issue 27: `kill -9` in 79 runs left 3 hidden temporaries that were never cleaned. The
+// next write of the same file removes those whose writer is gone, and nothing else.
+TEST(AtomicFile, StaleTemporariesOfKilledWritersAreCleaned) {
+  TempDir d;
+  // A process that has exited: its PID is free (or reused by then, which the age covers).
+  const pid_t dead = ::fork();
+  if (dead == 0) ::_exit(0);
+  int st = 0;
+  ::waitpid(dead, &st, 0);
+  const std::string stale = d / (".out.csv.tmp-" + std::to_string(dead) + "-0-0123abcd");
+  const std::string live = d / (".out.csv.tmp-" + std::to_string(::getppid()) + "-3-89abcdef");
+  put(stale, "half");
+  put(live, "a writer still running");
+  put(d / ".other.csv.tmp-" + std::to_string(dead) + "-0-0123abcd", "another file's");
+  put(d / ".out.csv.tmp-notes", "a user's");
+  ASSERT_TRUE(write_file(d / "out.csv", "x\n").ok);
+  EXPECT_FALSE(fs::exists(stale));
+  EXPECT_TRUE(fs::exists(live));
+  EXPECT_EQ(slurp(d / ".out.csv.tmp-notes"), "a user's");
+  EXPECT_EQ(slurp(d / "out.csv"), "x\n");
+  EXPECT_EQ(d.entries(), 4u);  // out.csv, the live one, the other file's, the user's
+}
+
+// The editor saves the student's kernel often: one backup, PATH.bak, the step before.
+TEST(AtomicFile, KeepPreviousLeavesOneBackupOfTheReplacedFile) {
+  TempDir d;
+  put(d / "k.cuh", "v1");
+  WriteOptions o;
+  o.overwrite = true;
+  o.keep_previous = true;
+  WriteResult r = write_file(d / "k.cuh", "v2", o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(r.backup, d / "k.cuh.bak");
+  r = write_file(d / "k.cuh", "v3", o);
+  ASSERT_TRUE(r.ok) << r.error;
+  EXPECT_EQ(slurp(d / "k.cuh"), "v3");
+  EXPECT_EQ(slurp(d / "k.cuh.bak"), "v2");
+  EXPECT_EQ(d.entries(), 2u);
 }
 
 }  // namespace

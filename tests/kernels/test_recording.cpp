@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "kernels/recording.h"
 
@@ -20,8 +21,61 @@ Recording one_run(const std::string& hash) {
   r.variant = "tiled";
   r.params = {{"n", 1024}};
   r.source_hash = hash;
+  r.timing.median_ms = r.timing.min_ms = r.timing.max_ms = 0.25;  // a time is positive
   rec.runs.push_back(r);
   return rec;
+}
+
+// The text of a one-run recording whose timing is `timing` (JSON).
+std::string with_timing(const std::string& timing) {
+  std::string text = recording_json(one_run(""));
+  const auto at = text.find("\"timing\"");
+  const auto open = text.find('{', at), close = text.find('}', open);
+  return text.substr(0, open) + timing + text.substr(close + 1);
+}
+
+// Issue 27: times -1, 0 and 1e308 were shown as recorded ("-1 GB/s", "2.98e+306 % of
+// peak"). A recorded time is finite, positive and under an hour, or the file is refused
+// with one line naming it and the run.
+TEST(Recording, TimesThatAreNotTimesAreRefusedNamingTheFileAndTheRun) {
+  Recording back;
+  std::string err;
+  ASSERT_TRUE(parse_recording(with_timing(R"({"median_ms": 0.5})"), "ok.json", back, err)) << err;
+  EXPECT_EQ(back.runs.at(0).timing.median_ms, 0.5);
+  for (const char* bad : {R"({"median_ms": -1})", R"({"median_ms": 0})", R"({"median_ms": 1e308})",
+                          R"({"median_ms": 1, "min_ms": -5})", R"({"median_ms": 1, "max_ms": 0.5})",
+                          R"({"median_ms": "fast"})", R"({})", R"({"median_ms": 1, "throughput": -3})"}) {
+    Recording r;
+    err.clear();
+    EXPECT_FALSE(parse_recording(with_timing(bad), "bad.json", r, err)) << bad;
+    EXPECT_EQ(err.rfind("bad.json: ", 0), 0u) << err;
+    EXPECT_NE(err.find("run 1 (transpose/tiled)"), std::string::npos) << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  }
+  Recording r;
+  EXPECT_FALSE(parse_recording(with_timing(R"({"median_ms": 1e308})"), "huge.json", r, err));
+  EXPECT_NE(err.find("median_ms 1e+308 is not a time"), std::string::npos) << err;
+}
+
+// A truncated file was a silent fall back to modelled times; a directory gave "internal
+// error: basic_filebuf::underflow". Both are one line naming the file.
+TEST(Recording, ATruncatedFileOrADirectoryIsAnErrorNamingIt) {
+  const std::string dir = testing::TempDir() + "/ws-recording-dir";
+  std::filesystem::create_directories(dir);
+  Recording r;
+  std::string err;
+  EXPECT_FALSE(load_recording(dir, r, err));
+  EXPECT_EQ(err, "recording " + dir + " is a directory, not a file");
+  const std::string path = testing::TempDir() + "/ws-recording-cut.json";
+  const std::string whole = recording_json(one_run(""));
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  ASSERT_TRUE(f);
+  std::fwrite(whole.data(), 1, whole.size() / 2, f);
+  std::fclose(f);
+  EXPECT_FALSE(load_recording(path, r, err));
+  EXPECT_EQ(err.rfind(path + ": not a readable recording", 0), 0u) << err;
+  std::remove(path.c_str());
+  std::filesystem::remove(dir);
 }
 
 TEST(Recording, FamilySourceHashIsTheHeadersFnv1a) {

@@ -200,38 +200,8 @@ TEST(ChartCsv, QuotesFieldsWithCommas) {
   EXPECT_NE(to_csv(c).find("\"a,b\",line,0,,1,0,,\n"), std::string::npos);
 }
 
-TEST(AtomicWrite, WritesRefusesAndOverwrites) {
-  const std::string d = temp_dir();
-  const std::string p = d + "/a.csv";
-  fs::remove(p);
-  std::string err;
-  ASSERT_TRUE(write_file_atomic(p, "first", false, err)) << err;
-  EXPECT_EQ(slurp(p), "first");
-  EXPECT_FALSE(write_file_atomic(p, "second", false, err));
-  EXPECT_NE(err.find("already exists"), std::string::npos) << err;
-  EXPECT_EQ(slurp(p), "first") << "refused write leaves the file unchanged";
-  ASSERT_TRUE(write_file_atomic(p, "third", true, err)) << err;
-  EXPECT_EQ(slurp(p), "third");
-  int files = 0;
-  for (auto& e : fs::directory_iterator(d)) {
-    (void)e;
-    ++files;
-  }
-  EXPECT_EQ(files, 1) << "no temporary file is left behind";
-  fs::remove_all(d);
-}
-
-TEST(AtomicWrite, BadPathsSaySo) {
-  std::string err;
-  EXPECT_FALSE(write_file_atomic("/nonexistent-dir-ws/x.svg", "x", false, err));
-  EXPECT_NE(err.find("/nonexistent-dir-ws/x.svg"), std::string::npos) << err;
-  EXPECT_FALSE(write_file_atomic("", "x", false, err));
-  EXPECT_FALSE(err.empty());
-  const std::string d = temp_dir();
-  EXPECT_FALSE(write_file_atomic(d, "x", true, err));
-  EXPECT_NE(err.find("directory"), std::string::npos) << err;
-  fs::remove_all(d);
-}
+// The writer's own tests are tests/io/test_atomic_file.cpp (viz::write_file_atomic, a
+// second name for it, is gone).
 
 TEST(ChartPng, EncodesOrExplains) {
   std::string png, err;

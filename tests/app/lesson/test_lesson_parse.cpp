@@ -378,7 +378,7 @@ TEST(LessonHostile, NulBytesAndInvalidUtf8AreErrorsWithTheirLine) {
 TEST(LessonHostile, DevicesFifosAndLongNamesAreNamedNotRead) {
   ParseResult z = parse_lesson("/dev/zero");
   ASSERT_EQ(z.errors.size(), 1u);
-  EXPECT_EQ(z.errors[0].str(), "/dev/zero: is not a regular file (a device, FIFO or socket), not a lesson");
+  EXPECT_EQ(z.errors[0].str(), "/dev/zero: is a character device, not a regular file: not a lesson");
   const std::string fifo = "/tmp/ws_lesson_fifo_" + std::to_string(::getpid()) + ".md";
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   ParseResult f = parse_lesson(fifo);

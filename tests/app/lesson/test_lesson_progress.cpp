@@ -1,9 +1,13 @@
 // Progress: round trip, atomic replacement, a corrupt file kept aside and reported.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdlib>
+#include <thread>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -79,15 +83,18 @@ TEST(LessonProgress, AtomicWriteLeavesNoTemporaryAndReplacesWhole) {
   TempDir d;
   std::string err;
   ASSERT_TRUE(save_progress(sample(), d.path.string(), err)) << err;
-  Progress smaller;
+  // A window that read the file and then dropped a lesson's progress (a reset) replaces it.
+  Progress smaller = load_progress(d.path.string());
+  smaller.lessons.erase("03-banks");
   smaller.lessons["02-coalescing"].current_step = 1;
   ASSERT_TRUE(save_progress(smaller, d.path.string(), err)) << err;
   std::vector<std::string> names;
   for (const auto& e : fs::directory_iterator(d.path)) names.push_back(e.path().filename());
-  EXPECT_EQ(names, (std::vector<std::string>{"progress.json"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"progress.json"}));  // no temporary, no lock file
   Progress back = load_progress(d.path.string());
-  EXPECT_EQ(back.lessons.size(), 1u);
+  EXPECT_EQ(back.lessons.size(), 2u);  // 01-warps (untouched here) and 02-coalescing
   EXPECT_EQ(back.lessons.at("02-coalescing").current_step, 1u);
+  EXPECT_TRUE(back.lessons.at("01-warps").completed);
 }
 
 // Issue 10, finding 8: a FIFO or a symlink at the file's path was replaced by a regular
@@ -244,4 +251,87 @@ TEST(LessonProgress, DataDirFollowsXdgThenHome) {
   EXPECT_EQ(default_data_dir(), "/home/s/.local/share/warpscope");
   if (old_xdg) ::setenv("XDG_DATA_HOME", sx.c_str(), 1);
   if (old_home) ::setenv("HOME", sh.c_str(), 1); else ::unsetenv("HOME");
+}
+
+// Issue 27: two windows with lessons open each rewrote the whole file, and in 12 of 20
+// rounds one lesson's progress vanished. Each save now re-reads and merges under a lock.
+TEST(LessonProgress, TwoWindowsWithStaleCopiesLoseNothing) {
+  TempDir d;
+  std::string err;
+  Progress a = load_progress(d.path.string()), b = load_progress(d.path.string());
+  a.lessons["01-warps"].steps[0].done = true;
+  ASSERT_TRUE(save_progress(a, d.path.string(), err, &a)) << err;
+  b.lessons["02-coalescing"].current_step = 3;  // b never saw 01-warps
+  ASSERT_TRUE(save_progress(b, d.path.string(), err, &b)) << err;
+  a.lessons["01-warps"].current_step = 1;  // a's copy of 02 is stale (absent)
+  ASSERT_TRUE(save_progress(a, d.path.string(), err, &a)) << err;
+  const Progress back = load_progress(d.path.string());
+  ASSERT_EQ(back.lessons.size(), 2u);
+  EXPECT_TRUE(back.lessons.at("01-warps").steps.at(0).done);
+  EXPECT_EQ(back.lessons.at("01-warps").current_step, 1u);
+  EXPECT_EQ(back.lessons.at("02-coalescing").current_step, 3u);
+}
+
+// Both windows on the same lesson: each keeps the steps it answered.
+TEST(LessonProgress, BothWindowsOnOneLessonKeepEachOthersSteps) {
+  Progress base;
+  base.lessons["03-banks"].steps[0].answers[0] = 1;
+  base.on_disk = base.lessons;
+  Progress mine = base, theirs = base;
+  mine.lessons["03-banks"].steps[1].answers[0] = 7;
+  mine.lessons["03-banks"].current_step = 1;
+  theirs.lessons["03-banks"].steps[2].done = true;
+  theirs.lessons["03-banks"].completed = true;
+  const Progress m = merge_progress(mine, theirs);
+  const LessonProgress& l = m.lessons.at("03-banks");
+  EXPECT_EQ(l.steps.at(0).answers.at(0), 1);
+  EXPECT_EQ(l.steps.at(1).answers.at(0), 7);
+  EXPECT_TRUE(l.steps.at(2).done);
+  EXPECT_TRUE(l.completed);
+  EXPECT_EQ(l.current_step, 1u);
+  EXPECT_EQ(m.on_disk, m.lessons);
+}
+
+// Many windows (threads with their own descriptors, and processes) hammering one file:
+// every lesson's every step survives.
+TEST(LessonProgress, ConcurrentSaversLoseNothing) {
+  TempDir d;
+  const std::string dir = d.path.string();
+  constexpr int kWriters = 6, kSteps = 25;
+  auto writer = [&](int w) {
+    Progress p = load_progress(dir);
+    const std::string id = "lesson-" + std::to_string(w);
+    for (int s = 0; s < kSteps; ++s) {
+      p.lessons[id].steps[std::size_t(s)].done = true;
+      p.lessons[id].current_step = std::size_t(s);
+      std::string err;
+      if (!save_progress(p, dir, err, &p)) return false;
+    }
+    return true;
+  };
+  std::vector<pid_t> kids;
+  for (int w = 0; w < kWriters / 2; ++w) {
+    const pid_t k = ::fork();
+    if (k == 0) ::_exit(writer(w) ? 0 : 1);
+    kids.push_back(k);
+  }
+  std::vector<std::thread> threads;
+  std::atomic<int> failed{0};
+  for (int w = kWriters / 2; w < kWriters; ++w)
+    threads.emplace_back([&, w] { failed += writer(w) ? 0 : 1; });
+  for (auto& t : threads) t.join();
+  for (pid_t k : kids) {
+    int st = 0;
+    ::waitpid(k, &st, 0);
+    EXPECT_TRUE(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  }
+  EXPECT_EQ(failed.load(), 0);
+  const Progress back = load_progress(dir);
+  EXPECT_EQ(back.notice, "");
+  ASSERT_EQ(back.lessons.size(), std::size_t(kWriters));
+  for (int w = 0; w < kWriters; ++w) {
+    const LessonProgress& l = back.lessons.at("lesson-" + std::to_string(w));
+    EXPECT_EQ(l.steps_done(), std::size_t(kSteps)) << w;
+    EXPECT_EQ(l.current_step, std::size_t(kSteps - 1)) << w;
+  }
 }

@@ -7,6 +7,7 @@
 
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_internal.h"
+#include "app/lesson/lesson_refs.h"
 #include "app/lesson/lesson_model.h"
 
 namespace ws::lesson {
@@ -251,6 +252,8 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
 }
 
 int check_file(const std::string& file, Backend& backend, std::ostream& out) {
+  // Live, the lesson quotes the recording of this GPU where one is shipped.
+  if (backend.kind() != BackendKind::Emu) set_quoted_recording(recording_for_device(backend.device().name));
   ParseResult r = parse_lesson(file);
   std::vector<Diagnostic> d = r.errors;
   if (r.lesson) {
@@ -285,12 +288,24 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
     if (st.lab) line(lab_line, true, "lab " + describe(*lab) + " runs and verifies");
     for (const auto& p : st.predicts) {
       double v = f.get(p.answer.key());
+      double expect = p.expect;
+      std::string from;
+      if (p.expect_recorded) {
+        // The recording of the GPU this runs on; without a GPU, the one the emulator uses.
+        const Recording* rec = emu ? quoted_recording() : recording_for_device(backend.device().name);
+        RecordedRef ref{lab->family, lab->variant, {}, p.answer};
+        std::string why = rec ? "" : "no recording of " + backend.device().name;
+        if (rec) why = complete_params(lab->family, lab->variant, timing_params(*lab, {}), ref.params);
+        expect = rec && why.empty() ? recorded_value(*rec, ref, why) : std::nan("");
+        from = rec ? " (recorded on " + short_gpu_name(rec->device.name) + ")" : "";
+        if (!why.empty()) from = " (" + why + ")";
+      }
       double tol = p.relative ? p.tolerance * std::fabs(v) : p.tolerance;
-      bool good = std::isfinite(v) &&
-                  std::fabs(v - p.expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
+      bool good = std::isfinite(v) && std::isfinite(expect) &&
+                  std::fabs(v - expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
       std::string what = "predict " + p.answer.key() + ": " +
                          (p.answer.timed() ? f.timed_source : std::string("run")) + " gives " +
-                         format_number(v) + ", lesson expects " + format_number(p.expect);
+                         format_number(v) + ", lesson expects " + format_number(expect) + from;
       if (p.tolerance > 0)
         what += " +/- " + (p.relative ? format_number(p.tolerance * 100) + "%"
                                        : format_number(p.tolerance));

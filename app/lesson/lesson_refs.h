@@ -1,0 +1,51 @@
+#pragma once
+// Recorded figures quoted in a lesson: `{{rec FAMILY/VARIANT PARAMS : QUANTITY}}` in prose
+// (and in a block's text) is replaced when the lesson is read by that quantity of the
+// recording of the GPU in use, labelled with the GPU ("0.936 (H100)"), so a number the
+// lesson states about a measurement cannot drift from the measurement. A predict's
+// `expect: recorded` takes its expectation from the same recording.
+#include <string>
+#include <string_view>
+
+#include "app/lesson/lesson_model.h"
+#include "kernels/recording.h"
+
+namespace ws::lesson {
+
+struct RecordedRef {
+  std::string family, variant;
+  Params params;        // completed (defaults filled in)
+  Quantity quantity;    // a timed one: time_us, throughput, ratio ...
+  bool percent = false; // `: ratio peak %`: shown as a percentage
+  std::string unit;     // `: time_us | µs`: written after the number ("x" without a space)
+};
+
+// The recording lessons quote: the one set for the GPU in use (set_quoted_recording), else
+// default_recording() (the H100's). nullptr when there is none.
+const Recording* quoted_recording();
+// Called by a command that runs lessons live: the recording of that GPU (by device name),
+// or nullptr to go back to the default.
+void set_quoted_recording(const Recording* r);
+
+// Completes p for family/variant (validate() with an H100's limits).
+// @post "" with out set, else why not (one line).
+std::string complete_params(const std::string& family, const std::string& variant,
+                            const Params& p, Params& out);
+
+// "FAMILY/VARIANT k=v ... : QUANTITY [%] [| UNIT]". @post false sets `why` (one line).
+bool parse_recorded_ref(std::string_view body, RecordedRef& out, std::string& why);
+
+// The value of ref in rec: the run recorded at ref's parameters, with its peers.
+// @post finite iff rec holds the configuration (and what the quantity needs); else NaN
+//       and `why` says what is missing.
+double recorded_value(const Recording& rec, const RecordedRef& ref, std::string& why);
+
+// "H100" for "NVIDIA H100 80GB HBM3", "H200" for "NVIDIA H200": the name's model word.
+std::string short_gpu_name(const std::string& device_name);
+
+// Replaces every `{{rec ...}}` of text by its figure in rec and the GPU's short name;
+// without a recording by "(not recorded)". @post `why` is empty iff every reference
+// parsed and, when rec is set, was found in it; else it names the first problem.
+std::string expand_recorded_refs(const std::string& text, const Recording* rec, std::string& why);
+
+}  // namespace ws::lesson

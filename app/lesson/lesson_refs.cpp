@@ -150,6 +150,42 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
   return kNaN;
 }
 
+bool recorded_band(const Recording& rec, const RecordedRef& ref, double& lo, double& hi,
+                   std::string& why) {
+  const double v = recorded_value(rec, ref, why);
+  if (!std::isfinite(v)) return false;
+  const RecordedRun* rr = rec.find(ref.family, ref.variant, ref.params);
+  const Timing& t = rr->timing;
+  const double fast = t.min_ms > 0 ? t.min_ms : t.median_ms;
+  const double slow = t.max_ms > 0 ? t.max_ms : t.median_ms;
+  if (ref.quantity.kind == QuantityKind::Plain && ref.quantity.name == "time_us") {
+    lo = fast * 1e3;
+    hi = slow * 1e3;
+  } else {
+    lo = v * t.median_ms / slow;
+    hi = v * t.median_ms / fast;
+  }
+  return true;
+}
+
+std::string goal_spread_problem(const Recording& rec, const Lab& lab, const Goal& g) {
+  if (!g.quantity.timed()) return "";
+  Lab at = lab;
+  if (!g.reach_variant.empty()) at.variant = g.reach_variant;
+  RecordedRef ref;
+  ref.family = at.family;
+  ref.variant = at.variant;
+  ref.quantity = g.quantity;
+  std::string why = complete_params(at.family, at.variant, timing_params(at, g.reach), ref.params);
+  double lo = 0, hi = 0;
+  if (!why.empty() || !recorded_band(rec, ref, lo, hi, why)) return "";
+  if (g.value < lo || g.value > hi) return "";
+  return "goal target " + format_number(g.value) + " sits inside the spread its reach was " +
+         "recorded with on " + rec.device.name + " (" + format_number(lo) + " to " +
+         format_number(hi) + ", its fastest and slowest recorded run): it would pass or " +
+         "fail by chance; move the target out of it, or record again";
+}
+
 std::string expand_recorded_refs(const std::string& text, const Recording* rec, std::string& why) {
   std::string out;
   std::size_t pos = 0;

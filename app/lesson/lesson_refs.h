@@ -40,6 +40,18 @@ bool parse_recorded_ref(std::string_view body, RecordedRef& out, std::string& wh
 //       and `why` says what is missing.
 double recorded_value(const Recording& rec, const RecordedRef& ref, std::string& why);
 
+// The range of ref's value that the recorded runs span: the value at the recording's
+// fastest and slowest repeat (time_us scales with the time, every other timed quantity
+// with its inverse; a ratio's reference is taken at its median).
+// @post false with `why` when rec lacks the configuration; else lo <= value <= hi.
+bool recorded_band(const Recording& rec, const RecordedRef& ref, double& lo, double& hi,
+                   std::string& why);
+
+// A timed goal's target against the band of its reach in rec: a target inside it would
+// pass or fail by chance. @post "" when the target is outside the band or rec lacks
+// the reach's configuration (nothing to judge); else one sentence naming the band.
+std::string goal_spread_problem(const Recording& rec, const Lab& lab, const Goal& g);
+
 // "H100" for "NVIDIA H100 80GB HBM3", "H200" for "NVIDIA H200": the name's model word.
 std::string short_gpu_name(const std::string& device_name);
 

@@ -230,6 +230,23 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
       continue;
     }
     const Lesson& l = *r.lesson;
+    // A timed goal must not sit inside the spread its reach was recorded with.
+    if (const Recording* rec = quoted_recording()) {
+      int bad = 0;
+      for (std::size_t s = 0; s < l.steps.size(); ++s)
+        for (const auto& g : l.steps[s].goals)
+          if (const Lab* lab = l.lab_at(s)) {
+            std::string why = goal_spread_problem(*rec, *lab, g);
+            if (why.empty()) continue;
+            out << f << ":" << g.key_lines.at("target") << ": " << why << "\n";
+            ++bad;
+          }
+      if (bad) {
+        errors += bad;
+        ++bad_files;
+        continue;
+      }
+    }
     for (const auto& st : l.steps) {
       if (st.lab) {
         out << f << ":" << st.lab->line << ": ok lab " << describe(*st.lab) << "\n";

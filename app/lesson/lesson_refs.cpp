@@ -13,6 +13,7 @@ namespace ws::lesson {
 namespace {
 
 std::atomic<const Recording*> g_quoted{nullptr};
+std::atomic<bool> g_off{false};
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
@@ -28,7 +29,24 @@ std::string complete_params(const std::string& family, const std::string& varian
 namespace {
 }  // namespace
 
+void set_quoting_off(bool off) { g_off.store(off); }
+
+std::vector<RecordedRef> recorded_refs_in(const std::string& text) {
+  std::vector<RecordedRef> out;
+  for (std::size_t pos = text.find("{{rec "); pos != std::string::npos;
+       pos = text.find("{{rec ", pos + 1)) {
+    const std::size_t close = text.find("}}", pos);
+    if (close == std::string::npos) break;
+    RecordedRef r;
+    std::string why;
+    if (parse_recorded_ref(std::string_view(text).substr(pos + 6, close - pos - 6), r, why))
+      out.push_back(std::move(r));
+  }
+  return out;
+}
+
 const Recording* quoted_recording() {
+  if (g_off.load()) return nullptr;
   const Recording* r = g_quoted.load();
   return r ? r : default_recording();
 }

@@ -6,6 +6,7 @@
 // `expect: recorded` takes its expectation from the same recording.
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "app/lesson/lesson_model.h"
 #include "kernels/recording.h"
@@ -31,6 +32,13 @@ void set_quoted_recording(const Recording* r);
 // @post "" with out set, else why not (one line).
 std::string complete_params(const std::string& family, const std::string& variant,
                             const Params& p, Params& out);
+
+// While set, lessons are read with no recording (figures "(not recorded)", never an
+// error): `record` reads them to learn what to record, including figures not yet recorded.
+void set_quoting_off(bool off);
+
+// Every `{{rec ...}}` of a lesson's text that parses, in order (for `record`).
+std::vector<RecordedRef> recorded_refs_in(const std::string& text);
 
 // "FAMILY/VARIANT k=v ... : QUANTITY [%] [| UNIT]". @post false sets `why` (one line).
 bool parse_recorded_ref(std::string_view body, RecordedRef& out, std::string& why);

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <ostream>
 #include <set>
 
@@ -352,7 +354,10 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
 }
 
 bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std::string& error) {
+  // Read without a recording: the figures the text quotes are what is to be recorded.
+  set_quoting_off(true);
   ParseResult r = parse_lesson(file);
+  set_quoting_off(false);
   std::vector<Diagnostic> d = r.errors;
   if (r.lesson) {
     auto v = validate_lesson(*r.lesson);
@@ -377,6 +382,21 @@ bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std:
         add(lab.family, other, params_for(lab.family, other, p), line);
       }
   };
+  // The figures the text quotes ({{rec ...}}), with their `over:` references.
+  {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    for (const RecordedRef& ref : recorded_refs_in(ss.str())) {
+      add(ref.family, ref.variant, ref.params, 0);
+      if (ref.quantity.kind == QuantityKind::Ratio && ref.quantity.name.rfind("over:", 0) == 0) {
+        const std::string other = ref.quantity.name.substr(5);
+        Params op;
+        if (complete_params(ref.family, other, params_for(ref.family, other, ref.params), op).empty())
+          add(ref.family, other, op, 0);
+      }
+    }
+  }
   for (std::size_t s = 0; s < l.steps.size(); ++s) {
     const Step& st = l.steps[s];
     const Lab* lab = l.lab_at(s);

@@ -117,7 +117,7 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
   const RecordedRun* rr = rec.find(ref.family, ref.variant, ref.params);
   if (!rr || !(rr->timing.median_ms > 0)) {
     why = "the recording of " + gpu + " has no " + ref.family + "/" + ref.variant + " at " +
-          to_string(ref.params) + " (record again: warpscope record)";
+          ws::to_string(ref.params) + " (record again: warpscope record)";
     return kNaN;
   }
   const Timing& t = rr->timing;
@@ -146,7 +146,7 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
       if (!p && ref.params.count("n")) p = rec.find_peer(peer, {{"n", ref.params.at("n")}});
       if (p && p->timing.median_ms > 0) return p->timing.median_ms / t.median_ms;
       why = "the recording of " + gpu + " has no " + std::string(to_string(peer)) + " at " +
-            to_string(ref.params);
+            ws::to_string(ref.params);
       return kNaN;
     }
     if (q.rfind("over:", 0) == 0) {
@@ -160,7 +160,7 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
       const RecordedRun* o = rec.find(ref.family, other, op);
       if (o && o->timing.throughput > 0) return t.throughput / o->timing.throughput;
       why = "the recording of " + gpu + " has no " + ref.family + "/" + other + " at " +
-            to_string(op);
+            ws::to_string(op);
       return kNaN;
     }
   }

@@ -44,7 +44,7 @@ Recording small_recording(const std::string& gpu, double copy_ms, double naive_m
     r.runs.push_back(x);
   };
   add("copy", {{"n", 8192}}, copy_ms);
-  add("naive", {{"n", 8192}}, naive_ms);
+  add("naive", {{"n", 8192}, {"block_rows", 8}}, naive_ms);
   return r;
 }
 
@@ -115,7 +115,7 @@ TEST(LessonRefs, ExpandsFromTheRecordingOfTheGpuAndLabelsIt) {
   std::string why;
   std::string text =
       "copy {{rec transpose/copy n=8192 : ratio copy_bandwidth}}, naive "
-      "{{rec transpose/naive n=8192 : time_us | µs}}, "
+      "{{rec transpose/naive n=8192 block_rows=8 : time_us | µs}}, "
       "{{rec transpose/copy n=8192 : ratio over:naive | x}} faster, spread "
       "{{rec transpose/copy n=8192 : spread}}.";
   EXPECT_EQ(expand_recorded_refs(text, &h100, why),
@@ -197,7 +197,7 @@ TEST(LessonRefs, EveryLessonFigureResolvesInEveryRecording) {
       collect(r.lesson->intro, all);
       for (const auto& s : r.lesson->steps) {
         collect(s.body, all);
-        for (const auto& p : s.predicts) all += p.explain;
+        for (const auto& p : s.predicts) all += p.question + p.explain;
       }
       EXPECT_EQ(all.find("{{rec"), std::string::npos) << f;
       EXPECT_NE(all.find("(" + short_gpu_name(rec.device.name) + ")"), std::string::npos) << f;

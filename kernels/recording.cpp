@@ -360,10 +360,18 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
   }
 }
 
-const Recording* default_recording(std::string* notice) {
+namespace {
+
+// Every recording this machine has: $WARPSCOPE_RECORDING alone when set ("none": none),
+// else every *.json of the first assets/recordings/ found. Loaded once.
+struct Shelf {
+  std::vector<std::unique_ptr<Recording>> recs;
+  std::string why;
+};
+
+const Shelf& shelf() {
   static std::once_flag once;
-  static std::unique_ptr<Recording> rec;
-  static std::string why;
+  static Shelf s;
   std::call_once(once, [] {
     namespace fs = std::filesystem;
     std::vector<std::string> files;
@@ -387,14 +395,29 @@ const Recording* default_recording(std::string* notice) {
       auto r = std::make_unique<Recording>();
       std::string err;
       if (load_recording(f, *r, err)) {
-        rec = std::move(r);
-        return;
+        s.recs.push_back(std::move(r));
+        continue;
       }
-      why += (why.empty() ? "" : "; ") + err;
+      s.why += (s.why.empty() ? "" : "; ") + err;
     }
   });
-  if (notice) *notice = why;
-  return rec.get();
+  return s;
+}
+
+}  // namespace
+
+const Recording* default_recording(std::string* notice) {
+  const Shelf& s = shelf();
+  if (notice) *notice = s.why;
+  for (const auto& r : s.recs)
+    if (r->device.name == kDefaultRecordingDevice) return r.get();
+  return s.recs.empty() ? nullptr : s.recs.front().get();
+}
+
+const Recording* recording_for_device(const std::string& device_name) {
+  for (const auto& r : shelf().recs)
+    if (r->device.name == device_name) return r.get();
+  return nullptr;
 }
 
 namespace {

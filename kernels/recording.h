@@ -102,8 +102,15 @@ std::string recording_json(const Recording& r);
 // recordings off), else the first *.json in assets/recordings/ under the source or install
 // tree (paths::data_roots(): $WARPSCOPE_DATA_DIR first). Loaded once; nullptr when there
 // is none. `notice` says why a file was skipped (make_backend turns it into an error when
-// none loaded). Every time in it is finite, positive and under an hour.
+// none loaded). Every time in it is finite, positive and under an hour. With several
+// files, the one of kDefaultRecordingDevice (else the first by name).
 const Recording* default_recording(std::string* notice = nullptr);
+// The GPU whose recording a machine without a GPU shows.
+inline constexpr const char* kDefaultRecordingDevice = "NVIDIA H100 80GB HBM3";
+// The recording of the GPU named `device_name` (its device.name, as the driver reports
+// it) among those default_recording chooses from; nullptr when there is none. A lesson
+// running live takes its timed expectations from it.
+const Recording* recording_for_device(const std::string& device_name);
 
 // The emulator, with times and peers at recorded configurations taken from `rec`
 // (measured, labelled as recorded). A run at a recorded configuration that keeps no

@@ -28,6 +28,22 @@ struct RecordOptions {
   std::function<bool(const std::string&, std::vector<RecordTarget>&, std::string&)> lesson_timed;
 };
 
+// Microsecond runs are noisy (launch jitter, clocks still ramping): a configuration whose
+// median is under kSteadyMs and whose spread ((max - min) / median) is over kSteadySpread
+// is timed again with twice the repeats, at most kSteadyRounds times, keeping the steadiest.
+inline constexpr double kSteadyMs = 0.2;
+inline constexpr double kSteadySpread = 0.10;
+inline constexpr int kSteadyRounds = 4;
+// Before the first configuration the GPU copies kWarmBytes kWarmRepeats times (about half
+// a second on an H100), so the clocks are up when the first one is timed.
+inline constexpr long long kWarmBytes = 1ll << 28;
+inline constexpr int kWarmRepeats = 1000;
+
+// @post (max - min) / median of t; 0 when it has no median.
+double timing_spread(const Timing& t);
+// @post true iff t.median_ms < kSteadyMs and timing_spread(t) > kSteadySpread.
+bool needs_steadier(const Timing& t);
+
 // "NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3"
 std::string recording_slug(const std::string& device_name);
 

@@ -22,6 +22,7 @@
 
 #include "app/gui/lesson_panel.h"
 #include "app/lesson/lesson_model.h"
+#include "app/lesson/lesson_refs.h"
 #include "app/paths.h"
 #include "app/lesson/player.h"
 #include "viz/imgui_util.h"
@@ -439,6 +440,11 @@ class PlayerPanel : public LessonPanel {
   LessonDraw draw(LessonHost& host) override {
     LessonDraw out;
     out.drawn = true;
+    // Live on a GPU with a shipped recording, lessons read from now on quote its figures.
+    if (!quoted_) {
+      quoted_ = true;
+      if (const Recording* r = recording_for_device(host.device().name)) set_quoted_recording(r);
+    }
     if (!player_) {
       if (!error_.empty()) {
         out.error = error_;
@@ -545,6 +551,7 @@ class PlayerPanel : public LessonPanel {
   void typed_tab() override { tab_pending_ = true; }
 
  private:
+  bool quoted_ = false;  // the GPU's recording looked up (once)
   // The open step's predicts still to answer (unanswered, or opened again), in order.
   std::vector<std::size_t> open_predicts() const {
     std::vector<std::size_t> out;

@@ -119,6 +119,9 @@ struct Predict {
   bool relative = false;       // `tolerance: 5%`
   std::string unit;            // shown beside the input box; "" none
   double expect = 0;            // the author's answer: --check confirms the model gives it
+  // `expect: recorded`: the expectation is the recording's figure for the lab's timed
+  // configuration, of the GPU the lesson runs on (the H100's without a GPU).
+  bool expect_recorded = false;
   std::string explain;         // template: {answer}, {guess}, {NAME} for any fact
   // Source lines of each key (for validation messages): "answer" -> 12.
   std::map<std::string, int> key_lines;

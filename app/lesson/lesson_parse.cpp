@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "app/lesson/lesson_internal.h"
+#include "app/lesson/lesson_refs.h"
 #include "app/lesson/lesson_model.h"
 #include "io/read_file.h"
 #include "sim/event_at.h"
@@ -674,10 +675,17 @@ std::optional<Predict> parse_predict(const std::vector<std::string>& lines, int 
     if (!parse_quantity(kv["answer"].value, p.answer, why))
       c.error(kv["answer"].line, "predict block: " + why);
   }
-  if (require(kv, "expect", "predict", fence, c) &&
-      !parse_number(kv["expect"].value, p.expect))
-    c.error(kv["expect"].line,
-            "predict block: expect must be a number, got '" + kv["expect"].value + "'");
+  if (require(kv, "expect", "predict", fence, c)) {
+    if (trim(kv["expect"].value) == "recorded") {
+      p.expect_recorded = true;
+      if (!p.answer.timed())
+        c.error(kv["expect"].line, "predict block: 'expect: recorded' needs a timed answer "
+                                   "(time_us, throughput or a ratio); give a number");
+    } else if (!parse_number(kv["expect"].value, p.expect)) {
+      c.error(kv["expect"].line, "predict block: expect must be a number or 'recorded', got '" +
+                                     kv["expect"].value + "'");
+    }
+  }
   if (kv.count("tolerance")) {
     std::string t = kv["tolerance"].value;
     if (!t.empty() && t.back() == '%') {
@@ -893,6 +901,15 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
     }
   }
 
+  // Recorded figures (`{{rec ...}}`) become the numbers of the GPU in use, labelled.
+  const Recording* rec = quoted_recording();
+  auto quote = [&](const std::string& text, int no) {
+    if (text.find("{{rec") == std::string::npos) return text;
+    std::string why;
+    std::string out = expand_recorded_refs(text, rec, why);
+    if (!why.empty()) c.error(no, why);
+    return out;
+  };
   // The body: prose is gathered into `md` until a step heading or a special block.
   std::string md;
   int md_line = int(i) + 1;
@@ -927,6 +944,7 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
       }
       std::vector<std::string> content(lines.begin() + std::ptrdiff_t(i) + 1,
                                        lines.begin() + std::ptrdiff_t(close));
+      for (std::size_t k = 0; k < content.size(); ++k) content[k] = quote(content[k], no + 1 + int(k));
       if (!step) {
         c.error(no, kind + " block before the first step: blocks belong in a step (after a "
                            "'## ' heading)");
@@ -975,7 +993,7 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
       continue;
     }
     if (md.empty()) md_line = no;
-    md += line + "\n";
+    md += quote(line, no) + "\n";
   }
   flush();
 

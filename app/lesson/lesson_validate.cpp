@@ -2,11 +2,14 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <ostream>
 #include <set>
 
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_internal.h"
+#include "app/lesson/lesson_refs.h"
 #include "app/lesson/lesson_model.h"
 
 namespace ws::lesson {
@@ -229,6 +232,23 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
       continue;
     }
     const Lesson& l = *r.lesson;
+    // A timed goal must not sit inside the spread its reach was recorded with.
+    if (const Recording* rec = quoted_recording()) {
+      int bad = 0;
+      for (std::size_t s = 0; s < l.steps.size(); ++s)
+        for (const auto& g : l.steps[s].goals)
+          if (const Lab* lab = l.lab_at(s)) {
+            std::string why = goal_spread_problem(*rec, *lab, g);
+            if (why.empty()) continue;
+            out << f << ":" << g.key_lines.at("target") << ": " << why << "\n";
+            ++bad;
+          }
+      if (bad) {
+        errors += bad;
+        ++bad_files;
+        continue;
+      }
+    }
     for (const auto& st : l.steps) {
       if (st.lab) {
         out << f << ":" << st.lab->line << ": ok lab " << describe(*st.lab) << "\n";
@@ -251,6 +271,8 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
 }
 
 int check_file(const std::string& file, Backend& backend, std::ostream& out) {
+  // Live, the lesson quotes the recording of this GPU where one is shipped.
+  if (backend.kind() != BackendKind::Emu) set_quoted_recording(recording_for_device(backend.device().name));
   ParseResult r = parse_lesson(file);
   std::vector<Diagnostic> d = r.errors;
   if (r.lesson) {
@@ -285,12 +307,24 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
     if (st.lab) line(lab_line, true, "lab " + describe(*lab) + " runs and verifies");
     for (const auto& p : st.predicts) {
       double v = f.get(p.answer.key());
+      double expect = p.expect;
+      std::string from;
+      if (p.expect_recorded) {
+        // The recording of the GPU this runs on; without a GPU, the one the emulator uses.
+        const Recording* rec = emu ? quoted_recording() : recording_for_device(backend.device().name);
+        RecordedRef ref{lab->family, lab->variant, {}, p.answer};
+        std::string why = rec ? "" : "no recording of " + backend.device().name;
+        if (rec) why = complete_params(lab->family, lab->variant, timing_params(*lab, {}), ref.params);
+        expect = rec && why.empty() ? recorded_value(*rec, ref, why) : std::nan("");
+        from = rec ? " (recorded on " + short_gpu_name(rec->device.name) + ")" : "";
+        if (!why.empty()) from = " (" + why + ")";
+      }
       double tol = p.relative ? p.tolerance * std::fabs(v) : p.tolerance;
-      bool good = std::isfinite(v) &&
-                  std::fabs(v - p.expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
+      bool good = std::isfinite(v) && std::isfinite(expect) &&
+                  std::fabs(v - expect) <= tol + 1e-9 * std::max(1.0, std::fabs(v));
       std::string what = "predict " + p.answer.key() + ": " +
                          (p.answer.timed() ? f.timed_source : std::string("run")) + " gives " +
-                         format_number(v) + ", lesson expects " + format_number(p.expect);
+                         format_number(v) + ", lesson expects " + format_number(expect) + from;
       if (p.tolerance > 0)
         what += " +/- " + (p.relative ? format_number(p.tolerance * 100) + "%"
                                        : format_number(p.tolerance));
@@ -320,7 +354,10 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
 }
 
 bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std::string& error) {
+  // Read without a recording: the figures the text quotes are what is to be recorded.
+  set_quoting_off(true);
   ParseResult r = parse_lesson(file);
+  set_quoting_off(false);
   std::vector<Diagnostic> d = r.errors;
   if (r.lesson) {
     auto v = validate_lesson(*r.lesson);
@@ -345,6 +382,21 @@ bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std:
         add(lab.family, other, params_for(lab.family, other, p), line);
       }
   };
+  // The figures the text quotes ({{rec ...}}), with their `over:` references.
+  {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    for (const RecordedRef& ref : recorded_refs_in(ss.str())) {
+      add(ref.family, ref.variant, ref.params, 0);
+      if (ref.quantity.kind == QuantityKind::Ratio && ref.quantity.name.rfind("over:", 0) == 0) {
+        const std::string other = ref.quantity.name.substr(5);
+        Params op;
+        if (complete_params(ref.family, other, params_for(ref.family, other, ref.params), op).empty())
+          add(ref.family, other, op, 0);
+      }
+    }
+  }
   for (std::size_t s = 0; s < l.steps.size(); ++s) {
     const Step& st = l.steps[s];
     const Lab* lab = l.lab_at(s);

@@ -220,3 +220,88 @@ TEST(Recording, IntegersMustBeWholeAndInRange) {
   EXPECT_EQ(recording_json(again), recording_json(rec));
   EXPECT_EQ(again.runs.size(), rec.runs.size());
 }
+
+namespace {
+
+// A GPU whose short runs are noisy: the spread shrinks as the repeats grow (10 / repeats),
+// like launch jitter averaging out; it counts the warm-up copies.
+class NoisyGpu : public FakeGpu {
+ public:
+  explicit NoisyGpu(double median_ms) : median_ms_(median_ms) {}
+  RunResult run(const std::string& f, const std::string& v, const Params& p,
+                const RunOptions& opt) override {
+    RunResult r = FakeGpu::run(f, v, p, opt);
+    repeats_seen.push_back(opt.repeats);
+    r.timing.median_ms = median_ms_;
+    r.timing.min_ms = median_ms_ * (1 - 2.0 / opt.repeats);
+    r.timing.max_ms = median_ms_ * (1 + 8.0 / opt.repeats);
+    return r;
+  }
+  PeerResult run_peer(Peer p, const Params& pp, const RunOptions& opt) override {
+    if (pp.count("bytes") && pp.at("bytes") == cli::kWarmBytes) warm_repeats = opt.repeats;
+    return FakeGpu::run_peer(p, pp, opt);
+  }
+  std::vector<int> repeats_seen;
+  int warm_repeats = 0;
+
+ private:
+  double median_ms_;
+};
+
+cli::RecordOptions one_target(const fs::path& file) {
+  cli::RecordOptions o;
+  o.out = file.string();
+  o.repeats = 3;
+  o.standard = false;
+  o.force = true;
+  o.lessons = {"lesson.md"};
+  o.lesson_timed = [](const std::string& f, std::vector<RecordTarget>& out, std::string&) {
+    out.push_back({"transpose", "naive", {{"n", 64}}, f + ":1"});
+    return true;
+  };
+  return o;
+}
+
+}  // namespace
+
+TEST(Record, SpreadAndWhenToRepeat) {
+  Timing t;
+  t.median_ms = 0.01;
+  t.min_ms = 0.009;
+  t.max_ms = 0.012;
+  EXPECT_NEAR(cli::timing_spread(t), 0.3, 1e-9);
+  EXPECT_TRUE(cli::needs_steadier(t));
+  t.max_ms = 0.0105;
+  t.min_ms = 0.0099;
+  EXPECT_FALSE(cli::needs_steadier(t));  // 6 %: steady enough
+  t.median_ms = 1.0;
+  t.min_ms = 0.5;
+  t.max_ms = 2.0;
+  EXPECT_FALSE(cli::needs_steadier(t));  // long runs are not repeated
+}
+
+// A microsecond configuration is timed again with doubled repeats until its spread is
+// under kSteadySpread or the cap, the GPU is warmed first, and the steadiest is recorded.
+TEST(Record, WarmsUpAndRepeatsShortNoisyRunsUntilSteady) {
+  NoisyGpu gpu(0.005);  // 5 µs
+  const fs::path file = temp_dir() / "noisy.json";
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::record(gpu, one_target(file), out, err), 0) << err.str();
+  EXPECT_EQ(gpu.warm_repeats, cli::kWarmRepeats);
+  EXPECT_NE(err.str().find("warm-up"), std::string::npos) << err.str();
+  // 3 repeats (traced), then 6, 12, 24, 48: the cap, the spread still 10/48 > 10 %.
+  ASSERT_EQ(gpu.repeats_seen.size(), std::size_t(1 + cli::kSteadyRounds));
+  EXPECT_EQ(gpu.repeats_seen.back(), 3 << cli::kSteadyRounds);
+  Recording rec;
+  std::string why;
+  ASSERT_TRUE(load_recording(file.string(), rec, why)) << why;
+  ASSERT_EQ(rec.runs.size(), 1u);
+  EXPECT_NEAR(cli::timing_spread(rec.runs[0].timing), 10.0 / 48, 1e-6);
+}
+
+TEST(Record, LongRunsAreNotRepeated) {
+  NoisyGpu gpu(1.0);
+  std::ostringstream out, err;
+  ASSERT_EQ(cli::record(gpu, one_target(temp_dir() / "long.json"), out, err), 0) << err.str();
+  EXPECT_EQ(gpu.repeats_seen.size(), 1u);
+}

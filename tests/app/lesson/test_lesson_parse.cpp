@@ -272,7 +272,7 @@ TEST(LessonParseErrors, PredictBadValues) {
             "x.md:14: predict block: unknown ratio 'bandwidth' (ratios: copy_bandwidth, peak, library, "
             "over:VARIANT)");
   EXPECT_EQ(first_error(with_step(pre + "answer: blocks\nexpect: many\nexplain: {answer}\n```\n")),
-            "x.md:15: predict block: expect must be a number, got 'many'");
+            "x.md:15: predict block: expect must be a number or 'recorded', got 'many'");
   EXPECT_EQ(first_error(with_step(pre + "answer: blocks\nexpect: 1\ntolerance: -1\nexplain: {answer}\n```\n")),
             "x.md:16: predict block: tolerance must be a non-negative number or percentage, "
             "got '-1'");

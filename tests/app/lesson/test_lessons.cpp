@@ -8,6 +8,7 @@
 
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
+#include "app/lesson/lesson_refs.h"
 #include "sim/event_at.h"
 
 using namespace ws::lesson;
@@ -63,6 +64,25 @@ TEST_P(LessonCheck, ChecksOnTheEmulator) {
   std::ostringstream out;
   EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << out.str();
   EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << out.str();
+}
+
+// The same against every shipped recording (the H100's and the H200's), as
+// `WARPSCOPE_RECORDING=FILE lesson --check` does: the lesson quotes and expects the figures
+// of that GPU, and its goals (the trade-offs) hold on each, outside the recorded spread.
+TEST_P(LessonCheck, ChecksAgainstEveryRecording) {
+  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings")) {
+    if (e.path().extension() != ".json") continue;
+    ws::Recording rec;
+    std::string why;
+    ASSERT_TRUE(ws::load_recording(e.path().string(), rec, why)) << why;
+    set_quoted_recording(&rec);
+    auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
+    std::ostringstream out;
+    EXPECT_EQ(validate_files({GetParam()}, out), 0) << rec.device.name << "\n" << out.str();
+    EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << rec.device.name << "\n" << out.str();
+    EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << rec.device.name << "\n" << out.str();
+    set_quoted_recording(nullptr);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(All, LessonCheck, ::testing::ValuesIn(lesson_files()),

@@ -52,6 +52,15 @@ class Ref {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
     base_[i_] = base_[i_] + v;
   }
+  // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
+  // kernels/cuda_emu.h).
+  template <class F>
+  V atomic_apply(F f) const requires(!std::is_const_v<T>) {
+    touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    const V old = base_[i_];
+    base_[i_] = f(old);
+    return old;
+  }
 
  private:
   void touch(EventKind k) const {

@@ -26,6 +26,7 @@
 #include <sstream>
 
 #include "kernels/registry.h"
+#include "kernels/user/cuda_kernel.h"
 
 extern char** environ;
 
@@ -179,7 +180,7 @@ namespace {
 // Compiled once into a precompiled header in the cache: a recompile then parses only
 // the student's file (about half the compiler's time).
 constexpr const char* kEmuPrelude =
-    "#define WS_MODE_EMU\n#include \"kernels/simt.h\"\n"
+    "#define WS_MODE_EMU\n#include \"kernels/simt.h\"\n#include \"kernels/cuda_emu.h\"\n"
     "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <climits>\n";
 }  // namespace
 
@@ -323,7 +324,27 @@ std::vector<CompileError> parse_errors(const std::string& log, const std::string
 
 }  // namespace
 
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt);
+}
+
 Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
+  if (!is_cuda_file(spec.source_path) || fs::is_directory(spec.source_path))
+    return compile_dialect(spec, opt);
+  Compiled c;
+  const CudaPrepared p = prepare_cuda(spec.source_path, opt.cache_dir.empty() ? cache_dir() : opt.cache_dir);
+  if (!p.ok) {
+    c.errors = p.errors;
+    return c;
+  }
+  c = compile_dialect(p.spec, opt);
+  for (auto& e : c.errors) e.file = spec.source_path;
+  c.translated = p.spec;
+  return c;
+}
+
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
   Compiled c;
   try {
     bool ok = false;
@@ -432,6 +453,7 @@ Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
   }
   return c;
 }
+}  // namespace
 
 // ------------------------------------------------------------------------- sandbox
 
@@ -663,8 +685,9 @@ std::string last_lines(int fd, std::size_t most = 400) {
 
 }  // namespace
 
-RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& job,
+RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
+  const KernelSpec& spec = c.translated ? *c.translated : caller_spec;
   RunResult res;
   try {
     if (!c.ok) {
@@ -763,7 +786,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     if (pid == 0) {
       ::close(fds[0]);
       g_status = status;
-      child_main(fds[1], errfd, c.artifact, res.plan.launches, arrays, spec.source_path, ptr,
+      child_main(fds[1], errfd, c.artifact, res.plan.launches, arrays, caller_spec.source_path, ptr,
                  bytes, ids, scalars, data_limit, eo);
     }
     ::close(fds[1]);
@@ -812,7 +835,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
             per_launch.emplace_back();
             if (keep && i < res.plan.launches.size()) {
               const LaunchCfg& cfg = res.plan.launches[i];
-              keep->begin_launch(LaunchInfo{cfg.kernel, spec.source_path, cfg.grid, cfg.block,
+              keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
                                             cfg.shared_bytes, arrays});
             }
             break;
@@ -875,7 +898,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     const std::string stderr_tail = last_lines(errfd);
     if (errfd >= 0) ::close(errfd);
 
-    const std::string& file = spec.source_path;
+    const std::string& file = caller_spec.source_path;
     auto limit_s = [&] {
       std::ostringstream s;
       s << limits.time_s;

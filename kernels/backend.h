@@ -95,6 +95,10 @@ struct RunResult {
   // With counts Recorded or NotRecorded: the recording's words, "model counts recorded on
   // NVIDIA H100 80GB HBM3, 2026-11-25" or "counts: not recorded (...)".
   std::string counts_label;
+  // Student kernels (kernels/user_kernel.h): what the kernel printed (stdout and stderr,
+  // bounded, shown as the kernel's), and what the sandbox could not enforce here.
+  std::string kernel_output;
+  std::string sandbox_note;
   bool ok() const { return error.empty() && verified && problems.empty(); }
 };
 

@@ -107,13 +107,22 @@ struct Array2 {
   int rows = 0, cols = 0;
 };
 
+// A kernel parameter's handle from the job's array (Global's members are private in a
+// student's build: only this reads them). The CUDA source cannot name a Ptr's members:
+// Clang checked it as CUDA, where a pointer has none.
+struct Access {
+  template <class T>
+  static Ptr<T> ptr(const ::ws::emu::Global<T>& g) {
+    Ptr<T> p;
+    p.base = reinterpret_cast<std::byte*>(const_cast<std::remove_const_t<T>*>(g.ptr));
+    p.bytes = g.n * sizeof(T);
+    p.id = g.id;
+    return p;
+  }
+};
 template <class T>
 Ptr<T> ptr(const ::ws::emu::Global<T>& g) {
-  Ptr<T> p;
-  p.base = reinterpret_cast<std::byte*>(const_cast<std::remove_const_t<T>*>(g.ptr));
-  p.bytes = g.n * sizeof(T);
-  p.id = g.id;
-  return p;
+  return Access::ptr(g);
 }
 
 // p[i], tile[r], a local array's a[i], *p, &p[i]

@@ -17,6 +17,11 @@ struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 
+// kernels/cuda_emu.h makes a CUDA pointer parameter's handle from a Global.
+namespace ws::cu {
+struct Access;
+}
+
 namespace ws {
 inline namespace emu {
 
@@ -86,11 +91,29 @@ class Ref {
 };
 
 // A global array passed to a kernel: pointer, element count, argument ordinal.
+//
+// In a student's build (WS_STUDENT_BUILD, kernels/user_kernel.cpp) the pointer, count and
+// id are private: every access goes through a traced Ref, so a raw copy through `out.ptr`
+// cannot cheat the counts (issue 27). The catalogue's kernels keep the aggregate.
+#if defined(WS_STUDENT_BUILD)
+#define WS_STUDENT_HIDDEN private:
+#define WS_STUDENT_SHOWN public:
+#else
+#define WS_STUDENT_HIDDEN
+#define WS_STUDENT_SHOWN
+#endif
 template <class T>
 struct Global {
+#if defined(WS_STUDENT_BUILD)
+  Global() = default;
+  Global(T* p, std::uint64_t count, std::uint8_t i) : ptr(p), n(count), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
+  friend struct ::ws::cu::Access;
   T* ptr = nullptr;
   std::uint64_t n = 0;
   std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
   Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
   }
@@ -103,9 +126,15 @@ struct Global {
 // A 1D shared array.
 template <class T>
 struct Shared {
+#if defined(WS_STUDENT_BUILD)
+  Shared() = default;
+  Shared(T* p, std::uint32_t o, std::uint32_t count, std::uint8_t i) : ptr(p), off(o), n(count), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0, n = 0;
   std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
   Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
     return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
   }
@@ -118,10 +147,16 @@ struct Shared {
 // `__shared__ T tile[rows][cols]`.
 template <class T>
 struct Shared2D {
+#if defined(WS_STUDENT_BUILD)
+  Shared2D() = default;
+  Shared2D(T* p, std::uint32_t o, int r, int c, std::uint8_t i) : ptr(p), off(o), rows(r), cols(c), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
   T* ptr = nullptr;
   std::uint32_t off = 0;
   int rows = 0, cols = 0;
   std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
   Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
     if (r < 0 || r >= rows || c < 0 || c >= cols)
       sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),

@@ -2,10 +2,13 @@
 // blobs, finding the runner, and running it with a time limit.
 #include "kernels/user_gpu_runner.h"
 
+#include "kernels/sandbox.h"
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -238,6 +241,27 @@ bool decode(const std::string& s, GpuReply& r, std::string& why) {
   return true;
 }
 
+std::string check_reply(const GpuRequest& q, const GpuReply& r) {
+  if (!r.error.empty() || q.probe) return "";
+  if (!q.simulate.empty() && q.simulate != "echo") return "";
+  if (r.arrays.size() != q.arrays.size())
+    return std::to_string(r.arrays.size()) + " arrays for " + std::to_string(q.arrays.size());
+  for (std::size_t i = 0; i < r.arrays.size(); ++i)
+    if (r.arrays[i].size() != q.arrays[i].size())
+      return "array " + std::to_string(i) + " of " + std::to_string(r.arrays[i].size()) + " bytes for " +
+             std::to_string(q.arrays[i].size());
+  const std::uint64_t samples = q.timing ? std::uint64_t(std::max(0, q.repeats)) : 0;
+  if (r.samples_ms.size() > samples + 1)
+    return std::to_string(r.samples_ms.size()) + " timing samples for " + std::to_string(samples);
+  for (double v : r.samples_ms)
+    if (!(v >= 0 && v < 1e9)) return "a timing sample of " + std::to_string(v) + " ms";
+  if (r.traced.size() > q.launches.size())
+    return std::to_string(r.traced.size()) + " traced launches for " + std::to_string(q.launches.size());
+  for (const auto& t : r.traced)
+    if (t.events.size() > q.event_capacity * 160) return "more traced events than the capacity";
+  return "";
+}
+
 std::string gpu_runner_path() {
   if (const char* e = std::getenv("WARPSCOPE_GPU_RUNNER"); e && *e) return executable(e) ? e : "";
   const std::string exe = self_exe();
@@ -278,10 +302,23 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
   posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
   posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
   posix_spawn_file_actions_adddup2(&fa, go[1], 3);
+  // Its own session (killed as a group), and this process's pid: the runner arms its death
+  // signal and checks that this process is still its parent (sandbox.h).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "WARPSCOPE_GPU_RUNNER_PARENT=", 28) != 0) env_s.push_back(*e);
+  env_s.push_back("WARPSCOPE_GPU_RUNNER_PARENT=" + std::to_string(::getpid()));
+  std::vector<char*> ev;
+  for (auto& e : env_s) ev.push_back(e.data());
+  ev.push_back(nullptr);
   std::vector<char*> av = {const_cast<char*>(runner.c_str()), nullptr};
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, runner.c_str(), &fa, nullptr, av.data(), environ);
+  const int rc = ::posix_spawn(&pid, runner.c_str(), &fa, &attr, av.data(), ev.data());
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   ::close(go[1]);
   go[1] = -1;
   if (rc != 0) {
@@ -290,47 +327,64 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
     return rep;
   }
 
-  // Until the runner says it launches, the start-up limit; then the kernel's.
-  using clock = std::chrono::steady_clock;
-  auto deadline = clock::now() + std::chrono::duration<double>(limits.start_s);
-  bool launched = false, timed_out = false, reaped = false;
+  // Until the runner says it launches, the start-up limit; then the kernel's. Every wait
+  // has a deadline, the end of the pipe included (a runner may close it and go on).
+  using clock = sandbox::Clock;
+  auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.start_s));
+  bool launched = false, timed_out = false, reaped = false, eof = false;
   int st = 0;
-  for (;;) {
-    const double left = std::chrono::duration<double>(deadline - clock::now()).count();
-    if (left <= 0) {
+  while (!reaped) {
+    const auto now = clock::now();
+    if (now >= deadline) {
       timed_out = true;
       break;
     }
+    if (eof) {
+      reaped = sandbox::wait_until(pid, st, std::min(deadline, now + std::chrono::milliseconds(50)));
+      continue;
+    }
+    const double left = std::chrono::duration<double>(deadline - now).count();
     pollfd pf{go[0], POLLIN, 0};
     const int pr = ::poll(&pf, 1, int(std::min(left, 0.05) * 1000) + 1);
     if (pr < 0 && errno == EINTR) continue;
     if (pr == 0) {
       // A process forked meanwhile by another thread may hold the pipe open: the
       // runner's end is also seen by waiting for it.
-      if (::waitpid(pid, &st, WNOHANG) == pid) {
-        reaped = true;
-        break;
-      }
+      reaped = sandbox::wait_until(pid, st, now);
       continue;
     }
     if (pr < 0) continue;
     char c[16];
     const ssize_t n = ::read(go[0], c, sizeof c);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // the runner ended (its end of the pipe closed)
+    if (n <= 0) {
+      eof = true;  // the runner closed its end: wait for its end, under the deadline
+      continue;
+    }
     if (!launched) {
       launched = true;
-      deadline = clock::now() + std::chrono::duration<double>(limits.time_s);
+      deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.time_s));
     }
   }
-  if (timed_out) ::kill(pid, SIGKILL);
-  while (!reaped && ::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  if (!reaped) st = sandbox::kill_and_reap(pid);
+  // The reply is bounded by what the request can ask back: its arrays, the traced events.
+  std::uint64_t most = 1u << 20;
+  for (const auto& a : req.arrays) most += 8 + a.size();
+  most += (req.launches.size() + 1) * (req.event_capacity * 160 + (64u << 20));
+  struct stat sst {};
+  bool too_big = ::fstat(out_fd, &sst) == 0 && std::uint64_t(sst.st_size) > most;
+  const std::string out = too_big ? std::string() : sandbox::read_bounded(out_fd, std::size_t(most));
+  std::string err;
+  if (::fstat(err_fd, &sst) == 0) {
+    const off_t from = sst.st_size > 4096 ? sst.st_size - 4096 : 0;
+    err.resize(std::size_t(sst.st_size - from));
+    const ssize_t n = ::pread(err_fd, err.data(), err.size(), from);
+    err.resize(n > 0 ? std::size_t(n) : 0);
   }
-  const std::string out = read_all(out_fd);
-  std::string err = read_all(err_fd);
   close_all();
   while (!err.empty() && (err.back() == '\n' || err.back() == ' ')) err.pop_back();
   if (const auto nl = err.rfind('\n'); nl != std::string::npos) err = err.substr(nl + 1);
+  err = sandbox::printable(err, 300);
 
   if (timed_out) {
     rep.error = launched ? "your kernel did not finish on the GPU in " + seconds_text(limits.time_s) +
@@ -344,11 +398,24 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
     return rep;
   }
   std::string why;
+  if (too_big) {
+    rep.error = "the GPU runner's reply is larger than the request allows (" + std::to_string(sst.st_size) +
+                " bytes): refused";
+    return rep;
+  }
   if (!decode(out, rep, why)) {
     rep = {};
     rep.error = "the GPU runner ended (exit " + std::to_string(WIFEXITED(st) ? WEXITSTATUS(st) : -1) +
                 ") without a reply" + (err.empty() ? "" : ": " + err);
+    return rep;
   }
+  if (std::string bad = check_reply(req, rep); !bad.empty()) {
+    rep = {};
+    rep.error = "the GPU runner's reply does not match its request (" + bad + "): refused";
+  }
+  rep.error = sandbox::printable(rep.error, 1000);
+  rep.device = sandbox::printable(rep.device, 200);
+  rep.arch = sandbox::printable(rep.arch, 32);
   return rep;
 }
 

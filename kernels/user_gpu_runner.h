@@ -68,6 +68,10 @@ std::string encode(const GpuReply& r);
 bool decode(const std::string& s, GpuRequest& r, std::string& why);
 bool decode(const std::string& s, GpuReply& r, std::string& why);
 
+// "" when a reply fits its request (every array back at its size, no more samples than
+// repeats, no more traced launches than launches); else what does not.
+std::string check_reply(const GpuRequest& q, const GpuReply& r);
+
 // The runner's executable: $WARPSCOPE_GPU_RUNNER, else warpscope-gpu-run beside this
 // program or in <exe>/../libexec/warpscope, else the build tree's ("" if none exists).
 std::string gpu_runner_path();
@@ -77,7 +81,10 @@ struct RunnerLimits {
   double start_s = 60;    // loading the driver, the context, the copies (before a launch)
 };
 
-// Runs `req` in a fresh runner process. Never throws; the reply's error says why it failed:
+// Runs `req` in a fresh runner process, in the sandbox (kernels/sandbox.h): its own session,
+// killed as a group at the deadline (every wait has one, after an early end of its pipe
+// too), dies with this process, the GpuRunner syscall filter; its reply read with a size
+// bound and checked against the request. Never throws; the reply's error says why it failed:
 // the runner's CUDA error, "did not finish in N s" (the runner killed), its crash (signal),
 // a missing runner or an unreadable reply.
 // @post the runner has ended when it returns (killed if needed); nothing of the device is

@@ -4,6 +4,8 @@
 // that started it never touched the device.
 #include <cuda.h>
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +16,7 @@
 #include <string>
 
 #include "kernels/simt_cuda.h"  // the traced build's control block and records (host view)
+#include "kernels/sandbox.h"
 #include "kernels/user_gpu_runner.h"
 
 namespace ws::user {
@@ -318,7 +321,20 @@ int gpu_runner_main() {
   GpuReply rep;
   std::string why;
   int rc = 0;
-  if (!decode(read_stdin(), q, why)) {
+  // The sandbox (kernels/sandbox.h): dies with warpscope (its pid in the environment, so a
+  // parent gone before the death signal was armed is seen), and the GpuRunner filter, which
+  // leaves CUDA its threads, ioctl and mmap on /dev/nvidia*, local sockets. Already in its
+  // own session (spawned with POSIX_SPAWN_SETSID). WARPSCOPE_GPU_SECCOMP=0 leaves the
+  // filter out, to tell a CUDA failure caused by it from another.
+  if (const char* p = std::getenv("WARPSCOPE_GPU_RUNNER_PARENT"); p && *p) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (std::to_string(::getppid()) != p) return 4;
+  }
+  const char* sc = std::getenv("WARPSCOPE_GPU_SECCOMP");
+  if (!(sc && std::string(sc) == "0") && !sandbox::install_filter(sandbox::Profile::GpuRunner, why)) {
+    rep.error = "the GPU runner's sandbox could not start: " + why;
+    rc = 2;
+  } else if (!decode(read_stdin(), q, why)) {
     rep.error = "bad request: " + why;
     rc = 2;
   } else {

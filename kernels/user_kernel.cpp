@@ -12,9 +12,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <seccomp.h>
+#include <sys/syscall.h>
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -22,10 +25,11 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <regex>
 #include <sstream>
 
+#include "kernels/compile_log.h"
 #include "kernels/registry.h"
+#include "kernels/sandbox.h"
 #include "kernels/user/cuda_kernel.h"
 
 extern char** environ;
@@ -52,7 +56,12 @@ const TypeInfo* type_info(const std::string& t) {
   return nullptr;
 }
 
+// A kernel file: a regular file of at most 1 MB (a FIFO or /dev/zero is refused).
+constexpr std::uintmax_t kMaxSourceBytes = 1 << 20;
 std::string read_file(const std::string& path, bool& ok) {
+  std::error_code ec;
+  ok = fs::is_regular_file(path, ec) && fs::file_size(path, ec) <= kMaxSourceBytes && !ec;
+  if (!ok) return "";
   std::ifstream f(path, std::ios::binary);
   ok = bool(f);
   std::ostringstream s;
@@ -84,19 +93,36 @@ std::string hex(std::uint64_t v) {
   return b;
 }
 
-// The line of `struct NAME` in the student's source (1 when not found): errors of the
-// generated launch code are attributed to it.
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The line of `struct NAME` (or `class NAME`) in the student's source (1 when not found):
+// errors of the generated launch code are attributed to it. A linear scan, no regex: a
+// file may hold one 100 KB token.
 int struct_line(const std::string& src, const std::string& name, bool any = false) {
-  const std::regex re(any ? std::string("\\b(struct|class)\\s+[A-Za-z_]")
-                          : "\\b(struct|class)\\s+" + name + "\\b");
   int line = 1;
-  std::size_t start = 0;
-  while (start <= src.size()) {
-    std::size_t end = src.find('\n', start);
-    if (end == std::string::npos) end = src.size();
-    if (std::regex_search(src.begin() + long(start), src.begin() + long(end), re)) return line;
-    ++line;
-    start = end + 1;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (src[i] == '\n') {
+      ++line;
+      continue;
+    }
+    if (i > 0 && ident_char(src[i - 1])) continue;
+    std::size_t kw = 0;
+    if (src.compare(i, 6, "struct") == 0) kw = 6;
+    else if (src.compare(i, 5, "class") == 0) kw = 5;
+    if (!kw) continue;
+    std::size_t j = i + kw;
+    std::size_t ws = j;
+    while (j < src.size() && (src[j] == ' ' || src[j] == '\t')) ++j;
+    if (j == ws || j >= src.size()) continue;
+    if (any) {
+      if ((src[j] >= 'a' && src[j] <= 'z') || (src[j] >= 'A' && src[j] <= 'Z') || src[j] == '_') return line;
+      continue;
+    }
+    if (src.compare(j, name.size(), name) == 0 &&
+        (j + name.size() == src.size() || !ident_char(src[j + name.size()])))
+      return line;
   }
   return any ? 1 : struct_line(src, name, true);  // misnamed: the first struct
 }
@@ -166,6 +192,15 @@ std::string find_cxx() {
   return "";
 }
 
+double default_compile_time_limit() {
+  if (const char* e = std::getenv("WARPSCOPE_COMPILE_TIME_LIMIT"); e && *e) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end && *end == '\0' && v > 0 && v <= 3600) return v;
+  }
+  return 30;
+}
+
 std::string cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
     return (fs::path(x) / "warpscope" / "kernels").string();
@@ -180,7 +215,8 @@ namespace {
 // Compiled once into a precompiled header in the cache: a recompile then parses only
 // the student's file (about half the compiler's time).
 constexpr const char* kEmuPrelude =
-    "#define WS_MODE_EMU\n#include \"kernels/simt.h\"\n#include \"kernels/cuda_emu.h\"\n"
+    "#define WS_MODE_EMU\n#define WS_STUDENT_BUILD\n#include \"kernels/simt.h\"\n"
+    "#include \"kernels/cuda_emu.h\"\n"
     "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <climits>\n";
 }  // namespace
 
@@ -240,71 +276,73 @@ std::string check_fields(const KernelSpec& spec, const Plan& plan, const Params&
 
 namespace {
 
-// Runs argv with stdout+stderr into `log_path`; returns the exit status, -1 if it could
-// not start, -2 when killed after `timeout_s`.
-int spawn_wait(const std::vector<std::string>& argv, const std::string& log_path, double timeout_s) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> av;
-  for (const auto& a : argv) av.push_back(const_cast<char*>(a.c_str()));
-  av.push_back(nullptr);
-  // The compiler's messages in plain ASCII (no locale quotes), whatever the user's locale.
-  std::vector<std::string> env_s;
+// The compiler's environment: the user's, in plain ASCII (no locale quotes), its
+// temporary files in `tmp` (the only place besides the cache it may write).
+std::vector<std::string> compiler_env(const std::string& tmp) {
+  std::vector<std::string> env;
   for (char** e = environ; *e; ++e)
     if (std::strncmp(*e, "LC_ALL=", 7) != 0 && std::strncmp(*e, "LANG=", 5) != 0 &&
-        std::strncmp(*e, "LANGUAGE=", 9) != 0)
-      env_s.push_back(*e);
-  env_s.push_back("LC_ALL=C");
-  std::vector<char*> ev;
-  for (auto& e : env_s) ev.push_back(e.data());
-  ev.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, av[0], &fa, nullptr, av.data(), ev.data());
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  const auto t0 = std::chrono::steady_clock::now();
-  int status = 0;
-  for (;;) {
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (r < 0) return -1;
-    if (seconds_since(t0) > timeout_s) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      return -2;
-    }
-    ::usleep(2000);
+        std::strncmp(*e, "LANGUAGE=", 9) != 0 && std::strncmp(*e, "TMPDIR=", 7) != 0)
+      env.push_back(*e);
+  env.push_back("LC_ALL=C");
+  env.push_back("TMPDIR=" + tmp);
+  return env;
+}
+
+// Runs the compiler with stdout+stderr into `log_path` under the sandbox's limits (own
+// session, address space, CPU, file size, writes only into `dir`); returns the exit status,
+// -1 if it could not start, -2 when killed after opt.time_s.
+int run_compiler(const std::vector<std::string>& argv, const std::string& log_path,
+                 const std::string& dir, const CompileOptions& opt) {
+  const std::string tmp = (fs::path(dir) / "tmp").string();
+  std::error_code ec;
+  fs::create_directories(tmp, ec);
+  sandbox::SpawnLimits lim;
+  lim.time_s = opt.time_s;
+  lim.memory_bytes = opt.memory_mb << 20;
+  lim.file_bytes = 512ull << 20;  // the precompiled prelude is the largest output
+  lim.cpu_s = std::uint64_t(opt.time_s) + 2;
+  lim.writable = {dir, "/dev/null"};
+  const sandbox::SpawnResult r = sandbox::spawn_limited(argv, compiler_env(tmp), log_path, lim);
+  switch (r.status) {
+    case sandbox::SpawnStatus::NotStarted: return -1;
+    case sandbox::SpawnStatus::TimedOut: return -2;
+    case sandbox::SpawnStatus::Signaled:
+      return r.code == SIGXCPU || r.code == SIGKILL ? -2 : 128 + r.code;
+    case sandbox::SpawnStatus::Exited: return r.code;
   }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  return -1;
 }
 
 // The compiler's errors on the student's lines. Errors inside the dialect's headers are
 // moved to the student's line that instantiated them ("required from here"); errors of
-// the generated launch code go to the struct's line, with what the launch builds.
+// the generated launch code go to the struct's line, with what the launch builds. Read
+// line by line with a linear scan (compile_log.h); every message is bounded.
 std::vector<CompileError> parse_errors(const std::string& log, const std::string& user_abs,
                                        const std::string& shown, const std::string& wrapper,
                                        int struct_at, const KernelSpec& spec) {
   std::vector<CompileError> out;
-  const std::regex loc("^(.*?):([0-9]+):(?:[0-9]+:)? *(fatal error|error|note|warning)?:? ?(.*)$");
   int last_user_line = 0;
-  std::istringstream in(log);
-  std::string line;
-  while (std::getline(in, line) && out.size() < 50) {
-    std::smatch m;
-    if (!std::regex_match(line, m, loc)) continue;
-    const std::string file = m[1], kind = m[3], msg = m[4];
-    const int at = std::atoi(std::string(m[2]).c_str());
-    const bool user = file == user_abs || fs::path(file).filename() == fs::path(user_abs).filename();
-    if (kind != "error" && kind != "fatal error") {
-      if (user) last_user_line = at;
+  const std::string user_name = fs::path(user_abs).filename().string();
+  std::size_t start = 0;
+  while (start < log.size() && out.size() < 50) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string_view line(log.data() + start, end - start);
+    start = end + 1;
+    Diagnostic d;
+    if (!parse_gcc_line(line, d)) continue;
+    const std::string file(d.file.substr(0, 4096));
+    const bool user = file == user_abs || fs::path(file).filename() == user_name;
+    if (d.kind != "error" && d.kind != "fatal error") {
+      if (user) last_user_line = d.line;
       continue;
     }
+    const std::string msg = short_message(d.message);
     CompileError e;
     e.file = shown;
     if (user) {
-      e.line = at;
+      e.line = d.line;
       e.message = msg;
     } else if (file == wrapper) {
       e.line = struct_at;
@@ -312,7 +350,7 @@ std::vector<CompileError> parse_errors(const std::string& log, const std::string
                   ": check the struct's name and members)";
     } else {
       e.line = last_user_line ? last_user_line : struct_at;
-      e.message = msg + " (in " + fs::path(file).filename().string() + ")";
+      e.message = msg + " (in " + short_message(fs::path(file).filename().string()) + ")";
     }
     bool dup = false;
     for (const auto& o : out) dup = dup || (o.line == e.line && o.message == e.message);
@@ -320,6 +358,12 @@ std::vector<CompileError> parse_errors(const std::string& log, const std::string
     last_user_line = 0;
   }
   return out;
+}
+
+// A name for temporary files no other thread or process of this user picks.
+std::string unique_tag() {
+  static std::atomic<unsigned> n{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(n++);
 }
 
 }  // namespace
@@ -349,8 +393,11 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
   try {
     bool ok = false;
     const std::string src = read_file(spec.source_path, ok);
-    if (!ok || fs::is_directory(spec.source_path)) {
-      c.error = spec.source_path + ": cannot read the kernel file";
+    if (!ok) {
+      std::error_code fec;
+      c.error = spec.source_path + (fs::is_regular_file(spec.source_path, fec)
+                                        ? ": cannot read the kernel file, or it is larger than 1 MB"
+                                        : ": not a regular file (a kernel file must be one)");
       return c;
     }
     const std::string cxx = find_cxx();
@@ -382,7 +429,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
     if (!fs::exists(pdir / "ws_emu_prelude.h.gch")) {
       fs::create_directories(pdir, ec);
-      const std::string tag = "." + std::to_string(::getpid());
+      const std::string tag = "." + unique_tag();
       const fs::path h = pdir / "ws_emu_prelude.h";
       {
         std::ofstream o(h.string() + tag, std::ios::binary | std::ios::trunc);
@@ -394,7 +441,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
         if (f != "-shared") pargv.push_back(f);
       pargv.insert(pargv.end(), {"-I" + inc, "-x", "c++-header", h.string(), "-o",
                                  h.string() + ".gch" + tag});
-      if (spawn_wait(pargv, (pdir / ("prelude.log" + tag)).string(), 120) == 0)
+      if (run_compiler(pargv, (pdir / ("prelude.log" + tag)).string(), dir, opt) == 0)
         fs::rename(h.string() + ".gch" + tag, h.string() + ".gch", ec);
       fs::remove(h.string() + ".gch" + tag, ec);
       fs::remove(pdir / ("prelude.log" + tag), ec);
@@ -406,8 +453,16 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
       c.cached = true;
       return c;
     }
-    const std::string wrapper = base + ".cpp", log = base + ".log";
-    const std::string tmp = base + "." + std::to_string(::getpid()) + ".tmp.so";
+    const std::string tag = unique_tag();
+    const std::string wrapper = base + "." + tag + ".cpp", log = base + "." + tag + ".log";
+    const std::string tmp = base + "." + tag + ".tmp.so";
+    struct RemoveWrapper {
+      std::string f;
+      ~RemoveWrapper() {
+        std::error_code e;
+        fs::remove(f, e);
+      }
+    } remove_wrapper{wrapper};
     {
       std::ofstream w(wrapper, std::ios::binary | std::ios::trunc);
       w << wrapper_text;
@@ -420,16 +475,33 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     argv.insert(argv.end(), flags.begin(), flags.end());
     argv.insert(argv.end(), {"-I" + pdir.string(), "-I" + inc, "-o", tmp, wrapper});
     const auto t0 = std::chrono::steady_clock::now();
-    const int rc = spawn_wait(argv, log, 120);
+    const int rc = run_compiler(argv, log, dir, opt);
     c.seconds = seconds_since(t0);
-    bool lok = false;
-    c.log = read_file(log, lok);
+    {
+      // The log is bounded: a 200 KB #error or 30,000-character names must not grow it.
+      const int lfd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
+      bool cut = false;
+      c.log = sandbox::read_bounded(lfd, kMaxLogBytes, &cut);
+      if (lfd >= 0) ::close(lfd);
+      if (cut) c.log += "\n[the compiler's output was cut at " + std::to_string(kMaxLogBytes / 1024) + " KB]";
+      fs::remove(log, ec);
+    }
     if (rc == -1) {
       c.error = "could not start the compiler " + cxx;
       return c;
     }
     if (rc == -2) {
-      c.error = spec.source_path + ":1: the compiler did not finish in 120 s";
+      std::ostringstream t;
+      t << opt.time_s;
+      c.error = spec.source_path + ":1: the compiler did not finish in " + t.str() +
+                " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or constexpr "
+                "evaluation too heavy?";
+      return c;
+    }
+    if (rc != 0 && (c.log.find("memory exhausted") != std::string::npos ||
+                    c.log.find("out of memory") != std::string::npos)) {
+      c.error = spec.source_path + ":1: the compiler ran out of memory (its limit is " +
+                std::to_string(opt.memory_mb) + " MB): templates or constexpr evaluation too heavy?";
       return c;
     }
     if (rc != 0) {
@@ -438,7 +510,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
       if (c.errors.empty())
         c.errors.push_back({spec.source_path, 1,
                             "the compiler failed (exit " + std::to_string(rc) + "): " +
-                                c.log.substr(0, 300)});
+                                short_message(c.log.substr(0, 300))});
       fs::remove(tmp, ec);
       return c;
     }
@@ -459,13 +531,16 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
 
 namespace {
 
-// Written by the child, read by the parent after it ends (a MAP_SHARED page).
+// Written by the child, read by the parent after it ends (a MAP_SHARED page). The child
+// runs the student's code, so the parent checks every field before use.
 struct ChildStatus {
   volatile int signal;        // the fatal signal, 0 if none
   volatile int line;          // the line of the last event issued before it
   volatile int overflow;      // the fault was next to the stack pointer: a stack overflow
   volatile int out_of_memory; // std::bad_alloc in the kernel's process
   volatile int finished;      // the child wrote its result and exits normally
+  volatile int syscall;       // SIGSYS: the system call the filter stopped
+  volatile int fs_policy;     // sandbox::FsPolicy, + 1 (0: not reached)
 };
 
 ChildStatus* g_status = nullptr;
@@ -475,6 +550,7 @@ void on_fatal(int sig, siginfo_t* si, void* uc_) {
   if (g_status) {
     g_status->signal = sig;
     g_status->line = g_last_line;
+    if (sig == SIGSYS) g_status->syscall = si->si_syscall;
     if (sig == SIGSEGV || sig == SIGBUS) {
       auto* uc = static_cast<ucontext_t*>(uc_);
       std::uintptr_t sp = 0;
@@ -500,7 +576,9 @@ class PipeWriter {
     buf_.append(static_cast<const char*>(p), n);
     if (buf_.size() >= (1 << 16)) flush();
   }
-  void record(char tag, const std::string& s) { record(tag, s.data(), std::uint32_t(s.size())); }
+  void record(char tag, const std::string& s) {
+    record(tag, s.data(), std::uint32_t(std::min<std::size_t>(s.size(), kMaxText)));
+  }
   void flush() {
     std::size_t off = 0;
     while (off < buf_.size()) {
@@ -511,6 +589,7 @@ class PipeWriter {
     }
     buf_.clear();
   }
+  static constexpr std::size_t kMaxText = 4096;
 
  private:
   int fd_;
@@ -544,7 +623,7 @@ class PipeSink : public TraceSink {
     put(s, a.count);
     put(s, a.base_offset);
     put(s, a.cols);
-    s += a.name;
+    s += a.name.substr(0, 256);
     w_.record('A', s);
   }
   void on_event(const WarpEvent& e) override {
@@ -561,29 +640,50 @@ class PipeSink : public TraceSink {
 using LaunchFn = void (*)(emu::Launcher&, const LaunchCfg&, void* const*, const std::uint64_t*,
                           const std::uint8_t*, const long long*);
 
-std::uint64_t vm_data_kb() {
-  std::ifstream f("/proc/self/status");
-  std::string line;
-  while (std::getline(f, line))
-    if (line.rfind("VmData:", 0) == 0) return std::strtoull(line.c_str() + 7, nullptr, 10);
-  return 0;
+// What the child needs, prepared before the fork.
+struct ChildSetup {
+  pid_t parent = 0;
+  int pipe_fd = -1, output_fd = -1, null_fd = -1;
+  std::string scratch;
+  sandbox::Rlimits limits;
+  std::string so;
+  const std::vector<LaunchCfg>* launches = nullptr;
+  const std::vector<ArrayDesc>* arrays = nullptr;
+  std::string source;
+  const std::vector<void*>* ptr = nullptr;
+  const std::vector<std::uint64_t>* bytes = nullptr;
+  const std::vector<std::uint8_t>* ids = nullptr;
+  const std::vector<long long>* scalars = nullptr;
+};
+
+// Moves `fd` to `to` whatever the numbers (`fd` may already sit on 0, 1 or 2).
+void place_fd(int fd, int to) {
+  if (fd == to) {
+    ::fcntl(to, F_SETFD, 0);
+    return;
+  }
+  ::dup2(fd, to);
 }
 
-// The child: never returns.
-[[noreturn]] void child_main(int wfd, int errfd, const std::string& so,
-                             const std::vector<LaunchCfg>& launches,
-                             const std::vector<ArrayDesc>& arrays, const std::string& source,
-                             const std::vector<void*>& ptr, const std::vector<std::uint64_t>& bytes,
-                             const std::vector<std::uint8_t>& ids,
-                             const std::vector<long long>& scalars, std::uint64_t data_limit,
-                             const sim::EmuOptions& eo) {
-  if (errfd >= 0) ::dup2(errfd, 2);
-  rlimit core{0, 0};
-  ::setrlimit(RLIMIT_CORE, &core);
-  if (data_limit) {
-    rlimit r{data_limit, data_limit};
-    ::setrlimit(RLIMIT_DATA, &r);
-  }
+// The child: never returns. The sandbox in order: session, descriptors (0 /dev/null,
+// 1 and 2 the output file, 3 the pipe, nothing else), scratch directory, rlimits,
+// Landlock, fatal-signal handlers, the syscall filter; only then the student's code
+// (its global initializers run in dlopen).
+[[noreturn]] void child_main(const ChildSetup& cs) {
+  if (!sandbox::detach(cs.parent)) ::_exit(125);
+  // Above every number in use, so the dup2s below cannot overwrite one another.
+  const int p = ::fcntl(cs.pipe_fd, F_DUPFD, 100), o = ::fcntl(cs.output_fd, F_DUPFD, 100),
+            n = ::fcntl(cs.null_fd, F_DUPFD, 100);
+  if (p < 0 || o < 0 || n < 0) ::_exit(124);
+  place_fd(n, 0);
+  place_fd(o, 1);
+  place_fd(o, 2);
+  place_fd(p, 3);
+  ::syscall(SYS_close_range, 4u, ~0u, 0u);
+  if (::chdir(cs.scratch.c_str()) != 0) ::_exit(124);
+  sandbox::apply_limits(cs.limits);
+  g_status->fs_policy = int(sandbox::restrict_filesystem({cs.scratch})) + 1;
+
   // Signals are handled on a stack of their own: a fiber that overflowed has none left.
   static std::byte alt[64 * 1024];
   stack_t ss{};
@@ -594,11 +694,17 @@ std::uint64_t vm_data_kb() {
   sa.sa_sigaction = on_fatal;
   sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
   sigemptyset(&sa.sa_mask);
-  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) ::sigaction(s, &sa, nullptr);
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) ::sigaction(s, &sa, nullptr);
 
-  PipeWriter w(wfd);
+  PipeWriter w(3);
+  std::string why;
+  if (!sandbox::install_filter(sandbox::Profile::Kernel, why)) {
+    w.record('D', "the sandbox could not start (" + why + "): your kernel was not run");
+    w.flush();
+    ::_exit(2);
+  }
   try {
-    void* h = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    void* h = ::dlopen(cs.so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
       w.record('D', std::string("your kernel could not be loaded: ") + ::dlerror());
       w.flush();
@@ -611,17 +717,20 @@ std::uint64_t vm_data_kb() {
       ::_exit(2);
     }
     PipeSink sink(w);
-    emu::Launcher L(sink, arrays, source, eo);
-    for (const auto& cfg : launches) fn(L, cfg, ptr.data(), bytes.data(), ids.data(), scalars.data());
+    sim::EmuOptions eo;  // student runs are small: always the whole grid
+    emu::Launcher L(sink, *cs.arrays, cs.source, eo);
+    for (const auto& cfg : *cs.launches)
+      fn(L, cfg, cs.ptr->data(), cs.bytes->data(), cs.ids->data(), cs.scalars->data());
+    std::fflush(nullptr);  // the kernel's printf, before the result
     const sim::EmuResult& r = L.result();
-    for (const auto& p : r.problems) {
+    for (const auto& pb : r.problems) {
       std::string s;
-      put(s, std::uint8_t(p.kind));
-      put(s, p.line);
-      put(s, p.other_line);
-      put(s, p.block);
-      put(s, p.thread);
-      s += p.message;
+      put(s, std::uint8_t(pb.kind));
+      put(s, pb.line);
+      put(s, pb.other_line);
+      put(s, pb.block);
+      put(s, pb.thread);
+      s += pb.message.substr(0, 1024);
       w.record('P', s);
     }
     std::string s;
@@ -651,39 +760,70 @@ std::string signal_name(int sig) {
     case SIGABRT: return "SIGABRT, abort() or a failed assert";
     case SIGTRAP: return "SIGTRAP, __builtin_trap()";
     case SIGKILL: return "SIGKILL";
+    case SIGXCPU: return "SIGXCPU, its CPU time ran out";
+    case SIGSYS: return "SIGSYS, a forbidden system call";
   }
   return "signal " + std::to_string(sig);
 }
 
-// "global array #1" -> "`out`", with the names the launch declared.
-std::string name_arrays(std::string msg, const std::vector<ArrayDesc>& arrays) {
-  static const std::regex re("(global|shared) array #([0-9]+)");
-  std::smatch m;
+// "global array #1" -> "`out`", with the names the launch declared. A linear scan.
+std::string name_arrays(const std::string& msg, const std::vector<ArrayDesc>& arrays) {
   std::string out;
-  while (std::regex_search(msg, m, re)) {
-    const int id = std::atoi(std::string(m[2]).c_str());
-    std::string name = m.str();
-    for (const auto& a : arrays)
-      if (a.id == id && !a.name.empty()) name = "`" + a.name + "`";
-    out += m.prefix().str() + name;
-    msg = m.suffix().str();
+  std::size_t at = 0;
+  for (;;) {
+    std::size_t best = std::string::npos, skip = 0;
+    for (const char* w : {"global array #", "shared array #"}) {
+      const std::size_t f = msg.find(w, at);
+      if (f < best) {
+        best = f;
+        skip = std::strlen(w);
+      }
+    }
+    if (best == std::string::npos) break;
+    std::size_t e = best + skip;
+    int id = 0;
+    while (e < msg.size() && msg[e] >= '0' && msg[e] <= '9' && e - best - skip < 4) id = id * 10 + (msg[e++] - '0');
+    out.append(msg, at, best - at);
+    std::string name = msg.substr(best, e - best);
+    if (e > best + skip)
+      for (const auto& a : arrays)
+        if (a.id == id && !a.name.empty()) name = "`" + a.name + "`";
+    out += name;
+    at = e;
   }
-  return out + msg;
+  return out + msg.substr(at);
 }
 
-std::string last_lines(int fd, std::size_t most = 400) {
-  if (fd < 0) return "";
-  const off_t end = ::lseek(fd, 0, SEEK_END);
-  if (end <= 0) return "";
-  const off_t from = end > off_t(most) ? end - off_t(most) : 0;
-  std::string s(std::size_t(end - from), '\0');
-  if (::pread(fd, s.data(), s.size(), from) < 0) return "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
-  const auto nl = s.rfind('\n');
-  return nl == std::string::npos ? s : s.substr(nl + 1);
+// The last line of the kernel's output (for a crash message).
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return sandbox::printable(nl == std::string::npos ? t : t.substr(nl + 1), 300);
+}
+
+// The records the child may send, each with its size bounds (sandbox::RecordReader).
+std::vector<sandbox::RecordKind> record_kinds() {
+  const std::uint32_t array_head = 1 + 1 + 4 + 8 + 4 + 4;
+  const std::uint32_t problem_head = 1 + 2 + 2 + 4 + 4;
+  return {{'B', 4, 4},
+          {'A', array_head, array_head + 256},
+          {'E', sizeof(WarpEvent), sizeof(WarpEvent)},
+          {'X', 0, 0},
+          {'P', problem_head, problem_head + 1024},
+          {'R', 17, 17},
+          {'D', 0, std::uint32_t(PipeWriter::kMaxText)}};
+}
+
+bool valid_event(const WarpEvent& e) {
+  const unsigned k = unsigned(e.kind);
+  const unsigned b = e.bytes;
+  return k < unsigned(kEventKindCount) && (b == 0 || b == 1 || b == 2 || b == 4 || b == 8 || b == 16);
 }
 
 }  // namespace
+
+std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profile::Kernel); }
 
 RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
@@ -762,34 +902,66 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
       scalars.push_back(v);
     }
 
-    sim::EmuOptions eo;  // student runs are small: always the whole grid
-
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
+    // The descriptors and the scratch directory, all closed or removed on every return.
+    struct Resources {
+      int fds[2] = {-1, -1};
+      int out = -1, null = -1;
+      std::string scratch;
+      ~Resources() {
+        for (int fd : {fds[0], fds[1], out, null})
+          if (fd >= 0) ::close(fd);
+        std::error_code ec;
+        if (!scratch.empty()) fs::remove_all(scratch, ec);
+      }
+    } rs;
+    if (::pipe2(rs.fds, O_CLOEXEC) != 0) {
       res.error = "cannot create a pipe for the kernel's process";
       return res;
     }
-    char errname[] = "/tmp/warpscope-kernel-stderr-XXXXXX";
-    const int errfd = ::mkstemp(errname);
-    if (errfd >= 0) ::unlink(errname);
-    std::uint64_t data_limit = 0;
-    if (limits.memory_mb) data_limit = vm_data_kb() * 1024 + limits.memory_mb * (1ull << 20);
+    // The kernel's stdout and stderr: a memory file, bounded by the file-size limit.
+    rs.out = ::memfd_create("warpscope-kernel-output", MFD_CLOEXEC);
+    rs.null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    {
+      std::string tmpl = (fs::temp_directory_path() / "warpscope-kernel-XXXXXX").string();
+      if (::mkdtemp(tmpl.data())) rs.scratch = tmpl;
+    }
+    if (rs.out < 0 || rs.null < 0 || rs.scratch.empty()) {
+      res.error = std::string("cannot prepare the kernel's sandbox: ") + std::strerror(errno);
+      return res;
+    }
+
+    ChildSetup cs;
+    cs.parent = ::getpid();
+    cs.pipe_fd = rs.fds[1];
+    cs.output_fd = rs.out;
+    cs.null_fd = rs.null;
+    cs.scratch = rs.scratch;
+    cs.limits.address_space = limits.memory_mb << 20;
+    cs.limits.file_bytes = limits.file_mb << 20;
+    cs.limits.cpu_s = std::uint64_t(limits.time_s) + 2;
+    cs.so = c.artifact;
+    cs.launches = &res.plan.launches;
+    cs.arrays = &arrays;
+    cs.source = caller_spec.source_path;
+    cs.ptr = &ptr;
+    cs.bytes = &bytes;
+    cs.ids = &ids;
+    cs.scalars = &scalars;
+    // Resident memory is watched too: a kernel that unmaps what it inherited could map
+    // that much again under the address-space limit.
+    const std::uint64_t rss_limit = sandbox::resident_bytes(::getpid()) + (limits.memory_mb << 20) + (64ull << 20);
 
     const pid_t pid = ::fork();
     if (pid < 0) {
-      ::close(fds[0]);
-      ::close(fds[1]);
-      if (errfd >= 0) ::close(errfd);
       res.error = "cannot start a process for the kernel";
       return res;
     }
     if (pid == 0) {
-      ::close(fds[0]);
       g_status = status;
-      child_main(fds[1], errfd, c.artifact, res.plan.launches, arrays, caller_spec.source_path, ptr,
-                 bytes, ids, scalars, data_limit, eo);
+      child_main(cs);
     }
-    ::close(fds[1]);
+    ::close(rs.fds[1]);
+    rs.fds[1] = -1;
 
     // The parent: events into the model's totals and the kept blocks as they come.
     std::vector<sim::Totals> per_launch;
@@ -800,103 +972,156 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
     else if (!opt.keep_blocks.empty())
       keep = std::make_unique<KeepSink>(opt.keep_blocks);
     std::vector<ArrayDesc> seen = arrays;
-    std::string buf, done_msg;
+    std::string done_msg, protocol_error;
     std::vector<sim::Problem> problems;
     bool got_result = false, emu_ok = false;
-    const auto t0 = std::chrono::steady_clock::now();
-    bool timed_out = false;
+    sandbox::RecordReader reader(record_kinds(), limits.stream_mb << 20);
+    auto handle = [&](const sandbox::Record& rec) {
+      const std::string& payload = rec.payload;
+      std::size_t p = 0;
+      if (got_result && rec.tag != 'D') {
+        protocol_error = "a record after its result";
+        return;
+      }
+      switch (rec.tag) {
+        case 'B': {
+          const auto i = get<std::uint32_t>(payload, p);
+          if (i != per_launch.size() || i >= res.plan.launches.size()) {
+            protocol_error = "launch " + std::to_string(i) + " out of order";
+            return;
+          }
+          per_launch.emplace_back();
+          if (keep) {
+            const LaunchCfg& cfg = res.plan.launches[i];
+            keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
+                                          cfg.shared_bytes, arrays});
+          }
+          break;
+        }
+        case 'A': {
+          if (seen.size() > 4096) {
+            protocol_error = "too many arrays";
+            return;
+          }
+          ArrayDesc d;
+          d.id = get<std::uint8_t>(payload, p);
+          const auto space = get<std::uint8_t>(payload, p);
+          d.elem_bytes = get<std::uint32_t>(payload, p);
+          d.count = get<std::uint64_t>(payload, p);
+          d.base_offset = get<std::uint32_t>(payload, p);
+          d.cols = get<decltype(d.cols)>(payload, p);
+          if (space > std::uint8_t(Space::Shared) || d.elem_bytes > 64) {
+            protocol_error = "a malformed array record";
+            return;
+          }
+          d.space = Space(space);
+          d.name = sandbox::printable(payload.substr(std::min(p, payload.size())), 64);
+          seen.push_back(d);
+          if (keep) keep->on_array(d);
+          break;
+        }
+        case 'E': {
+          WarpEvent e;
+          std::memcpy(&e, payload.data(), sizeof e);
+          if (!valid_event(e) || per_launch.empty()) {
+            protocol_error = "a malformed event";
+            return;
+          }
+          per_launch.back().add(e, model);
+          if (keep) keep->on_event(e);
+          break;
+        }
+        case 'X':
+          if (keep) keep->end_launch();
+          break;
+        case 'P': {
+          if (problems.size() >= 1000) break;  // the first thousand are plenty
+          sim::Problem pb;
+          const auto kind = get<std::uint8_t>(payload, p);
+          if (kind > std::uint8_t(sim::ProblemKind::Internal)) {
+            protocol_error = "a malformed problem record";
+            return;
+          }
+          pb.kind = sim::ProblemKind(kind);
+          pb.line = get<std::uint16_t>(payload, p);
+          pb.other_line = get<std::uint16_t>(payload, p);
+          pb.block = get<std::uint32_t>(payload, p);
+          pb.thread = get<std::uint32_t>(payload, p);
+          pb.message = name_arrays(sandbox::printable(payload.substr(std::min(p, payload.size())), 400), seen);
+          problems.push_back(pb);
+          break;
+        }
+        case 'R':
+          emu_ok = get<std::uint8_t>(payload, p) != 0;
+          got_result = true;
+          break;
+        case 'D':
+          done_msg = sandbox::printable(payload, 400);
+          break;
+        default:
+          protocol_error = "an unknown record";
+          break;
+      }
+    };
+
+    const auto t0 = sandbox::Clock::now();
+    const auto deadline = t0 + std::chrono::duration_cast<sandbox::Clock::duration>(
+                                   std::chrono::duration<double>(limits.time_s));
+    bool timed_out = false, eof = false, reaped = false, over_memory = false;
+    int wst = 0;
+    auto next_memory_check = t0;
     std::vector<char> chunk(1 << 16);
-    for (;;) {
-      const double left = limits.time_s - seconds_since(t0);
-      if (left <= 0) {
+    while (!reaped) {
+      const auto now = sandbox::Clock::now();
+      if (now >= deadline) {
         timed_out = true;
         break;
       }
-      pollfd pf{fds[0], POLLIN, 0};
-      const int pr = ::poll(&pf, 1, int(std::min(left, 0.25) * 1000) + 1);
-      if (pr < 0 && errno == EINTR) continue;
-      if (pr <= 0) continue;
-      const ssize_t n = ::read(fds[0], chunk.data(), chunk.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;
-      buf.append(chunk.data(), std::size_t(n));
-      std::size_t at = 0;
-      while (buf.size() - at >= 5) {
-        const char tag = buf[at];
-        std::uint32_t len;
-        std::memcpy(&len, buf.data() + at + 1, 4);
-        if (buf.size() - at - 5 < len) break;
-        const std::string payload = buf.substr(at + 5, len);
-        at += 5 + len;
-        std::size_t p = 0;
-        switch (tag) {
-          case 'B': {
-            const auto i = get<std::uint32_t>(payload, p);
-            per_launch.emplace_back();
-            if (keep && i < res.plan.launches.size()) {
-              const LaunchCfg& cfg = res.plan.launches[i];
-              keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
-                                            cfg.shared_bytes, arrays});
-            }
-            break;
-          }
-          case 'A': {
-            ArrayDesc d;
-            d.id = get<std::uint8_t>(payload, p);
-            d.space = Space(get<std::uint8_t>(payload, p));
-            d.elem_bytes = get<std::uint32_t>(payload, p);
-            d.count = get<std::uint64_t>(payload, p);
-            d.base_offset = get<std::uint32_t>(payload, p);
-            d.cols = get<decltype(d.cols)>(payload, p);
-            d.name = payload.substr(std::min(p, payload.size()));
-            seen.push_back(d);
-            if (keep) keep->on_array(d);
-            break;
-          }
-          case 'E': {
-            WarpEvent e;
-            if (payload.size() == sizeof e) {
-              std::memcpy(&e, payload.data(), sizeof e);
-              if (per_launch.empty()) per_launch.emplace_back();
-              per_launch.back().add(e, model);
-              if (keep) keep->on_event(e);
-            }
-            break;
-          }
-          case 'X':
-            if (keep) keep->end_launch();
-            break;
-          case 'P': {
-            sim::Problem pb;
-            pb.kind = sim::ProblemKind(get<std::uint8_t>(payload, p));
-            pb.line = get<std::uint16_t>(payload, p);
-            pb.other_line = get<std::uint16_t>(payload, p);
-            pb.block = get<std::uint32_t>(payload, p);
-            pb.thread = get<std::uint32_t>(payload, p);
-            pb.message = name_arrays(payload.substr(std::min(p, payload.size())), seen);
-            problems.push_back(pb);
-            break;
-          }
-          case 'R':
-            emu_ok = get<std::uint8_t>(payload, p) != 0;
-            got_result = true;
-            break;
-          case 'D':
-            done_msg = payload;
-            break;
-          default:
-            break;
+      if (now >= next_memory_check) {
+        if (limits.memory_mb && sandbox::resident_bytes(pid) > rss_limit) {
+          over_memory = true;
+          break;
         }
+        next_memory_check = now + std::chrono::milliseconds(100);
       }
-      buf.erase(0, at);
+      if (eof) {
+        // The child closed its end (or every descriptor it had): its end is still
+        // awaited under the deadline.
+        reaped = sandbox::wait_until(pid, wst, std::min(deadline, now + std::chrono::milliseconds(50)));
+        continue;
+      }
+      const double left = std::chrono::duration<double>(deadline - now).count();
+      pollfd pf{rs.fds[0], POLLIN, 0};
+      const int pr = ::poll(&pf, 1, int(std::min(left, 0.05) * 1000) + 1);
+      if (pr <= 0) continue;
+      const ssize_t n = ::read(rs.fds[0], chunk.data(), chunk.size());
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) {
+        eof = true;
+        continue;
+      }
+      reader.feed(chunk.data(), std::size_t(n));
+      sandbox::Record rec;
+      while (protocol_error.empty() && reader.next(rec)) handle(rec);
+      if (protocol_error.empty() && !reader.error().empty()) protocol_error = reader.error();
+      if (!protocol_error.empty()) break;
     }
-    if (timed_out) ::kill(pid, SIGKILL);
-    int wst = 0;
-    while (::waitpid(pid, &wst, 0) < 0 && errno == EINTR) {
+    if (!reaped) wst = sandbox::kill_and_reap(pid);
+
+    // The kernel's output, bounded; the rest is counted.
+    {
+      struct stat st {};
+      const std::uint64_t size = ::fstat(rs.out, &st) == 0 ? std::uint64_t(st.st_size) : 0;
+      const std::string raw = sandbox::read_bounded(rs.out, std::size_t(limits.output_kb) << 10);
+      res.kernel_output = sandbox::printable(raw, raw.size(), true);
+      if (size > raw.size())
+        res.kernel_output += "\n[... " + std::to_string(size - raw.size()) + " more bytes of output not kept]";
     }
-    ::close(fds[0]);
-    const std::string stderr_tail = last_lines(errfd);
-    if (errfd >= 0) ::close(errfd);
+    const int fsp = status->fs_policy - 1;
+    if (fsp == int(sandbox::FsPolicy::Unsupported))
+      res.sandbox_note = "no Landlock in this Linux kernel: your kernel could write outside its scratch directory";
+    else if (fsp == int(sandbox::FsPolicy::Failed))
+      res.sandbox_note = "the filesystem policy (Landlock) could not be applied";
 
     const std::string& file = caller_spec.source_path;
     auto limit_s = [&] {
@@ -904,33 +1129,50 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
       s << limits.time_s;
       return s.str();
     };
+    const std::string stderr_tail = last_line(res.kernel_output);
     if (timed_out) {
       res.error = "your kernel did not finish in " + limit_s() + " s (an endless loop, or too "
                   "much work for the emulator): it was stopped";
       return res;
     }
-    if (status->out_of_memory) {
+    // std::bad_alloc thrown where nothing catches it (a global initializer) aborts.
+    const bool abort_oom = status->signal == SIGABRT && res.kernel_output.find("std::bad_alloc") != std::string::npos;
+    if (over_memory || status->out_of_memory || abort_oom) {
       res.error = "your kernel ran out of memory (the limit is " +
                   std::to_string(limits.memory_mb) + " MB)";
       return res;
     }
-    if (status->signal) {
-      const int sig = status->signal, line = status->line;
+    if (!protocol_error.empty()) {
+      res.error = "your kernel's process broke the sandbox's protocol (" + protocol_error +
+                  "): it was stopped";
+      return res;
+    }
+    const int sig = status->signal;
+    if (sig > 0 && sig < 65) {
+      const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
-      if (status->overflow)
+      if (sig == SIGSYS) {
+        const int nr = status->syscall;
+        char* name = seccomp_syscall_resolve_num_arch(SCMP_ARCH_NATIVE, nr);
+        res.error = where + "your kernel made a forbidden system call (" +
+                    (name ? std::string(name) : "number " + std::to_string(nr)) +
+                    "): the sandbox stopped it";
+        std::free(name);
+      } else if (status->overflow) {
         res.error = where + "your kernel overflowed its stack (deep or endless recursion?)" +
                     (line ? " after line " + std::to_string(line) : std::string());
-      else
+      } else {
         res.error = where + "your kernel crashed (" + signal_name(sig) + ")" +
                     (line ? ", after the access at line " + std::to_string(line) : std::string()) +
                     (stderr_tail.empty() ? "" : ": " + stderr_tail);
+      }
       return res;
     }
     if (!done_msg.empty()) {
       res.error = done_msg;
       return res;
     }
-    if (!got_result) {
+    if (!got_result || !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0)) {
       if (WIFSIGNALED(wst))
         res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
       else

@@ -85,9 +85,17 @@ std::string emu_wrapper(const KernelSpec& spec);
 // @post returns "" iff run_emu / the NVRTC launch can build every member.
 std::string check_fields(const KernelSpec& spec, const Plan& plan, const Params& params);
 
+// The compiler's limits: WARPSCOPE_COMPILE_TIME_LIMIT (seconds), else 30 s.
+double default_compile_time_limit();
+
+// The compiler runs in the sandbox (kernels/sandbox.h): its own session, killed as a group
+// after time_s; address space memory_mb for each of its processes, CPU seconds, file size;
+// writes only into the cache directory.
 struct CompileOptions {
   bool use_cache = true;
   std::string cache_dir;  // "" = cache_dir()
+  double time_s = default_compile_time_limit();
+  std::uint64_t memory_mb = 2048;
 };
 // Builds the shared object for the emulator; a plain CUDA file (a __global__ function, or
 // a .cu name) is first rewritten by the CUDA front end (`translated`). Never throws.
@@ -95,10 +103,19 @@ struct CompileOptions {
 Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt = {});
 
 // The sandbox of a run on the emulator.
+// The sandbox of a run on the emulator (kernels/sandbox.h): the kernel's process has its
+// own session, dies with this one, may write files only into an empty scratch directory
+// (Landlock), makes none of the system calls describe_kernel_sandbox() lists (seccomp),
+// and is killed as a group at the deadline.
 struct Limits {
-  double time_s = 10;                 // wall clock, compile excluded
-  std::uint64_t memory_mb = 2048;     // heap the kernel's process may add
+  double time_s = 10;                 // wall clock, compile excluded (and CPU, + 2 s)
+  std::uint64_t memory_mb = 2048;     // address space (every mapping) and resident memory it may add
+  std::uint64_t file_mb = 16;         // largest file it may write, its output included
+  std::uint64_t output_kb = 64;       // of its stdout and stderr kept (the rest is counted)
+  std::uint64_t stream_mb = 2048;     // of records it may send (events)
 };
+// The syscall filter of a kernel's process, one rule a line.
+std::string describe_kernel_sandbox();
 
 // Runs the compiled kernel on the emulator in a child process with the job's plan,
 // inputs and check (`job` is a catalogue variant, `params` its parameters). The result

@@ -827,7 +827,16 @@ std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profil
 
 RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
-  const KernelSpec& spec = c.translated ? *c.translated : caller_spec;
+  // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
+  // to an array of another name (a puzzle's `a: const float @A`).
+  KernelSpec bound;
+  if (c.translated) {
+    bound = *c.translated;
+    for (Field& f : bound.fields)
+      for (const Field& g : caller_spec.fields)
+        if (g.name == f.name && !g.source.empty()) f.source = g.source;
+  }
+  const KernelSpec& spec = c.translated ? bound : caller_spec;
   RunResult res;
   try {
     if (!c.ok) {

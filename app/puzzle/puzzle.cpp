@@ -1,6 +1,7 @@
 // Puzzle files: parsing (line by line, bounded), checking a student's kernel against the
 // targets, and the `puzzle` command.
 #include "app/puzzle/puzzle.h"
+#include "kernels/user/cuda_front.h"
 
 #include <unistd.h>
 
@@ -21,6 +22,12 @@ namespace ws::puzzle {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A CUDA puzzle's fields (aliases only) checked as the members of the rewritten struct.
+user::KernelSpec with_name(user::KernelSpec s) {
+  s.struct_name = cuda::Translation::kStruct;
+  return s;
+}
 
 constexpr std::size_t kMaxBytes = 1 << 20;
 constexpr std::size_t kMaxTargets = 64;
@@ -378,8 +385,13 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
   else if (p.targets.empty() && errors.empty()) err(targets_at, "the targets block names no target");
   if (puzzle_at) {
     if (p.family.empty() && !p.job_line) err(puzzle_at, "the puzzle block has no job: FAMILY/VARIANT");
-    if (p.spec.struct_name.empty()) err(puzzle_at, "the puzzle block has no kernel: STRUCT");
-    if (p.spec.fields.empty()) err(puzzle_at, "the puzzle block has no fields: MEMBERS");
+    // A CUDA starter's __global__ function is the kernel, its parameters bound by name:
+    // kernel and fields are then optional (fields: only to bind a parameter to an array
+    // of another name, `a: const float @A`).
+    if (!cuda::is_cuda_source(p.starter)) {
+      if (p.spec.struct_name.empty()) err(puzzle_at, "the puzzle block has no kernel: STRUCT");
+      if (p.spec.fields.empty()) err(puzzle_at, "the puzzle block has no fields: MEMBERS");
+    }
   }
   // Members and parameters against the job's plan.
   if (errors.empty()) {
@@ -394,8 +406,11 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
         for (const auto& a : plan.arrays) is_array = is_array || a.name == f.from();
         if (!is_array && full.count(f.from())) f.array = false;
       }
-      if (std::string why = user::check_fields(p.spec, plan, full); !why.empty())
-        err(puzzle_at, why);
+      const bool cuda_bound = p.spec.struct_name.empty() && cuda::is_cuda_source(p.starter);
+      if (!(cuda_bound && p.spec.fields.empty()))
+        if (std::string why = user::check_fields(cuda_bound ? with_name(p.spec) : p.spec, plan, full);
+            !why.empty())
+          err(puzzle_at, why);
       for (const auto& f : p.spec.fields)
         if (!f.array && f.is_const) err(puzzle_at, "member " + f.name + " is a parameter: drop 'const'");
     }
@@ -617,6 +632,13 @@ std::string default_dir() {
 }
 
 std::string solution_path(const std::string& puzzle_file) {
+  // Plain CUDA (NN-name.cu) first, else the dialect (NN-name.cuh).
+  {
+    const fs::path f(puzzle_file);
+    const fs::path cu = f.parent_path() / "solutions" / (f.stem().string() + ".cu");
+    std::error_code ec;
+    if (fs::exists(cu, ec)) return cu.string();
+  }
   const fs::path f(puzzle_file);
   return (f.parent_path() / "solutions" / (f.stem().string() + ".cuh")).string();
 }

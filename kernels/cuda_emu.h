@@ -207,6 +207,16 @@ Array2<T> shared2d(int rows, int cols, const char* name, int id, int line = __bu
   return Array2<T>{shared_alloc<T>(std::uint64_t(rows) * cols, name, id, line, std::uint32_t(cols)), rows,
                    cols};
 }
+// `extern __shared__ T name[];`: the rest of the launch's shared memory, after the static
+// arrays (as CUDA places dynamic shared memory after the static).
+// `start`: the byte where it begins, after the kernel's static arrays (the front end
+// adds them up in declaration order, as shared_alloc carves them).
+template <class T>
+Ptr<T> shared_extern(const char* name, int id, std::uint32_t start, int line = __builtin_LINE()) {
+  const std::uint32_t total = lane().shared_bytes();
+  const std::uint64_t count = total > start ? (total - start) / sizeof(T) : 0;
+  return shared_alloc<T>(count, name, id, line, 0);
+}
 template <class T>
 Ref<T> shared_var(const char* name, int id, int line = __builtin_LINE()) {
   return shared_alloc<T>(1, name, id, line, 0).at(0, line);

@@ -256,6 +256,7 @@ class Front {
   std::set<unsigned> addr_of_;   // offsets of subscripts whose address is taken (&p[i])
   std::set<unsigned> shared_done_;
   int shared_count_ = 0;
+  long long shared_end_ = 0;  // bytes of the static __shared__ arrays so far
   std::vector<CXCursor> kernels_;
 };
 
@@ -394,8 +395,9 @@ void Front::shared_decl(CXCursor stmt, CXCursor var) {
     }
   } else if (ty.kind == CXType_IncompleteArray && is_extern) {
     CXType el = clang_getCanonicalType(clang_getArrayElementType(ty));
+    const long long start = (shared_end_ + 15) / 16 * 16;
     repl = "auto " + nm + " = ::ws::cu::shared_extern<" + clean_type(str(clang_getTypeSpelling(el))) +
-           ">(\"" + nm + "\", " + id + ")";
+           ">(\"" + nm + "\", " + id + ", " + std::to_string(start) + ")";
   } else if (ty.kind == CXType_DependentSizedArray) {
     fail(line, "the size of __shared__ array " + nm + " must be a constant");
     return;
@@ -406,6 +408,9 @@ void Front::shared_decl(CXCursor stmt, CXCursor var) {
     repl = "auto " + nm + " = ::ws::cu::shared_var<" + clean_type(str(clang_getTypeSpelling(ty))) +
            ">(\"" + nm + "\", " + id + ")";
   }
+  // Static arrays are carved in order at 16-byte boundaries (cuda_emu.h's shared_alloc).
+  const long long size = clang_Type_getSizeOf(ty);
+  if (size > 0) shared_end_ = (shared_end_ + 15) / 16 * 16 + size;
   replace(b, e - b, repl);
 }
 
@@ -463,6 +468,8 @@ void Front::visit(CXCursor c, int depth, CXCursor fn) {
       fn = c;
       break;
     case CXCursor_FunctionDecl:
+      shared_count_ = 0;
+      shared_end_ = 0;
       function(c);
       fn = c;
       break;

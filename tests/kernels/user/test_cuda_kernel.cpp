@@ -204,6 +204,37 @@ TEST_F(CudaKernel, ABarrierInADivergentBranchIsADeadlockAtItsLines) {
   EXPECT_EQ(at, (std::set<int>{5, 7})) << c.problems[0].message;
 }
 
+TEST_F(CudaKernel, ShufflesVotesAtomicsAndExternSharedCountAsTheDialect) {
+  const Params p = {{"n", 8192}, {"block", 256}};
+  const RunResult c = run_cuda(student("reduce_atomic.cu"), "reduce", "sequential", p);
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  EXPECT_TRUE(c.verified) << c.verify_message;
+  EXPECT_TRUE(c.problems.empty()) << c.problems[0].message;
+  const RunResult d = run_dialect(
+      "atomic",
+      "struct K {\n  Global<const int> in;\n  Global<int> out;\n"
+      "  WS_DEVICE void operator()(Thread& t) const {\n"
+      "    auto partial = t.shared<int>(256, \"partial\");\n    unsigned tid = t.threadIdx.x;\n"
+      "    partial(tid) = in(t.blockIdx.x * t.blockDim.x + tid);\n"
+      "    if (t.branch(tid == 0)) out(t.blockIdx.x) = 0;\n    t.syncthreads();\n"
+      "    int sum = partial(tid);\n"
+      "    for (int offset = 16; t.branch(offset > 0); offset /= 2) sum += t.shfl_down_sync(WS_FULL_MASK, sum, offset);\n"
+      "    unsigned leaders = t.ballot_sync(WS_FULL_MASK, tid % 32 == 0);\n"
+      "    if (t.branch(leaders == 1u && tid % 32 == 0)) out.atomic_add(t.blockIdx.x, sum);\n  }\n};\n",
+      {{"in", "int", true, true, ""}, {"out", "int", false, true, ""}}, "reduce", "sequential", p);
+  ASSERT_TRUE(d.error.empty()) << d.error;
+  expect_same_counts(c, d);
+  EXPECT_EQ(c.totals.global_red_requests, 8192u / 32);
+  // The shuffle on line 7 (in the __device__ function), the vote and the atomic on theirs.
+  std::set<std::pair<int, EventKind>> seen;
+  for (const auto& k : c.kept)
+    for (const auto& e : k.events) seen.insert({e.line, e.kind});
+  EXPECT_TRUE(seen.count({7, EventKind::Shuffle}));
+  EXPECT_TRUE(seen.count({18, EventKind::Vote}));
+  EXPECT_TRUE(seen.count({19, EventKind::GlobalAtomic}));
+  EXPECT_TRUE(seen.count({14, EventKind::SharedStore}));
+}
+
 TEST_F(CudaKernel, AnOutOfBoundsWriteNamesTheArrayAndTheStudentsLine) {
   const RunResult c = run_cuda(write("oob.cu",
                                      "__global__ void copy(const float* in, float* out) {\n"

@@ -420,17 +420,15 @@ SpawnResult spawn_limited(const std::vector<std::string>& argv, const std::vecto
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (!detach(parent)) ::_exit(126);
-    ::dup2(null, 0);
-    ::dup2(log, 1);
-    ::dup2(log, 2);
-    ::dup2(ready[1], 3);
+    // Above every number in use first, so the dup2s cannot overwrite one another.
+    const int n0 = ::fcntl(null, F_DUPFD, 100), l0 = ::fcntl(log, F_DUPFD, 100), r0 = ::fcntl(ready[1], F_DUPFD, 100);
+    if (n0 < 0 || l0 < 0 || r0 < 0) ::_exit(126);
+    ::dup2(n0, 0);
+    ::dup2(l0, 1);
+    ::dup2(l0, 2);
+    ::dup2(r0, 3);
     ::fcntl(3, F_SETFD, FD_CLOEXEC);
     ::syscall(SYS_close_range, 4u, ~0u, 0u);
-    rlimit r{};
-    if (lim.memory_bytes) {
-      r.rlim_cur = r.rlim_max = lim.memory_bytes;  // absolute: exec replaces this image
-      ::setrlimit(RLIMIT_AS, &r);
-    }
     Rlimits rl;
     rl.file_bytes = lim.file_bytes;
     rl.cpu_s = lim.cpu_s;
@@ -438,6 +436,12 @@ SpawnResult spawn_limited(const std::vector<std::string>& argv, const std::vecto
     if (!lim.writable.empty()) restrict_filesystem(lim.writable, {"/"});
     std::string why;
     install_filter(Profile::Compiler, why);
+    // Last: absolute, for the program exec starts (this copy of the parent may be larger).
+    if (lim.memory_bytes) {
+      rlimit r{};
+      r.rlim_cur = r.rlim_max = lim.memory_bytes;
+      ::setrlimit(RLIMIT_AS, &r);
+    }
     ::execve(av[0], av.data(), ev.data());
     const char c = 'x';  // exec failed: the parent reads one byte
     (void)!::write(3, &c, 1);

@@ -29,7 +29,9 @@ struct GpuRequest {
   bool probe = false;         // only report the device (name, arch); no kernel
   // Test modes of the runner, no GPU needed: "fault" (replies a CUDA fault), "hang"
   // (never ends once launched), "abort" (dies of SIGABRT once launched), "echo" (replies
-  // the arrays unchanged). "" = run the kernel.
+  // the arrays unchanged), "close-and-hang" (closes the pipe its parent watches, then never
+  // ends), "sandbox" (tries kill, fork and an INET socket; says which were allowed in the
+  // reply's device, "kill:denied fork:denied socket:denied"). "" = run the kernel.
   std::string simulate;
   std::vector<char> cubin;    // entry point ws_user_entry
   std::vector<GpuLaunch> launches;

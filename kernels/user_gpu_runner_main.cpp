@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -84,6 +86,22 @@ void run(const GpuRequest& q, GpuReply& rep) {
   if (q.simulate == "hang") {
     launching();
     for (;;) ::pause();
+  }
+  if (q.simulate == "close-and-hang") {  // ends the pipe the parent watches, lives on
+    launching();
+    ::close(3);
+    for (;;) ::pause();
+  }
+  if (q.simulate == "sandbox") {  // what the sandbox forbids, tried: each must fail
+    launching();
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    if (child > 0) ::waitpid(child, nullptr, 0);
+    rep.device = std::string("kill:") + (::kill(::getppid(), 0) == 0 ? "allowed" : "denied") +
+                 " fork:" + (child >= 0 ? "allowed" : "denied") +
+                 " socket:" + (::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? "allowed" : "denied");
+    rep.arrays = q.arrays;
+    return;
   }
   if (q.simulate == "abort") {
     launching();

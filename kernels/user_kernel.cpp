@@ -493,15 +493,19 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     if (rc == -2) {
       std::ostringstream t;
       t << opt.time_s;
-      c.error = spec.source_path + ":1: the compiler did not finish in " + t.str() +
-                " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or constexpr "
-                "evaluation too heavy?";
+      // The kernel's doing, so an error on its file (not `error`, which says nothing
+      // could be built).
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler did not finish in " + t.str() +
+                              " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or "
+                              "constexpr evaluation too heavy?"});
       return c;
     }
     if (rc != 0 && (c.log.find("memory exhausted") != std::string::npos ||
                     c.log.find("out of memory") != std::string::npos)) {
-      c.error = spec.source_path + ":1: the compiler ran out of memory (its limit is " +
-                std::to_string(opt.memory_mb) + " MB): templates or constexpr evaluation too heavy?";
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler ran out of memory (its limit is " + std::to_string(opt.memory_mb) +
+                              " MB): templates or constexpr evaluation too heavy?"});
       return c;
     }
     if (rc != 0) {
@@ -1065,6 +1069,12 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
           got_result = true;
           break;
         case 'D':
+          // Text (dlerror, an exception's what()): control bytes mean a forged record.
+          for (char ch : payload)
+            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
+              protocol_error = "a done record that is not text";
+              return;
+            }
           done_msg = sandbox::printable(payload, 400);
           break;
         default:
@@ -1182,7 +1192,9 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
       return res;
     }
     if (!got_result || !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0)) {
-      if (WIFSIGNALED(wst))
+      if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGSYS)  // with signals blocked (posix_spawn)
+        res.error = file + ": your kernel made a forbidden system call: the sandbox stopped it";
+      else if (WIFSIGNALED(wst))
         res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
       else
         res.error = "your kernel's process ended early (exit " +

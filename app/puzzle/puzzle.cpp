@@ -520,7 +520,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   ro.timing = true;
   ro.keep_blocks = {0};
   if (backend.kind() == BackendKind::Emu) {
-    r.compiled = user::compile_emu(spec);
+    r.compiled = user::compile_emu(spec, opt.compile);
     map_errors(r.compiled);
     if (!r.compiled.ok) {
       if (!r.compiled.error.empty() && r.compiled.errors.empty()) r.bad_input = true;
@@ -704,6 +704,13 @@ int check_command(const std::string& file, const std::string& kernel, Backend& b
     err << "warpscope: " << r.failure << "\n";
     return 2;
   }
+  // What the kernel printed is its own: set apart, every line marked, bounded by the sandbox.
+  if (!r.run.kernel_output.empty()) {
+    out << "  your kernel printed:\n";
+    std::istringstream lines(r.run.kernel_output);
+    for (std::string l; std::getline(lines, l);) out << "    | " << l << "\n";
+  }
+  if (!r.run.sandbox_note.empty()) out << "  note: " << r.run.sandbox_note << "\n";
   if (!r.failure.empty()) {
     std::string f = r.failure;
     while (!f.empty() && f.back() == '\n') f.pop_back();

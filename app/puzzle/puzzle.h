@@ -94,6 +94,7 @@ struct CheckResult {
 struct CheckOptions {
   std::string kernel_file;  // "" = the puzzle's starter
   user::Limits limits;
+  user::CompileOptions compile;
   bool keep_block0 = true;
 };
 

@@ -183,6 +183,30 @@ TEST(UserGpuRunner, AHangIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
   expect_echo_works();
 }
 
+// Issue 27: a child that closes its end of the pipe and lives on was waited for without a
+// deadline.
+TEST(UserGpuRunner, ARunnerThatClosesItsPipeIsStillStoppedAtTheDeadline) {
+  GpuRequest q = sample_request();
+  q.simulate = "close-and-hang";
+  RunnerLimits l;
+  l.time_s = 0.5;
+  const auto t0 = std::chrono::steady_clock::now();
+  const GpuReply r = run_in_runner(q, l);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
+  EXPECT_LT(s, 10.0);
+  expect_echo_works();
+}
+
+// The runner's syscall filter (sandbox::Profile::GpuRunner) is in force.
+TEST(UserGpuRunner, TheRunnersFilterDeniesSignalsForksAndTheNetwork) {
+  GpuRequest q = sample_request();
+  q.simulate = "sandbox";
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.device, "kill:denied fork:denied socket:denied");
+}
+
 TEST(UserGpuRunner, ACrashOfTheRunnerIsReportedAndTheNextRunWorks) {
   GpuRequest q = sample_request();
   q.simulate = "abort";

@@ -1,0 +1,52 @@
+// `warpscope puzzle`: list the puzzles, check a kernel against one (grading a class:
+// cmd_puzzle_grade.cpp).
+#include "app/cli/command.h"
+#include "app/cli/cmd_puzzle_grade.h"
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "app/puzzle/puzzle.h"
+
+namespace ws::cli {
+
+namespace {
+
+struct PuzzleArgs {
+  bool list = false;
+  std::string dir, check, kernel, backend = "emu";
+  double time_limit = 10;
+  GradeArgs grade;  // --grade (cmd_puzzle_grade.cpp)
+};
+
+int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
+  if (!a.grade.grade.empty()) return cmd_puzzle_grade(a.grade, a.list, a.check, a.time_limit, out, err);
+  if (!a.grade.out.empty()) usage("--out is for --grade");
+  if (a.list == !a.check.empty()) usage("puzzle needs either --list [--dir DIR] or --check FILE");
+  if (a.list) return puzzle::list_command(a.dir, out, err);
+  if (!(a.time_limit > 0 && a.time_limit <= 3600))
+    usage("--time-limit " + std::to_string(a.time_limit) + " is outside 0..3600 seconds");
+  if (!std::filesystem::exists(a.check)) usage("puzzle file " + a.check + " does not exist");
+  auto b = backend_or_usage(a.backend, err);
+  return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
+}
+
+}  // namespace
+
+Action declare_puzzle(CLI::App& sub) {
+  auto a = std::make_shared<PuzzleArgs>();
+  CLI::App* s = &sub;
+  s->add_flag("--list", a->list, "list the puzzles (of --dir, default ./puzzles or the installed ones)");
+  s->add_option("--dir", a->dir, "puzzles directory for --list");
+  s->add_option("--check", a->check, "check a puzzle: the starter, or --kernel FILE");
+  s->add_option("--kernel", a->kernel, "your kernel (.cuh) for --check");
+  s->add_option("--backend", a->backend, "emu (default), cuda or auto")->capture_default_str();
+  s->add_option("--time-limit", a->time_limit, "seconds the kernel may run (emulator)")
+      ->capture_default_str();
+  declare_grade_options(*s, a->grade);
+  return [a](std::ostream& out, std::ostream& err, const Hooks&) { return cmd_puzzle(*a, out, err); };
+}
+
+}  // namespace ws::cli

@@ -4,6 +4,8 @@
 #include "kernels/user/cuda_front.h"
 #include "kernels/user/cuda_kernel.h"
 
+#include <nlohmann/json.hpp>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -679,11 +681,21 @@ int list_command(const std::string& dir_in, std::ostream& out, std::ostream& err
   return bad ? 2 : 0;
 }
 
+int check_exit_code(const CheckResult& r) {
+  if (r.bad_input) return 2;
+  return r.all_met() ? 0 : 1;
+}
+
 int check_command(const std::string& file, const std::string& kernel, Backend& backend,
-                  double time_limit, std::ostream& out, std::ostream& err) {
+                  double time_limit, std::ostream& out, std::ostream& err, bool json) {
   Puzzle p;
   std::vector<Error> es;
   if (!parse_file(file, p, es)) {
+    if (json) {
+      nlohmann::json j{{"verdict", "bad input"}, {"exit_code", 2}};
+      for (const auto& e : es) j["errors"].push_back(e.text());
+      out << j.dump(2) << "\n";
+    }
     for (const auto& e : es) err << e.text() << "\n";
     return 2;
   }
@@ -691,6 +703,12 @@ int check_command(const std::string& file, const std::string& kernel, Backend& b
   o.kernel_file = kernel;
   o.limits.time_s = time_limit;
   const bool emu = backend.kind() == BackendKind::Emu;
+  if (json) {
+    const CheckResult r = check(p, backend, o);
+    out << check_json(p, r, kernel, emu ? "emu" : "cuda").dump(2) << "\n";
+    if (r.bad_input) err << "warpscope: " << r.failure << "\n";
+    return check_exit_code(r);
+  }
   out << p.slug << ": " << p.title << "\n";
   out << "  kernel: " << (kernel.empty() ? "the starter (" + file + ":" + std::to_string(p.starter_line) + ")" : kernel)
       << ", on " << (emu ? "the emulator (times modelled)" : backend.device().name) << "\n";

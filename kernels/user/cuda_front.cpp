@@ -257,6 +257,7 @@ class Front {
   std::set<unsigned> shared_done_;
   int shared_count_ = 0;
   long long shared_end_ = 0;  // bytes of the static __shared__ arrays so far
+  int constant_ = 0;          // inside a constant expression (constexpr, static_assert)
   std::vector<CXCursor> kernels_;
 };
 
@@ -496,6 +497,16 @@ void Front::visit(CXCursor c, int depth, CXCursor fn) {
         break;
       }
       typed_decl(c, depth);
+      if (clang_isConstQualifiedType(clang_getCursorType(c))) {
+        bool constexpr_ = false;
+        for (const Tok& t : tokens(c)) constexpr_ = constexpr_ || t.s == "constexpr";
+        if (constexpr_) {
+          ++constant_;
+          for (CXCursor ch : children(c)) visit(ch, depth + 1, fn);
+          --constant_;
+          return;
+        }
+      }
       break;
     }
     case CXCursor_ParmDecl:
@@ -616,8 +627,17 @@ void Front::visit(CXCursor c, int depth, CXCursor fn) {
     case CXCursor_ForStmt:
     case CXCursor_DoStmt:
     case CXCursor_ConditionalOperator:
-      wrap_condition(c, depth);
+      // Not where the compiler evaluates it (a constexpr value, a static_assert, file
+      // scope): no lane takes that branch at run time.
+      if (constant_ == 0 && !clang_Cursor_isNull(fn) &&
+          clang_getCursorKind(fn) != CXCursor_TranslationUnit)
+        wrap_condition(c, depth);
       break;
+    case CXCursor_StaticAssert:
+      ++constant_;
+      for (CXCursor ch : children(c)) visit(ch, depth + 1, fn);
+      --constant_;
+      return;
     case CXCursor_CXXNewExpr:
     case CXCursor_CXXDeleteExpr:
       fail(line, "new and delete are not supported in a kernel: use a __shared__ array or a parameter");

@@ -90,6 +90,21 @@ TEST(CudaFront, ClangsOwnErrorsAreOnTheStudentsLine) {
   EXPECT_NE(t.errors[0].message.find("expected expression"), std::string::npos) << t.errors[0].message;
 }
 
+TEST(CudaFront, ConstantConditionsAreNotBranches) {
+  const Translation t = translate("constexpr int kTile = sizeof(float) == 4 ? 32 : 16;\n"
+                                  "__global__ void k(float* out, int n) {\n"
+                                  "  constexpr int half = kTile > 16 ? kTile / 2 : kTile;\n"
+                                  "  static_assert(half == 16 ? true : false, \"half\");\n"
+                                  "  out[threadIdx.x] = threadIdx.x < n ? half : 0;\n}\n",
+                                  "/k/c.cu");
+  ASSERT_TRUE(t.ok) << t.message("c.cu");
+  EXPECT_EQ(line_of(t.text, 1).find("::ws::cu::br"), std::string::npos) << line_of(t.text, 1);
+  EXPECT_EQ(line_of(t.text, 3).find("::ws::cu::br"), std::string::npos) << line_of(t.text, 3);
+  EXPECT_EQ(line_of(t.text, 4).find("::ws::cu::br"), std::string::npos) << line_of(t.text, 4);
+  EXPECT_NE(line_of(t.text, 5).find("::ws::cu::br(::ws::cu::threadIdx().x < n)"), std::string::npos)
+      << line_of(t.text, 5);
+}
+
 TEST(CudaFront, ADialectFileIsNotCuda) {
   EXPECT_FALSE(is_cuda_source("struct K { WS_DEVICE void operator()(Thread& t) const {} };"));
   EXPECT_TRUE(is_cuda_source("__global__ void k(float* a) {}"));

@@ -456,7 +456,8 @@ std::string write_starter(const Puzzle& p, std::string& why) {
   // Blank lines first, so the starter's lines are the puzzle file's lines. Named by its
   // content, so checking the same starter again finds its build in the cache.
   const std::string text = std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') + p.starter;
-  const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) + ".cuh");
+  const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) +
+                            (cuda::is_cuda_source(p.starter) ? ".cu" : ".cuh"));
   if (fs::exists(f, ec)) return f.string();
   const std::string tmp = f.string() + "." + std::to_string(::getpid());
   {

@@ -17,6 +17,11 @@ struct alignas(16) int4 { int x, y, z, w; };
 struct alignas(8) float2 { float x, y; };
 struct alignas(16) float4 { float x, y, z, w; };
 
+// kernels/cuda_emu.h makes a CUDA pointer parameter's handle from a Global.
+namespace ws::cu {
+struct Access;
+}
+
 namespace ws {
 inline namespace emu {
 
@@ -51,6 +56,15 @@ class Ref {
   void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
     base_[i_] = base_[i_] + v;
+  }
+  // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
+  // kernels/cuda_emu.h).
+  template <class F>
+  V atomic_apply(F f) const requires(!std::is_const_v<T>) {
+    touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    const V old = base_[i_];
+    base_[i_] = f(old);
+    return old;
   }
 
  private:
@@ -95,6 +109,7 @@ struct Global {
   Global(T* p, std::uint64_t count, std::uint8_t i) : ptr(p), n(count), id(i) {}
 #endif
  WS_STUDENT_HIDDEN
+  friend struct ::ws::cu::Access;
   T* ptr = nullptr;
   std::uint64_t n = 0;
   std::uint8_t id = kNoArray;

@@ -29,6 +29,7 @@
 #include "kernels/compile_log.h"
 #include "kernels/registry.h"
 #include "kernels/sandbox.h"
+#include "kernels/user/cuda_kernel.h"
 
 extern char** environ;
 
@@ -214,6 +215,7 @@ namespace {
 // the student's file (about half the compiler's time).
 constexpr const char* kEmuPrelude =
     "#define WS_MODE_EMU\n#define WS_STUDENT_BUILD\n#include \"kernels/simt.h\"\n"
+    "#include \"kernels/cuda_emu.h\"\n"
     "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <climits>\n";
 }  // namespace
 
@@ -365,7 +367,27 @@ std::string unique_tag() {
 
 }  // namespace
 
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt);
+}
+
 Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
+  if (!is_cuda_file(spec.source_path) || fs::is_directory(spec.source_path))
+    return compile_dialect(spec, opt);
+  Compiled c;
+  const CudaPrepared p = prepare_cuda(spec.source_path, opt.cache_dir.empty() ? cache_dir() : opt.cache_dir);
+  if (!p.ok) {
+    c.errors = p.errors;
+    return c;
+  }
+  c = compile_dialect(p.spec, opt);
+  for (auto& e : c.errors) e.file = spec.source_path;
+  c.translated = p.spec;
+  return c;
+}
+
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
   Compiled c;
   try {
     bool ok = false;
@@ -506,6 +528,7 @@ Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
   }
   return c;
 }
+}  // namespace
 
 // ------------------------------------------------------------------------- sandbox
 
@@ -808,8 +831,18 @@ bool valid_event(const WarpEvent& e) {
 
 std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profile::Kernel); }
 
-RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& job,
+RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
+  // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
+  // to an array of another name (a puzzle's `a: const float @A`).
+  KernelSpec bound;
+  if (c.translated) {
+    bound = *c.translated;
+    for (Field& f : bound.fields)
+      for (const Field& g : caller_spec.fields)
+        if (g.name == f.name && !g.source.empty()) f.source = g.source;
+  }
+  const KernelSpec& spec = c.translated ? bound : caller_spec;
   RunResult res;
   try {
     if (!c.ok) {
@@ -925,7 +958,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
     cs.so = c.artifact;
     cs.launches = &res.plan.launches;
     cs.arrays = &arrays;
-    cs.source = spec.source_path;
+    cs.source = caller_spec.source_path;
     cs.ptr = &ptr;
     cs.bytes = &bytes;
     cs.ids = &ids;
@@ -976,7 +1009,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
           per_launch.emplace_back();
           if (keep) {
             const LaunchCfg& cfg = res.plan.launches[i];
-            keep->begin_launch(LaunchInfo{cfg.kernel, spec.source_path, cfg.grid, cfg.block,
+            keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
                                           cfg.shared_bytes, arrays});
           }
           break;
@@ -1122,7 +1155,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& 
                           "no syscall filter (warpscope was built without libseccomp): your kernel "
                           "could signal other processes, start programs and reach the network";
 
-    const std::string& file = spec.source_path;
+    const std::string& file = caller_spec.source_path;
     auto limit_s = [&] {
       std::ostringstream s;
       s << limits.time_s;

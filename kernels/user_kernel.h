@@ -13,6 +13,7 @@
 // shape), inputs and CPU check the student's kernel must match. A member is either an
 // array of the plan (taken by name) or a parameter of the job (taken by name).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,6 +60,9 @@ struct Compiled {
   std::string artifact;             // the shared object (emu)
   bool cached = false;              // the same source was built before
   double seconds = 0;               // wall time of the compile (0 when cached)
+  // A plain CUDA file (kernels/user/cuda_kernel.h): the dialect kernel it was rewritten
+  // to, whose members run_emu binds instead of the caller's spec.
+  std::optional<KernelSpec> translated;
   // Every error as "file:line: message", one per line ("" when ok).
   std::string message() const;
 };
@@ -93,7 +97,8 @@ struct CompileOptions {
   double time_s = default_compile_time_limit();
   std::uint64_t memory_mb = 2048;
 };
-// Builds the shared object for the emulator. Never throws.
+// Builds the shared object for the emulator; a plain CUDA file (a __global__ function, or
+// a .cu name) is first rewritten by the CUDA front end (`translated`). Never throws.
 // @post ok implies artifact names a loadable shared object; !ok implies error or errors set.
 Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt = {});
 

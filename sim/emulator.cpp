@@ -183,6 +183,7 @@ class LaneImpl final : public Lane {
   std::uint32_t alloc_shared(std::uint64_t nbytes, std::uint32_t align, std::uint32_t elem_bytes,
                              const char* name, std::uint16_t line, std::uint32_t cols) override;
   std::byte* shared_base() override;
+  std::uint32_t shared_bytes() const override;
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
   void park(std::uint32_t key);
@@ -418,6 +419,7 @@ std::uint32_t LaneImpl::alloc_shared(std::uint64_t nbytes, std::uint32_t align,
 }
 
 std::byte* LaneImpl::shared_base() { return emu.shared.data(); }
+std::uint32_t LaneImpl::shared_bytes() const { return emu.info.shared_bytes; }
 
 void LaneImpl::fail(ProblemKind kind, std::uint16_t line, std::string message) {
   emu.report_abort(Problem{kind, line, 0, emu.block, linear_tid, std::move(message)});
@@ -881,6 +883,7 @@ class NoLane final : public Lane {
     misuse();
   }
   std::byte* shared_base() override { misuse(); }
+  std::uint32_t shared_bytes() const override { misuse(); }
   [[noreturn]] void fail(ProblemKind, std::uint16_t, std::string) override { misuse(); }
 };
 

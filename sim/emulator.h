@@ -126,6 +126,8 @@ class Lane {
                                      std::uint32_t elem_bytes, const char* name,
                                      std::uint16_t line, std::uint32_t cols) = 0;
   virtual std::byte* shared_base() = 0;
+  // The launch's shared memory in bytes (an `extern __shared__` array takes what is left).
+  virtual std::uint32_t shared_bytes() const = 0;
 
   // Reports an error found by the dialect (out-of-bounds index) and aborts the launch:
   // does not return normally (unwinds the thread's fiber).

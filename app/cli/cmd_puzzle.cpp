@@ -18,6 +18,7 @@ struct PuzzleArgs {
   bool list = false;
   std::string dir, check, kernel, backend = "emu";
   double time_limit = 10;
+  bool json = false;
   GradeArgs grade;  // --grade (cmd_puzzle_grade.cpp)
 };
 
@@ -31,7 +32,7 @@ int cmd_puzzle(const PuzzleArgs& a, std::ostream& out, std::ostream& err) {
   readable_or_usage(a.check, "puzzle file");
   if (!a.kernel.empty()) readable_or_usage(a.kernel, "kernel file");
   auto b = backend_or_usage(a.backend, err);
-  return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err);
+  return puzzle::check_command(a.check, a.kernel, *b, a.time_limit, out, err, a.json);
 }
 
 }  // namespace
@@ -42,7 +43,8 @@ Action declare_puzzle(CLI::App& sub) {
   s->add_flag("--list", a->list, "list the puzzles (of --dir, default ./puzzles or the installed ones)");
   s->add_option("--dir", a->dir, "puzzles directory for --list");
   s->add_option("--check", a->check, "check a puzzle: the starter, or --kernel FILE");
-  s->add_option("--kernel", a->kernel, "your kernel (.cuh) for --check");
+  s->add_option("--kernel", a->kernel, "your kernel (.cu, plain CUDA; or .cuh, the dialect) for --check");
+  s->add_flag("--json", a->json, "--check: the verdict, targets, totals and worst lines as JSON");
   s->add_option("--backend", a->backend, "emu (default), cuda or auto")->capture_default_str();
   s->add_option("--time-limit", a->time_limit, "seconds the kernel may run (emulator)")
       ->capture_default_str();

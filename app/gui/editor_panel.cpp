@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "app/gui/app_state.h"
+#include "kernels/user/cuda_front.h"
 #include "viz/imgui_util.h"
 
 namespace ws::gui {
@@ -69,7 +70,8 @@ void marks_from(const std::string& text, const std::string& file, std::map<int, 
 EditorPanel::EditorPanel(const std::string& puzzle_file, const std::string& kernel_file)
     : puzzle_file_(puzzle_file), kernel_file_(kernel_file) {
   puzzle::parse_file(puzzle_file, p_, perr_);
-  if (kernel_file_.empty()) kernel_file_ = (fs::path(data_dir()) / (p_.slug + ".cuh")).string();
+  if (kernel_file_.empty())
+    kernel_file_ = (fs::path(data_dir()) / (p_.slug + (cuda::is_cuda_source(p_.starter) ? ".cu" : ".cuh"))).string();
   std::error_code ec;
   if (!fs::exists(kernel_file_, ec) && perr_.empty()) {
     fs::create_directories(fs::path(kernel_file_).parent_path(), ec);

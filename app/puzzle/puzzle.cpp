@@ -8,6 +8,10 @@
 //   Checking a kernel
 //   The puzzle command: list and check
 #include "app/puzzle/puzzle.h"
+#include "kernels/user/cuda_front.h"
+#include "kernels/user/cuda_kernel.h"
+
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -30,6 +34,12 @@ namespace ws::puzzle {
 namespace fs = std::filesystem;
 
 namespace {
+
+// A CUDA puzzle's fields (aliases only) checked as the members of the rewritten struct.
+user::KernelSpec with_name(user::KernelSpec s) {
+  s.struct_name = cuda::Translation::kStruct;
+  return s;
+}
 
 constexpr std::size_t kMaxBytes = 1 << 20;
 constexpr std::size_t kMaxTargets = 64;
@@ -390,8 +400,13 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
   else if (p.targets.empty() && errors.empty()) err(targets_at, "the targets block names no target");
   if (puzzle_at) {
     if (p.family.empty() && !p.job_line) err(puzzle_at, "the puzzle block has no job: FAMILY/VARIANT");
-    if (p.spec.struct_name.empty()) err(puzzle_at, "the puzzle block has no kernel: STRUCT");
-    if (p.spec.fields.empty()) err(puzzle_at, "the puzzle block has no fields: MEMBERS");
+    // A CUDA starter's __global__ function is the kernel, its parameters bound by name:
+    // kernel and fields are then optional (fields: only to bind a parameter to an array
+    // of another name, `a: const float @A`).
+    if (!cuda::is_cuda_source(p.starter)) {
+      if (p.spec.struct_name.empty()) err(puzzle_at, "the puzzle block has no kernel: STRUCT");
+      if (p.spec.fields.empty()) err(puzzle_at, "the puzzle block has no fields: MEMBERS");
+    }
   }
   // Members and parameters against the job's plan.
   if (errors.empty()) {
@@ -406,8 +421,11 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
         for (const auto& a : plan.arrays) is_array = is_array || a.name == f.from();
         if (!is_array && full.count(f.from())) f.array = false;
       }
-      if (std::string why = user::check_fields(p.spec, plan, full); !why.empty())
-        err(puzzle_at, why);
+      const bool cuda_bound = p.spec.struct_name.empty() && cuda::is_cuda_source(p.starter);
+      if (!(cuda_bound && p.spec.fields.empty()))
+        if (std::string why = user::check_fields(cuda_bound ? with_name(p.spec) : p.spec, plan, full);
+            !why.empty())
+          err(puzzle_at, why);
       for (const auto& f : p.spec.fields)
         if (!f.array && f.is_const) err(puzzle_at, "member " + f.name + " is a parameter: drop 'const'");
     }
@@ -446,7 +464,8 @@ std::string write_starter(const Puzzle& p, std::string& why) {
   // Blank lines first, so the starter's lines are the puzzle file's lines. Named by its
   // content, so checking the same starter again finds its build in the cache.
   const std::string text = std::string(std::size_t(std::max(0, p.starter_line - 1)), '\n') + p.starter;
-  const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) + ".cuh");
+  const fs::path f = dir / (p.slug + "-" + std::to_string(std::hash<std::string>{}(text)) +
+                            (cuda::is_cuda_source(p.starter) ? ".cu" : ".cuh"));
   if (fs::exists(f, ec)) return f.string();
   // The one writer: atomic, and a name another checker wrote meanwhile is kept as it is.
   const io::WriteResult w = io::write_file(f.string(), text);
@@ -513,6 +532,12 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
     }
     r.run = user::run_emu(r.compiled, spec, *job, p.params, ro, opt.limits);
   } else {
+    if (user::is_cuda_file(spec.source_path)) {
+      r.bad_input = true;
+      r.failure = "plain CUDA kernels are checked on the emulator for now (--backend emu): the "
+                  "GPU build of plain CUDA is not in this build yet";
+      return r;
+    }
 #if defined(WS_HAVE_NVRTC)
     r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled, opt.limits);
     map_errors(r.compiled);
@@ -618,6 +643,13 @@ std::string default_dir() {
 }
 
 std::string solution_path(const std::string& puzzle_file) {
+  // Plain CUDA (NN-name.cu) first, else the dialect (NN-name.cuh).
+  {
+    const fs::path f(puzzle_file);
+    const fs::path cu = f.parent_path() / "solutions" / (f.stem().string() + ".cu");
+    std::error_code ec;
+    if (fs::exists(cu, ec)) return cu.string();
+  }
   const fs::path f(puzzle_file);
   return (f.parent_path() / "solutions" / (f.stem().string() + ".cuh")).string();
 }
@@ -651,11 +683,21 @@ int list_command(const std::string& dir_in, std::ostream& out, std::ostream& err
   return bad ? 2 : 0;
 }
 
+int check_exit_code(const CheckResult& r) {
+  if (r.bad_input) return 2;
+  return r.all_met() ? 0 : 1;
+}
+
 int check_command(const std::string& file, const std::string& kernel, Backend& backend,
-                  double time_limit, std::ostream& out, std::ostream& err) {
+                  double time_limit, std::ostream& out, std::ostream& err, bool json) {
   Puzzle p;
   std::vector<Error> es;
   if (!parse_file(file, p, es)) {
+    if (json) {
+      nlohmann::json j{{"verdict", "bad input"}, {"exit_code", 2}};
+      for (const auto& e : es) j["errors"].push_back(e.text());
+      out << j.dump(2) << "\n";
+    }
     for (const auto& e : es) err << e.text() << "\n";
     return 2;
   }
@@ -663,6 +705,12 @@ int check_command(const std::string& file, const std::string& kernel, Backend& b
   o.kernel_file = kernel;
   o.limits.time_s = time_limit;
   const bool emu = backend.kind() == BackendKind::Emu;
+  if (json) {
+    const CheckResult r = check(p, backend, o);
+    out << check_json(p, r, kernel, emu ? "emu" : "cuda").dump(2) << "\n";
+    if (r.bad_input) err << "warpscope: " << r.failure << "\n";
+    return check_exit_code(r);
+  }
   out << p.slug << ": " << p.title << "\n";
   out << "  kernel: " << (kernel.empty() ? "the starter (" + file + ":" + std::to_string(p.starter_line) + ")" : kernel)
       << ", on " << (emu ? "the emulator (times modelled)" : backend.device().name) << "\n";

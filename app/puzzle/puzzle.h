@@ -14,6 +14,7 @@
 // The solution is kept beside it in puzzles/solutions/NN-name.cuh. The format is read
 // line by line (no recursion, bounded size); a malformed puzzle gives file:line messages.
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -114,6 +115,19 @@ std::string solution_path(const std::string& puzzle_file);
 // The CLI: `puzzle --list [DIR]` and `puzzle --check FILE [--kernel K] [--time-limit S]`.
 int list_command(const std::string& dir, std::ostream& out, std::ostream& err);
 int check_command(const std::string& file, const std::string& kernel, Backend& backend,
-                  double time_limit, std::ostream& out, std::ostream& err);
+                  double time_limit, std::ostream& out, std::ostream& err, bool json = false);
+
+// The exit code of a check: 0 every target met, 1 a target missed or the kernel failed,
+// 2 bad input (the puzzle, the kernel file, or a machine that cannot run it).
+int check_exit_code(const CheckResult& r);
+
+// The check as one JSON object (puzzle_json.cpp): verdict and exit_code, each target's
+// name, text, wanted, got, met (and worst_line, the kept block's costliest line, when
+// missed), the kernel's totals under Nsight Compute's names, divergent_branches and
+// simd_efficiency.
+// @post j["exit_code"] == check_exit_code(r); "targets" and "totals" are present iff the
+//       kernel ran and verified.
+nlohmann::json check_json(const Puzzle& p, const CheckResult& r, const std::string& kernel,
+                          const std::string& backend);
 
 }  // namespace ws::puzzle

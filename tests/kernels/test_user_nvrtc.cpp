@@ -36,7 +36,7 @@ KernelSpec solution_spec(const std::string& puzzle_file) {
 }
 
 TEST(UserNvrtc, EverySolutionBuildsFastAndTraced) {
-  for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles")) {
+  for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles")) {
     const KernelSpec spec = solution_spec(f);
     for (bool traced : {false, true}) {
       const NvrtcBuild b = compile_nvrtc(spec, traced, "sm_90");
@@ -53,7 +53,7 @@ TEST(UserNvrtc, EverySolutionBuildsFastAndTraced) {
 // first solution has made the PCH of each mode, the next solutions' cubins equal the ones
 // built without it, fast and traced (three solutions: each build costs seconds here).
 TEST(UserNvrtc, ThePrecompiledHeaderBuildsTheSameCubin) {
-  auto files = puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles");
+  auto files = puzzle::list_files(std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles");
   ASSERT_GE(files.size(), 3u);
   files.resize(3);
   for (const auto& f : files) {
@@ -237,7 +237,7 @@ TEST(UserGpuRunner, AnUnknownModeAndAMissingRunnerAreOneLine) {
 // problem naming the array.
 TEST(UserGpuRunner, DeviceSiteCountersBecomeTheRunsTotalsAndAFaultAProblem) {
   ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/01-strided-copy.md";
   puzzle::Puzzle p;
   std::vector<puzzle::Error> e;
   ASSERT_TRUE(puzzle::parse_file(pf, p, e));
@@ -325,7 +325,7 @@ TEST(UserNvrtcGpu, WithoutADeviceTheRunnerSaysWhy) {
 TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/01-strided-copy.md";
   puzzle::Puzzle p;
   std::vector<puzzle::Error> e;
   ASSERT_TRUE(puzzle::parse_file(pf, p, e));
@@ -389,7 +389,7 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
 TEST(UserNvrtcGpu, TheTracedBuildsCountsEqualTheEmulatorsForEverySolution) {
   if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
   ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/puzzles")) {
+  for (const auto& f : puzzle::list_files(std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles")) {
     puzzle::Puzzle p;
     std::vector<puzzle::Error> e;
     ASSERT_TRUE(puzzle::parse_file(f, p, e));

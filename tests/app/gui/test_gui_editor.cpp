@@ -45,7 +45,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const std::string puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
-  const std::string kernel = (dir / "mine.cuh").string();
+  const std::string kernel = (dir / "mine.cu").string();
 
   GuiOptions o;
   o.backend = "emu";
@@ -91,7 +91,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
 
   // A compile error: marked on its line, in the panel.
   std::string broken = st.editor->text();
-  broken.insert(broken.find("    t.syncthreads();"), "    int oops = nope;\n");
+  broken.insert(broken.find("  __syncthreads();"), "    int oops = nope;\n");
   const int bad_line = int(std::count(broken.begin(), broken.begin() + long(broken.find("int oops")), '\n')) + 1;
   st.editor->set_text(broken);
   st.editor->check(st);
@@ -104,7 +104,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
 
   // Another editor saves the solution: the panel reloads it and checks it.
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a new mtime
-  const std::string solution = slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/03-pad-a-tile.cuh");
+  const std::string solution = slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/03-pad-a-tile.cu");
   std::ofstream(kernel) << solution;
   for (int i = 0; i < 50 && !st.editor->checking(); ++i) {
     s->frame();

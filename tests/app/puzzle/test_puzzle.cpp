@@ -10,6 +10,8 @@
 
 #include "app/puzzle/puzzle.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ws::puzzle {
 namespace {
 
@@ -212,6 +214,56 @@ TEST_P(Shipped, SolutionMeetsEveryTargetAndTheStarterMissesOne) {
   const CheckResult lost = check(p, *emu, o);
   ASSERT_TRUE(lost.failure.empty()) << "the starter must run and verify: " << lost.failure;
   EXPECT_FALSE(lost.all_met()) << "the starter meets every target";
+}
+
+// `--check --json`: the verdict, each target with what it wanted and got, the totals under
+// Nsight Compute's names, and for a missed target the kept block's costliest line: the
+// starter of 03-pad-a-tile misses bank_conflicts at its column read.
+TEST(PuzzleJson, AMissedTargetNamesItsWorstLineAndASolutionExitsZero) {
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const std::string file = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
+  Puzzle p;
+  std::vector<Error> e;
+  ASSERT_TRUE(parse_file(file, p, e));
+  auto emu = make_emu_backend();
+  CheckOptions o;
+  o.limits.time_s = 120;
+  const CheckResult lost = check(p, *emu, o);
+  const nlohmann::json j = check_json(p, lost, "", "emu");
+  EXPECT_EQ(j["verdict"], "targets missed");
+  EXPECT_EQ(j["exit_code"], 1);
+  ASSERT_EQ(j["targets"].size(), 3u);
+  const auto& t = j["targets"][0];
+  EXPECT_EQ(t["name"], "bank_conflicts");
+  EXPECT_EQ(t["wanted"], "== 0");
+  EXPECT_EQ(t["got"], 63488);
+  EXPECT_EQ(t["met"], false);
+  // The line of the column read in the puzzle file (the starter's lines are the file's).
+  std::ifstream in(file);
+  std::string l;
+  int at = 0, read_line = 0;
+  while (std::getline(in, l)) {
+    ++at;
+    if (l.find("= tile[threadIdx.x][threadIdx.y + j]") != std::string::npos) read_line = at;
+  }
+  ASSERT_GT(read_line, 0);
+  EXPECT_EQ(t["worst_line"], read_line);
+  EXPECT_TRUE(j["targets"][1]["met"]);
+  EXPECT_FALSE(j["targets"][1].contains("worst_line"));
+  EXPECT_EQ(j["totals"]["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"], 63488.0);
+  EXPECT_TRUE(j.contains("divergent_branches"));
+  EXPECT_GT(j["simd_efficiency"].get<double>(), 0.9);
+
+  o.kernel_file = solution_path(file);
+  const CheckResult won = check(p, *emu, o);
+  const nlohmann::json w = check_json(p, won, o.kernel_file, "emu");
+  EXPECT_EQ(w["verdict"], "all targets met");
+  EXPECT_EQ(w["exit_code"], 0);
+
+  o.kernel_file = std::string(WS_BINARY_DIR) + "/no-such-kernel.cu";
+  const nlohmann::json b = check_json(p, check(p, *emu, o), o.kernel_file, "emu");
+  EXPECT_EQ(b["verdict"], "bad input");
+  EXPECT_EQ(b["exit_code"], 2);
 }
 
 INSTANTIATE_TEST_SUITE_P(Puzzles, Shipped, ::testing::ValuesIn(shipped()),

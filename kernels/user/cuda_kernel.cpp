@@ -1,0 +1,81 @@
+// A CUDA file rewritten for the emulator and described as a dialect kernel spec.
+#include "kernels/user/cuda_kernel.h"
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace ws::user {
+namespace fs = std::filesystem;
+
+namespace {
+std::string slurp(const std::string& path, bool& ok) {
+  std::ifstream f(path, std::ios::binary);
+  ok = bool(f);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+std::uint64_t fnv(const std::string& s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+}  // namespace
+
+bool is_cuda_file(const std::string& path) {
+  if (fs::path(path).extension() == ".cu") return true;
+  bool ok = false;
+  const std::string src = slurp(path, ok);
+  return ok && cuda::is_cuda_source(src) && src.find("operator()(Thread") == std::string::npos;
+}
+
+CudaPrepared prepare_cuda(const std::string& path, const std::string& dir) {
+  CudaPrepared p;
+  bool ok = false;
+  const std::string src = slurp(path, ok);
+  if (!ok || fs::is_directory(path)) {
+    p.errors.push_back({path, 1, "cannot read the kernel file"});
+    return p;
+  }
+  const std::string abs = fs::absolute(path).lexically_normal().string();
+  const cuda::Translation tr = cuda::translate(src, abs);
+  for (const auto& e : tr.errors) p.errors.push_back({path, e.line, e.message});
+  if (!tr.ok) return p;
+  char h[20];
+  std::snprintf(h, sizeof h, "%016llx", (unsigned long long)fnv(tr.text + abs));
+  const fs::path d = fs::path(dir) / (std::string("cuda-") + h);
+  std::error_code ec;
+  fs::create_directories(d, ec);
+  const fs::path out = d / fs::path(path).filename();
+  {
+    std::ofstream o(out.string() + ".tmp", std::ios::binary | std::ios::trunc);
+    o << tr.text;
+    if (!o) {
+      p.errors.push_back({path, 1, "cannot write the rewritten kernel into " + d.string()});
+      return p;
+    }
+  }
+  fs::rename(out.string() + ".tmp", out, ec);
+  if (ec) {
+    p.errors.push_back({path, 1, "cannot write the rewritten kernel into " + d.string()});
+    return p;
+  }
+  p.spec.source_path = out.string();
+  p.spec.struct_name = cuda::Translation::kStruct;
+  for (const cuda::Param& q : tr.params) {
+    Field f;
+    f.name = q.name;
+    f.type = q.type;
+    f.is_const = q.is_const;
+    f.array = q.pointer;
+    p.spec.fields.push_back(f);
+  }
+  p.kernel = tr.kernel;
+  p.kernel_line = tr.kernel_line;
+  p.params = tr.params;
+  p.ok = true;
+  return p;
+}
+
+}  // namespace ws::user

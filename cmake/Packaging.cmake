@@ -51,9 +51,11 @@ set(CPACK_DEBIAN_PACKAGE_SECTION education)
 if(WS_HAVE_CUDA)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS OFF)
   set(CPACK_DEBIAN_PACKAGE_DEPENDS
-      "libglfw3, libgl1, libmd4c0, libcairo2, libfontconfig1, libboost-context1.74.0 | libboost-context-dev")
+      "libglfw3, libgl1, libmd4c0, libcairo2, libfontconfig1, libseccomp2, libboost-context1.74.0 | libboost-context-dev")
 else()
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 endif()
-set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-dejavu-core")
+# libclang is loaded when a student's plain-CUDA kernel runs on the emulator (dlopen), and
+# the system compiler builds it: recommended, so the package installs without them.
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "fonts-dejavu-core, libclang1-14, g++")
 include(CPack)

@@ -3,7 +3,9 @@
 // text), which are applied without adding or removing a newline.
 #include "kernels/user/cuda_front.h"
 
-#include <clang-c/Index.h>
+// libclang is loaded when first needed, not linked (libclang_api.h).
+#define WS_LIBCLANG_CALLS_THROUGH_TABLE
+#include "kernels/user/libclang_api.h"
 
 #include <algorithm>
 #include <cstring>
@@ -693,6 +695,11 @@ std::string Front::apply() {
 
 Translation Front::run() {
   Translation tr;
+  std::string why;
+  if (!ws::user::libclang::load(&why)) {
+    tr.errors.push_back({0, why});
+    return tr;
+  }
   CXIndex index = clang_createIndex(0, 0);
   std::vector<CXUnsavedFile> files;
   std::vector<std::string> names;

@@ -74,12 +74,20 @@ toolchain() {
 }
 
 build() {
+  # The GPU machine has no libclang-14-dev or libseccomp-dev: .dev/ carries their headers
+  # (and libseccomp.a) from here when present (WS_DEVICE_CMAKE_ARGS adds more).
+  local extra=()
+  [[ -d $root/.dev/clang-include/clang-c ]] && extra+=(-DWS_LIBCLANG_INCLUDE="$root/.dev/clang-include")
+  [[ -f $root/.dev/seccomp/lib/libseccomp.a ]] &&
+    extra+=(-DWS_SECCOMP_INCLUDE="$root/.dev/seccomp/include" -DWS_SECCOMP_LIB="$root/.dev/seccomp/lib/libseccomp.a")
   cmake -S "$root" -B "$B" -G Ninja -DCMAKE_BUILD_TYPE=Release -DWS_ENABLE_GUI=OFF \
-    -DCMAKE_CUDA_ARCHITECTURES=native -DWS_BUILD_BENCH=OFF || return 1
+    -DCMAKE_CUDA_ARCHITECTURES=native -DWS_BUILD_BENCH=OFF "${extra[@]}" ${WS_DEVICE_CMAKE_ARGS:-} || return 1
   # Only what the device needs: the CLI, the GPU tests, the fixture recorder.
-  # test_user_nvrtc: student kernels through NVRTC and the GPU runner (warpscope-gpu-run).
+  # test_user_nvrtc: student kernels through NVRTC and the GPU runner (warpscope-gpu-run);
+  # the sandbox's and the grader's tests, and the CUDA front end's NVRTC tests.
   ninja -C "$B" -j"$JOBS" warpscope tests/test_cuda_backend tests/test_cuda_dialect \
-    tests/record_traces tests/test_gpu_fixtures tests/test_cupti tests/test_user_nvrtc warpscope-gpu-run
+    tests/record_traces tests/test_gpu_fixtures tests/test_cupti tests/test_user_nvrtc warpscope-gpu-run \
+    ${WS_DEVICE_TARGETS:-}
 }
 
 tests() {

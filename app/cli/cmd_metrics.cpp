@@ -150,20 +150,14 @@ struct MetricsRun {
 
 // `metrics --json`.
 void metrics_json(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) {
-  const VariantInfo& v = m.v;
-  const Backend* b = &m.b;
-  const RunResult& r = m.r;
-  const Plan& plan = m.plan;
-  const Params& params = m.params;
-  const ModelledRun& mr = m.mr;
-  const bool modelled = m.modelled;
+  const auto& [v, b, r, plan, params, mr, modelled] = m;
   const sim::TimeParts& parts = mr.parts;
   const double modelled_us = mr.us;
   Json j;
   j["kernel"] = v.family;
   j["variant"] = v.name;
   j["params"] = params_json(params);
-  j["backend"] = std::string(to_string(b->kind()));
+  j["backend"] = std::string(to_string(b.kind()));
   // Who counted: this run, or the recording (the GPU's traced build when the time was
   // recorded), or no one (an older recording, at a size too large to emulate).
   if (r.counts != CountsSource::Run) {
@@ -234,29 +228,23 @@ void metrics_json(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) 
     j["modelled"] = mj;
   }
   j["verified"] = r.verified;
-  j["device"] = device_json(b->device());
+  j["device"] = device_json(b.device());
   out << pretty(j, 4);
 }
 
 // `metrics`' text: the launches' counters (by line with --by-line), the totals, the
 // modelled time, the hardware's counters, the result.
 void metrics_text(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) {
-  const VariantInfo& v = m.v;
-  const Backend* b = &m.b;
-  const RunResult& r = m.r;
-  const Plan& plan = m.plan;
-  const Params& params = m.params;
-  const ModelledRun& mr = m.mr;
-  const bool modelled = m.modelled;
+  const auto& [v, b, r, plan, params, mr, modelled] = m;
   const sim::TimeParts& parts = mr.parts;
   const double modelled_us = mr.us;
-  const DeviceInfo d = b->device();
+  const DeviceInfo d = b.device();
   out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
-  out << "backend " << to_string(b->kind()) << " on " << d.name
+  out << "backend " << to_string(b.kind()) << " on " << d.name
       << (r.counts == CountsSource::Recorded
               ? " (" + r.counts_label + ": the GPU's traced build, not counted here)"
           : r.counts == CountsSource::NotRecorded ? std::string()
-          : b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
+          : b.kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
                                           : std::string())
       << "\n";
   if (r.timing.source.is(sim::Source::Recorded))

@@ -32,12 +32,15 @@ struct Notice {
   bool error = false;
 };
 
-// Which panels the window shows. The views among them are named by the view table's panel
-// column (viz/views.h); `none` is the column's value for views that are always there.
+// Which panels the window shows: one switch per row of the view table (viz/views.h), so a
+// new view needs no field here (a row whose panel column is `none` is always there:
+// panel_switch gives no switch for it), and the two panels that are not views.
 struct Panels {
-  bool controls = true, stepper = true, source = true, bank = true, sector = true,
-       mask = true, metrics = true, charts = true, lesson = true;
-  bool none = true;
+  bool controls = true, source = true;
+  std::array<bool, std::size(viz::kViews)> views;
+  Panels() { views.fill(true); }
+  bool& operator[](View v) { return views[std::size_t(v)]; }
+  bool operator[](View v) const { return views[std::size_t(v)]; }
 };
 
 // The app's state joins its models (selection, results and stepper, charts: members, not

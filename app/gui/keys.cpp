@@ -22,7 +22,7 @@ void handle_keys(AppState& s) {
     s.results.stepper.apply(s.results.stepper.playing ? viz::StepAction::Pause : viz::StepAction::Play, ev);
   // A lesson's steps: PageDown/PageUp wherever its panel is shown; in the presenter's script
   // also n/b (a clicker's keys), which then leave next conflict/barrier to Shift+n/Shift+b.
-  const bool lesson_open = s.panels.lesson && s.lesson && s.lesson->is_open();
+  const bool lesson_open = s.panels[View::Lesson] && s.lesson && s.lesson->is_open();
   const bool script = classroom(s);
   const bool shift = io.KeyShift;
   // A predict still to answer takes the typed number: its '-' and '.' are not shortcuts.

@@ -18,18 +18,17 @@ constexpr DrawFn kDraw[] = {
 void draw_view(View v, AppState& s, FrameDraw& fd, const Rect& r) { kDraw[std::size_t(v)](s, fd, r); }
 
 bool* panel_switch(Panels& p, View v) {
-  switch (v) {
-#define WS_VIEW_PANEL(id, name, title, draw, panel, flags) \
-  case View::id:                                         \
-    return &p.panel;
-    WS_VIEW_TABLE(WS_VIEW_PANEL)
-#undef WS_VIEW_PANEL
-  }
-  return &p.none;
+  // A row whose panel column is `none` is always there.
+  static constexpr bool kSwitch[] = {
+#define WS_VIEW_SWITCH(id, name, title, draw, panel, flags) std::string_view(#panel) != "none",
+      WS_VIEW_TABLE(WS_VIEW_SWITCH)
+#undef WS_VIEW_SWITCH
+  };
+  return kSwitch[std::size_t(v)] ? &p[v] : nullptr;
 }
 
 void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
-  if (s.panels.lesson && s.lesson && s.lesson->is_open()) {
+  if (s.panels[View::Lesson] && s.lesson && s.lesson->is_open()) {
     lesson_window(s, fd, body);
     return;
   }
@@ -37,12 +36,12 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
   const float x1 = std::max(W * 0.21f, std::min(ImGui::GetFontSize() * 19, W * 0.3f));
   const float x2 = x1 + (W - x1) * 0.47f;
 
-  const float ctrl_h = s.panels.lesson ? H * 0.56f : H;
+  const float ctrl_h = s.panels[View::Lesson] ? H * 0.56f : H;
   if (s.panels.controls) {
     if (begin_panel(fd, "Kernel", Rect{0, y0, x1, y0 + ctrl_h})) controls_panel(s, fd);
     ImGui::End();
   }
-  if (s.panels.lesson) {
+  if (s.panels[View::Lesson]) {
     if (begin_panel(fd, "Lesson", Rect{0, s.panels.controls ? y0 + ctrl_h : y0, x1, body.y1})) lesson_panel(s, fd);
     ImGui::End();
   }
@@ -53,13 +52,13 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
   }
 
   float y = y0;
-  if (s.panels.stepper) {
+  if (s.panels[View::Stepper]) {
     const float h = stepper_height(x2 - x1);
     if (begin_panel(fd, "Stepper", Rect{x1, y, x2, y + h})) fd.stepper = stepper_panel(s);
     ImGui::End();
     y += h;
   }
-  const float src_h = (body.y1 - y) * (s.panels.mask ? 0.55f : 1.0f);
+  const float src_h = (body.y1 - y) * (s.panels[View::Divergence] ? 0.55f : 1.0f);
   if (s.editor) {  // the student's kernel takes the source's place
     draw_view(View::Editor, s, fd, Rect{x1, y, x2, y + src_h});
     y += src_h;
@@ -68,7 +67,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     ImGui::End();
     y += src_h;
   }
-  if (s.panels.mask) {
+  if (s.panels[View::Divergence]) {
     draw_view(View::Divergence, s, fd, Rect{x1, y, x2, body.y1});
   }
 
@@ -86,15 +85,15 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     }
   }
   const float bank_h = H * (global_first ? 0.25f : 0.42f), sector_h = H * (global_first ? 0.42f : 0.25f);
-  if (s.panels.bank) {
+  if (s.panels[View::BankMap]) {
     draw_view(View::BankMap, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
     yr += bank_h;
   }
-  if (s.panels.sector) {
+  if (s.panels[View::SectorMap]) {
     draw_view(View::SectorMap, s, fd, Rect{x2, yr, body.x1, yr + sector_h});
     yr += sector_h;
   }
-  if (s.panels.charts || s.panels.metrics) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
+  if (s.panels[View::Charts] || s.panels[View::Metrics]) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
 }
 
 FrameDraw draw_ui(AppState& s) {

@@ -220,7 +220,7 @@ const std::vector<std::pair<std::string, std::string>>& lesson_shortcuts() {
 }
 
 bool classroom(const AppState& s) {
-  return s.presenter_on && s.panels.lesson && s.lesson && s.lesson->is_open();
+  return s.presenter_on && s.panels[View::Lesson] && s.lesson && s.lesson->is_open();
 }
 
 }  // namespace ws::gui

@@ -81,7 +81,7 @@ FrameDraw Session::frame(bool capture) {
   {
     ImGuiIO& io = ImGui::GetIO();
     const bool tab = io.KeysDown[platform::Keys::Tab];
-    if (tab && st.panels.lesson && st.lesson && st.lesson->takes_typing() && !io.WantTextInput) {
+    if (tab && st.panels[View::Lesson] && st.lesson && st.lesson->takes_typing() && !io.WantTextInput) {
       if (!tab_down_) st.lesson->typed_tab();
       io.KeysDown[platform::Keys::Tab] = false;
     }

@@ -141,7 +141,7 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
     ImGui::Checkbox("source", &s.panels.source);
     for (const viz::ViewInfo& v : viz::kViews) {
       bool* on = panel_switch(s.panels, v.id);
-      if (on == &s.panels.none) continue;
+      if (!on) continue;
       std::string label(v.title);
       for (char& c : label) c = char(std::tolower(static_cast<unsigned char>(c)));
       ImGui::Checkbox(label.c_str(), on);

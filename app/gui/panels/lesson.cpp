@@ -31,7 +31,7 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   const bool named = viz::view_from_string(s.lesson->lab_view(), v) && viz::view_info(v).has(viz::kInLab);
   // The middle column: what the warp does, and what to change.
   float y = right.y0;
-  if (s.panels.stepper || (named && v == viz::View::Stepper)) {
+  if (s.panels[View::Stepper] || (named && v == viz::View::Stepper)) {
     const float h = stepper_height(mid - right.x0);
     if (begin_panel(fd, "Stepper", Rect{right.x0, y, mid, y + h})) fd.stepper = stepper_panel(s);
     ImGui::End();
@@ -56,7 +56,7 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
     draw_view(v, s, fd, col);
     return;
   }
-  const bool numbers = s.panels.charts || s.panels.metrics;
+  const bool numbers = s.panels[View::Charts] || s.panels[View::Metrics];
   const float view_y1 = numbers ? col.y0 + col.h() * 0.6f : col.y1;
   const Rect top{col.x0, col.y0, col.x1, view_y1};
   if (named && viz::view_info(v).has(viz::kWithSource)) draw_view(v, s, fd, top);

@@ -10,11 +10,11 @@ namespace ws::gui {
 void numbers_panel(AppState& s, FrameDraw& fd, const Rect& r) {
   if (begin_panel(fd, "Numbers", r)) {
     if (ImGui::BeginTabBar("numbers")) {
-      if (s.panels.charts && ImGui::BeginTabItem("Charts")) {
+      if (s.panels[View::Charts] && ImGui::BeginTabItem("Charts")) {
         charts_panel(s, fd, false);
         ImGui::EndTabItem();
       }
-      if (s.panels.metrics && ImGui::BeginTabItem("Metrics")) {
+      if (s.panels[View::Metrics] && ImGui::BeginTabItem("Metrics")) {
         fd.metrics = metrics_panel(s, s.results.main);
         ImGui::EndTabItem();
       }

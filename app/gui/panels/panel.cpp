@@ -14,7 +14,7 @@ const viz::Theme& th(const AppState& s) { return viz::theme(style_of(s)); }
 // What the open lesson's unanswered predicts keep back (nothing without a lesson in view):
 // every panel below that shows such a number draws viz::kPredictFirst in its place.
 LessonCover cover_of(const AppState& s) {
-  if (!s.panels.lesson || !s.lesson || !s.lesson->is_open()) return {};
+  if (!s.panels[View::Lesson] || !s.lesson || !s.lesson->is_open()) return {};
   return s.lesson->cover();
 }
 

@@ -57,6 +57,7 @@ std::string title_of(View v);
 
 // the layout (layout.cpp)
 void draw_view(View v, AppState& s, FrameDraw& fd, const Rect& r);
+// The switch that shows a view in the window; nullptr for a row that is always there.
 bool* panel_switch(Panels& p, View v);
 void draw_window(AppState& s, FrameDraw& fd, const Rect& body);
 

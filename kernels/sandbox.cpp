@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -462,6 +463,11 @@ SpawnResult spawn_limited(const std::vector<std::string>& argv, const std::vecto
   }
   const pid_t parent = ::getpid();
   const auto t0 = Clock::now();
+  // Unwritten output would be copied into the child and written again from there (as the
+  // kernel's own): flushed first.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
     if (!detach(parent)) ::_exit(126);

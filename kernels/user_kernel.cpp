@@ -19,6 +19,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -967,6 +968,11 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
     // that much again under the address-space limit.
     const std::uint64_t rss_limit = sandbox::resident_bytes(::getpid()) + (limits.memory_mb << 20) + (64ull << 20);
 
+    // Unwritten output would be copied into the child and written again from there (as the
+    // kernel's own): flushed first.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
     const pid_t pid = ::fork();
     if (pid < 0) {
       res.error = "cannot start a process for the kernel";

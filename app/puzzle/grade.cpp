@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <iostream>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -177,6 +178,11 @@ std::vector<GradeRow> grade(const Puzzle& p, const std::vector<std::string>& fil
       }
       w.deadline = sandbox::Clock::now() + std::chrono::duration_cast<sandbox::Clock::duration>(
                                                std::chrono::duration<double>(budget));
+      // Unwritten output would be copied into the child and written again from there (as the
+      // kernel's own): flushed first.
+      std::cout.flush();
+      std::cerr.flush();
+      std::fflush(nullptr);
       w.pid = ::fork();
       if (w.pid == 0) {
         ::close(fds[0]);

@@ -1,3 +1,10 @@
+// The SIMT emulator: each lane a fibre, a warp issued together, barriers, shared memory, races.
+//
+// Index (search for "[SECTION] <name>"):
+//   Names
+//   Lanes and warps: state, scheduling, barriers, shared memory
+//   The emulator: blocks, warps, issue, races, stuck warps
+//   Entry points: the current lane, work, run
 #include "sim/emulator.h"
 
 #include <algorithm>
@@ -12,6 +19,7 @@
 
 namespace ws::sim {
 
+// [SECTION] Names
 std::string_view to_string(ProblemKind k) {
   switch (k) {
     case ProblemKind::Deadlock: return "deadlock";
@@ -66,6 +74,7 @@ const char* op_name(Op op) {
   return "?";
 }
 
+// [SECTION] Lanes and warps: state, scheduling, barriers, shared memory
 // Thrown on a lane's own stack to unwind it; caught at the lane's entry, never beyond.
 struct LaneAbort {};
 
@@ -417,6 +426,7 @@ void LaneImpl::fail(ProblemKind kind, std::uint16_t line, std::string message) {
 
 // ---------------------------------------------------------------------------------------
 
+// [SECTION] The emulator: blocks, warps, issue, races, stuck warps
 bool Emu::validate() {
   auto bad = [&](std::string m) {
     result.problems.push_back(Problem{ProblemKind::Internal, 0, 0, 0, 0, std::move(m)});
@@ -847,6 +857,7 @@ void Emu::abort_block() {
   }
 }
 
+// [SECTION] Entry points: the current lane, work, run
 // A lane for code that calls into the dialect outside an emulated thread: every call is
 // a programming error, reported as an exception on the caller's own stack.
 class NoLane final : public Lane {

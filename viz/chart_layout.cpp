@@ -1,5 +1,12 @@
 // Chart layout (see viz/chart_layout.h): scales, ticks, legend rows, category labels and
 // the boxes they take, from the data and measured text extents. Nothing is drawn here.
+//
+// Index (search for "[SECTION] <name>"):
+//   Names
+//   Scales and ticks
+//   Sources, colours, legend words
+//   Bars and their value labels
+//   layout_chart
 #include "viz/chart_layout.h"
 
 #include <algorithm>
@@ -9,6 +16,7 @@
 
 namespace ws::viz {
 
+// [SECTION] Names
 std::string_view to_string(LegendSwatch s) {
   switch (s) {
     case LegendSwatch::FilledBox: return "filled box";
@@ -32,6 +40,7 @@ std::string_view to_string(CategoryLabels c) {
 
 namespace {
 
+// [SECTION] Scales and ticks
 // The 1/2/5 * 10^k step that gives closest to `target` intervals over `span`.
 double nice_step(double span, int target) {
   if (target < 1) target = 1;
@@ -106,6 +115,7 @@ double ChartGeometry::map_x(double v) const {
 
 int marker_shape(std::size_t series) { return int(series % 5); }
 
+// [SECTION] Sources, colours, legend words
 SourceStyle source_style(sim::Source s, std::uint32_t colour, std::uint32_t background) {
   switch (s) {
     case sim::Source::Recorded: {
@@ -177,6 +187,7 @@ bool power_of_two(double v) {
   return (u & (u - 1)) == 0;
 }
 
+// [SECTION] Bars and their value labels
 // The bars and their value labels (ChartLayout::bars, value_labels), once the plot box and
 // the scales are known. The painter draws them as placed, so the window, the SVG and the
 // PNG agree, and the rule (no label across another bar) is tested without a canvas.
@@ -288,6 +299,7 @@ const BarBox* ChartLayout::bar(std::size_t series, std::size_t index) const {
   return nullptr;
 }
 
+// [SECTION] layout_chart
 ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
                          double h, const PaintOptions& o) {
   ChartLayout L;

@@ -2,8 +2,8 @@
 // The one table of views. Every place that names a view reads it: the window and its
 // panels popup, presenter mode (which map fits the current event), the screenshot option
 // (`gui --view NAME`), the lesson format (a lab's `view:`) and its validator. Adding a view
-// is its widget in viz/ plus one row here (and its draw function in app/gui/views.cpp,
-// the row's fourth column).
+// is its widget in viz/, one row here, and its panel, app/gui/panels/<panel>.cpp, whose
+// draw function is the row's fourth column (DESIGN.md, "A new view", has the steps).
 //
 // Plain C++ with no GUI header: the lesson library, built without ImGui, reads the names.
 #include <string>
@@ -28,7 +28,7 @@ enum ViewFlag : unsigned {
   kNeedsPuzzle = 1u << 10,  // draws a student's kernel in the editor (gui --puzzle)
 };
 
-// Columns: id, name (CLI and lessons), panel title, draw function (app/gui/views.cpp),
+// Columns: id, name (CLI and lessons), panel title, draw function (app/gui/panels/<panel>.cpp),
 // the Panels switch that shows it in the window (app/gui/app_state.h; none: always there),
 // flags.
 #define WS_VIEW_TABLE(X)                                                                       \

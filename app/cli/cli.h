@@ -7,9 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/gui.h"
+#include "app/model/options.h"
 #include "kernels/backend.h"
 #include "kernels/recording.h"
+#include "viz/chart.h"
 
 namespace ws::cli {
 

@@ -136,6 +136,199 @@ std::string hardware_text(const RunResult& r) {
   return out;
 }
 
+// What one metrics run gives both outputs: the run, its plan and parameters as completed,
+// and the model's time from its counts (when it has counts per launch).
+struct MetricsRun {
+  const VariantInfo& v;
+  const Backend& b;
+  const RunResult& r;
+  const Plan& plan;
+  const Params& params;
+  const ModelledRun& mr;
+  bool modelled = false;
+};
+
+// `metrics --json`.
+void metrics_json(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) {
+  const auto& [v, b, r, plan, params, mr, modelled] = m;
+  const sim::TimeParts& parts = mr.parts;
+  const double modelled_us = mr.us;
+  Json j;
+  j["kernel"] = v.family;
+  j["variant"] = v.name;
+  j["params"] = params_json(params);
+  j["backend"] = std::string(to_string(b.kind()));
+  // Who counted: this run, or the recording (the GPU's traced build when the time was
+  // recorded), or no one (an older recording, at a size too large to emulate).
+  if (r.counts != CountsSource::Run) {
+    j["counts"] = std::string(to_string(r.counts));
+    j["counts_source"] = r.counts_label;
+  }
+  if (r.timing.source.is(sim::Source::Recorded)) {
+    Json rt;
+    rt["median_ms"] = number(r.timing.median_ms);
+    rt["throughput"] = number(r.timing.throughput);
+    rt["unit"] = r.timing.unit;
+    rt["source"] = sim::long_label(r.timing.source);
+    j["recorded_time"] = rt;
+  }
+  Json ls = Json::array();
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
+    Json l;
+    l["name"] = cfg.kernel;
+    l["grid"] = dim_json(cfg.grid);
+    l["block"] = dim_json(cfg.block);
+    Json m = Json::object();
+    if (i < r.launches.size() && !a.fast_only)
+      for (const auto& [k, val] : r.launches[i].totals.ncu()) m[k] = number(val);
+    l["metrics"] = m;
+    if (a.by_line && i < r.launches.size()) {
+      Json lines = Json::array();
+      for (const auto& [line, t] : sim::by_line(r.launches[i].sites)) {
+        Json lj;
+        lj["line"] = line;
+        Json lm = Json::object();
+        for (const auto& [k, val] : t.ncu()) lm[k] = number(val);
+        lj["metrics"] = lm;
+        lines.push_back(lj);
+      }
+      l["lines"] = lines;
+    }
+    ls.push_back(l);
+  }
+  j["launches"] = ls;
+  Json t = Json::object();
+  if (!a.fast_only)
+    for (const auto& [k, val] : r.totals.ncu()) t[k] = number(val);
+  j["totals"] = t;
+  if (a.hardware) {
+    j["hardware"] = hardware_json(r);
+    if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
+  }
+  if (!a.fast_only && modelled) {
+    Json mj;
+    mj["time_us"] = number(modelled_us);
+    mj["bound"] = parts.bound();
+    mj["source"] = source_json(sim::Provenance::modelled(parts.bound()));
+    mj["dram_us"] = number(parts.dram_us);
+    mj["dram_bytes"] = number(double(mr.dram_bytes));
+    mj["in_flight_us"] = number(parts.in_flight_us);
+    mj["loads_in_flight"] = number(double(mr.loads_in_flight));
+    mj["l1_us"] = number(parts.l1_us);
+    mj["issue_us"] = number(parts.issue_us);
+    mj["l2_us"] = number(parts.l2_us);
+    mj["latency_us"] = number(parts.latency_us);
+    mj["atomic_us"] = number(parts.atomic_us);
+    if (!parts.outside_reach.empty()) mj["outside_reach"] = parts.outside_reach;
+    mj["compute_us"] = number(parts.compute_us);
+    mj["launch_us"] = number(parts.launch_us);
+    mj["warp_instructions"] = number(double(r.totals.warp_instructions));
+    mj["simd_efficiency"] = number(r.totals.simd_efficiency());
+    j["modelled"] = mj;
+  }
+  j["verified"] = r.verified;
+  j["device"] = device_json(b.device());
+  out << pretty(j, 4);
+}
+
+// `metrics`' text: the launches' counters (by line with --by-line), the totals, the
+// modelled time, the hardware's counters, the result.
+void metrics_text(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) {
+  const auto& [v, b, r, plan, params, mr, modelled] = m;
+  const sim::TimeParts& parts = mr.parts;
+  const double modelled_us = mr.us;
+  const DeviceInfo d = b.device();
+  out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
+  out << "backend " << to_string(b.kind()) << " on " << d.name
+      << (r.counts == CountsSource::Recorded
+              ? " (" + r.counts_label + ": the GPU's traced build, not counted here)"
+          : r.counts == CountsSource::NotRecorded ? std::string()
+          : b.kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
+                                          : std::string())
+      << "\n";
+  if (r.timing.source.is(sim::Source::Recorded))
+    out << "time " << fmt(r.timing.median_ms) << " ms, " << fmt(r.timing.throughput) << " "
+        << r.timing.unit << " (" << sim::long_label(r.timing.source) << ")\n";
+  if (r.counts == CountsSource::NotRecorded) out << r.counts_label << "\n";
+  for (std::size_t i = 0; i < plan.launches.size(); ++i) {
+    const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
+    out << "\nlaunch " << cfg.kernel << "  grid " << dims(cfg.grid) << "  block "
+        << dims(cfg.block) << "  shared " << cfg.shared_bytes << " B\n";
+    if (i < r.launches.size() && !a.fast_only) {
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& [k, val] : r.launches[i].totals.ncu()) rows.push_back({k, fmt(val, 6)});
+      out << format_table({"metric (Nsight Compute name)", "value"}, rows, {false, true});
+      if (a.by_line && r.launches[i].sites.empty() && r.counts == CountsSource::Recorded) {
+        out << "\nby source line: not recorded (the recording keeps each launch's totals)\n";
+      } else if (a.by_line) {
+        // The same counters per source line of the family header (lines with none left
+        // out), so the line that causes the sectors or conflicts is named.
+        std::vector<std::vector<std::string>> lrows;
+        for (const auto& [line, t] : sim::by_line(r.launches[i].sites))
+          for (const auto& [k, val] : t.ncu())
+            if (val != 0) lrows.push_back({std::to_string(line), k, fmt(val, 6)});
+        out << "\nby source line (" << v.source_file << ")\n"
+            << format_table({"line", "metric (Nsight Compute name)", "value"}, lrows,
+                            {true, false, true});
+      }
+    }
+  }
+  if (!a.fast_only && r.counts == CountsSource::NotRecorded) {
+    // Nothing counted: no totals and no modelled time to show, only the recorded time.
+  } else if (!a.fast_only) {
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& [k, val] : r.totals.plain()) rows.push_back({k, fmt(val, 4)});
+    out << "\ntotals over " << plan.launches.size() << " launch"
+        << (plan.launches.size() == 1 ? "" : "es") << "\n"
+        << format_table({"measure", "value"}, rows, {false, true});
+    if (!modelled) {
+      out << "\nmodelled time: none (the recording keeps these counts for the whole run, "
+             "not per launch)\n";
+    } else {
+      out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
+        << parts.bound() << " (dram " << fmt(parts.dram_us, 4)
+        << (parts.in_flight_us > 0
+                ? " [reads with " + std::to_string(mr.loads_in_flight) + " load" +
+                      (mr.loads_in_flight == 1 ? "" : "s") + " a warp in flight: " +
+                      fmt(parts.in_flight_us, 4) + "]"
+                : std::string())
+        << ", l1 "
+        << fmt(parts.l1_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", l2 "
+        << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4)
+        << (parts.atomic_us > 0 ? ", atomic " + fmt(parts.atomic_us, 4) : std::string())
+        << ", compute " << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4)
+        << " us)\n";
+    if (!parts.outside_reach.empty()) out << "  (" << parts.outside_reach << ")\n";
+    }
+  } else {
+    out << "\n--fast-only: the untraced build ran once; no model totals\n";
+  }
+  if (a.hardware) out << hardware_text(r);
+  if (a.hardware && a.lines) {
+    std::string why = r.hardware.per_pc_error;
+    const auto lines = why.empty() ? hardware_lines(v, params, r.hardware, why)
+                                   : decltype(hardware_lines(v, params, r.hardware, why)){};
+    if (!why.empty()) out << "\nper-line hardware counters: " << why << "\n";
+    for (const auto& [inst, ls] : lines) {
+      out << "\nper-line hardware counters of " << inst << " (CUPTI SASS metrics)\n";
+      for (const auto& [line, m] : ls) {
+        out << "  line " << line << ":";
+        for (const auto& [name, val] : m) out << "  " << name << "=" << fmt(val, 8);
+        out << "\n";
+      }
+    }
+  }
+  // Answered from the recording: the output was checked on the GPU when it was recorded.
+  const bool from_recording = r.counts != CountsSource::Run;
+  out << "\nresult: "
+      << (r.verified && from_recording ? std::string("verified on the GPU when it was recorded")
+          : r.verified                 ? std::string("verified against the CPU reference")
+                     : "WRONG: " + (r.verify_message.empty() ? std::string("output differs")
+                                                             : r.verify_message))
+      << "\n";
+}
+
 int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   const VariantInfo& v = variant_or_usage(a.kernel, a.variant);
   const Params given = sets_or_usage(a.sets);
@@ -172,178 +365,11 @@ int cmd_metrics(const MetricsArgs& a, std::ostream& out, std::ostream& err) {
   // The model times each launch from its own counts: a recording that keeps only the
   // run's totals of a plan of several launches gives it nothing to time.
   const bool modelled = launches.size() == plan.launches.size() && r.counts != CountsSource::NotRecorded;
-  const sim::TimeParts& parts = mr.parts;
-  const double modelled_us = mr.us;
-
-  if (a.json) {
-    Json j;
-    j["kernel"] = v.family;
-    j["variant"] = v.name;
-    j["params"] = params_json(params);
-    j["backend"] = std::string(to_string(b->kind()));
-    // Who counted: this run, or the recording (the GPU's traced build when the time was
-    // recorded), or no one (an older recording, at a size too large to emulate).
-    if (r.counts != CountsSource::Run) {
-      j["counts"] = std::string(to_string(r.counts));
-      j["counts_source"] = r.counts_label;
-    }
-    if (r.timing.source.is(sim::Source::Recorded)) {
-      Json rt;
-      rt["median_ms"] = number(r.timing.median_ms);
-      rt["throughput"] = number(r.timing.throughput);
-      rt["unit"] = r.timing.unit;
-      rt["source"] = sim::long_label(r.timing.source);
-      j["recorded_time"] = rt;
-    }
-    Json ls = Json::array();
-    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
-      const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
-      Json l;
-      l["name"] = cfg.kernel;
-      l["grid"] = dim_json(cfg.grid);
-      l["block"] = dim_json(cfg.block);
-      Json m = Json::object();
-      if (i < r.launches.size() && !a.fast_only)
-        for (const auto& [k, val] : r.launches[i].totals.ncu()) m[k] = number(val);
-      l["metrics"] = m;
-      if (a.by_line && i < r.launches.size()) {
-        Json lines = Json::array();
-        for (const auto& [line, t] : sim::by_line(r.launches[i].sites)) {
-          Json lj;
-          lj["line"] = line;
-          Json lm = Json::object();
-          for (const auto& [k, val] : t.ncu()) lm[k] = number(val);
-          lj["metrics"] = lm;
-          lines.push_back(lj);
-        }
-        l["lines"] = lines;
-      }
-      ls.push_back(l);
-    }
-    j["launches"] = ls;
-    Json t = Json::object();
-    if (!a.fast_only)
-      for (const auto& [k, val] : r.totals.ncu()) t[k] = number(val);
-    j["totals"] = t;
-    if (a.hardware) {
-      j["hardware"] = hardware_json(r);
-      if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
-    }
-    if (!a.fast_only && modelled) {
-      Json mj;
-      mj["time_us"] = number(modelled_us);
-      mj["bound"] = parts.bound();
-      mj["source"] = source_json(sim::Provenance::modelled(parts.bound()));
-      mj["dram_us"] = number(parts.dram_us);
-      mj["dram_bytes"] = number(double(mr.dram_bytes));
-      mj["in_flight_us"] = number(parts.in_flight_us);
-      mj["loads_in_flight"] = number(double(mr.loads_in_flight));
-      mj["l1_us"] = number(parts.l1_us);
-      mj["issue_us"] = number(parts.issue_us);
-      mj["l2_us"] = number(parts.l2_us);
-      mj["latency_us"] = number(parts.latency_us);
-      mj["atomic_us"] = number(parts.atomic_us);
-      if (!parts.outside_reach.empty()) mj["outside_reach"] = parts.outside_reach;
-      mj["compute_us"] = number(parts.compute_us);
-      mj["launch_us"] = number(parts.launch_us);
-      mj["warp_instructions"] = number(double(r.totals.warp_instructions));
-      mj["simd_efficiency"] = number(r.totals.simd_efficiency());
-      j["modelled"] = mj;
-    }
-    j["verified"] = r.verified;
-    j["device"] = device_json(b->device());
-    out << pretty(j, 4);
-  } else {
-    const DeviceInfo d = b->device();
-    out << v.family << "/" << v.name << "  " << params_text(params) << "\n";
-    out << "backend " << to_string(b->kind()) << " on " << d.name
-        << (r.counts == CountsSource::Recorded
-                ? " (" + r.counts_label + ": the GPU's traced build, not counted here)"
-            : r.counts == CountsSource::NotRecorded ? std::string()
-            : b->kind() == BackendKind::Emu ? " (counts from the emulated trace and the model)"
-                                            : std::string())
-        << "\n";
-    if (r.timing.source.is(sim::Source::Recorded))
-      out << "time " << fmt(r.timing.median_ms) << " ms, " << fmt(r.timing.throughput) << " "
-          << r.timing.unit << " (" << sim::long_label(r.timing.source) << ")\n";
-    if (r.counts == CountsSource::NotRecorded) out << r.counts_label << "\n";
-    for (std::size_t i = 0; i < plan.launches.size(); ++i) {
-      const LaunchCfg& cfg = i < r.launches.size() ? r.launches[i].cfg : plan.launches[i];
-      out << "\nlaunch " << cfg.kernel << "  grid " << dims(cfg.grid) << "  block "
-          << dims(cfg.block) << "  shared " << cfg.shared_bytes << " B\n";
-      if (i < r.launches.size() && !a.fast_only) {
-        std::vector<std::vector<std::string>> rows;
-        for (const auto& [k, val] : r.launches[i].totals.ncu()) rows.push_back({k, fmt(val, 6)});
-        out << format_table({"metric (Nsight Compute name)", "value"}, rows, {false, true});
-        if (a.by_line && r.launches[i].sites.empty() && r.counts == CountsSource::Recorded) {
-          out << "\nby source line: not recorded (the recording keeps each launch's totals)\n";
-        } else if (a.by_line) {
-          // The same counters per source line of the family header (lines with none left
-          // out), so the line that causes the sectors or conflicts is named.
-          std::vector<std::vector<std::string>> lrows;
-          for (const auto& [line, t] : sim::by_line(r.launches[i].sites))
-            for (const auto& [k, val] : t.ncu())
-              if (val != 0) lrows.push_back({std::to_string(line), k, fmt(val, 6)});
-          out << "\nby source line (" << v.source_file << ")\n"
-              << format_table({"line", "metric (Nsight Compute name)", "value"}, lrows,
-                              {true, false, true});
-        }
-      }
-    }
-    if (!a.fast_only && r.counts == CountsSource::NotRecorded) {
-      // Nothing counted: no totals and no modelled time to show, only the recorded time.
-    } else if (!a.fast_only) {
-      std::vector<std::vector<std::string>> rows;
-      for (const auto& [k, val] : r.totals.plain()) rows.push_back({k, fmt(val, 4)});
-      out << "\ntotals over " << plan.launches.size() << " launch"
-          << (plan.launches.size() == 1 ? "" : "es") << "\n"
-          << format_table({"measure", "value"}, rows, {false, true});
-      if (!modelled) {
-        out << "\nmodelled time: none (the recording keeps these counts for the whole run, "
-               "not per launch)\n";
-      } else {
-        out << "\nmodelled time (from these counts): " << fmt(modelled_us, 4) << " us, bound by "
-          << parts.bound() << " (dram " << fmt(parts.dram_us, 4)
-          << (parts.in_flight_us > 0
-                  ? " [reads with " + std::to_string(mr.loads_in_flight) + " load" +
-                        (mr.loads_in_flight == 1 ? "" : "s") + " a warp in flight: " +
-                        fmt(parts.in_flight_us, 4) + "]"
-                  : std::string())
-          << ", l1 "
-          << fmt(parts.l1_us, 4) << ", issue " << fmt(parts.issue_us, 4) << ", l2 "
-          << fmt(parts.l2_us, 4) << ", latency " << fmt(parts.latency_us, 4)
-          << (parts.atomic_us > 0 ? ", atomic " + fmt(parts.atomic_us, 4) : std::string())
-          << ", compute " << fmt(parts.compute_us, 4) << ", launch " << fmt(parts.launch_us, 4)
-          << " us)\n";
-      if (!parts.outside_reach.empty()) out << "  (" << parts.outside_reach << ")\n";
-      }
-    } else {
-      out << "\n--fast-only: the untraced build ran once; no model totals\n";
-    }
-    if (a.hardware) out << hardware_text(r);
-    if (a.hardware && a.lines) {
-      std::string why = r.hardware.per_pc_error;
-      const auto lines = why.empty() ? hardware_lines(v, params, r.hardware, why)
-                                     : decltype(hardware_lines(v, params, r.hardware, why)){};
-      if (!why.empty()) out << "\nper-line hardware counters: " << why << "\n";
-      for (const auto& [inst, ls] : lines) {
-        out << "\nper-line hardware counters of " << inst << " (CUPTI SASS metrics)\n";
-        for (const auto& [line, m] : ls) {
-          out << "  line " << line << ":";
-          for (const auto& [name, val] : m) out << "  " << name << "=" << fmt(val, 8);
-          out << "\n";
-        }
-      }
-    }
-    // Answered from the recording: the output was checked on the GPU when it was recorded.
-    const bool from_recording = r.counts != CountsSource::Run;
-    out << "\nresult: "
-        << (r.verified && from_recording ? std::string("verified on the GPU when it was recorded")
-            : r.verified                 ? std::string("verified against the CPU reference")
-                       : "WRONG: " + (r.verify_message.empty() ? std::string("output differs")
-                                                               : r.verify_message))
-        << "\n";
-  }
+  const MetricsRun m{v, *b, r, plan, params, mr, modelled};
+  if (a.json)
+    metrics_json(a, m, out);
+  else
+    metrics_text(a, m, out);
   for (const auto& p : r.problems)
     err << "warpscope: " << to_string(p.kind) << " at line " << p.line << ": " << p.message
         << "\n";

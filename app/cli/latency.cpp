@@ -10,7 +10,7 @@
 
 #include "app/cli/cli.h"
 #include "app/cli/util.h"
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 
 namespace ws::cli {
 

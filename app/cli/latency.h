@@ -1,5 +1,5 @@
 #pragma once
-// `warpscope latency`: drives the GUI's worker (app/gui/worker.h) without a window, as a
+// `warpscope latency`: drives the GUI's worker (app/model/worker.h) without a window, as a
 // student's changes would, and reports how long each stage of the result took to land.
 #include <iosfwd>
 #include <string>

@@ -1,4 +1,12 @@
 // The bench report's outputs: the text table, CSV, JSON, the chart, and the file writer.
+//
+// Index (search for "[SECTION] <name>"):
+//   JSON pieces
+//   The text table
+//   CSV
+//   JSON
+//   The chart
+//   Pretty JSON and the file writer
 #include "app/cli/report.h"
 
 #include "io/atomic_file.h"
@@ -19,6 +27,7 @@ namespace ws::cli {
 
 // ---------------------------------------------------------------- outputs
 
+// [SECTION] JSON pieces
 Json number(double v) {
   if (std::isnan(v) || std::isinf(v)) return nullptr;
   if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) {
@@ -65,6 +74,7 @@ Json source_json(const sim::Provenance& p) {
 
 namespace {
 
+// [SECTION] The text table
 std::string speedup_text(double s) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.2fx", s);
@@ -239,6 +249,8 @@ std::string bench_text(const BenchReport& r) {
 }
 
 namespace {
+
+// [SECTION] CSV
 // Which of a row's ratios divide two sources: "frac_copy (mixed: modelled / recorded);
 // speedup (mixed: ...)", "" when none does.
 std::string mixed_notes(const BenchRow& row) {
@@ -307,6 +319,7 @@ std::string bench_csv(const BenchReport& r) {
   return out;
 }
 
+// [SECTION] JSON
 Json bench_json(const BenchReport& r) {
   Json j;
   j["date"] = r.date;
@@ -363,6 +376,7 @@ Json bench_json(const BenchReport& r) {
   return j;
 }
 
+// [SECTION] The chart
 viz::ChartSpec bench_chart(const BenchReport& r) {
   viz::ChartSpec c;
   const std::string unit = r.unit();
@@ -458,6 +472,7 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
 
 namespace {
 
+// [SECTION] Pretty JSON and the file writer
 void pretty_into(const Json& j, int depth, int max_depth, std::string& out) {
   const bool compound = j.is_object() || j.is_array();
   bool scalars_only = j.is_array();

@@ -1,4 +1,13 @@
 // The app's state on the UI thread.
+//
+// Index (search for "[SECTION] <name>"):
+//   Construction, notices, the backend
+//   Selection: variant, parameters, sizes, block, warp, launch
+//   Compare mode
+//   Requests to the worker: run, bars, peers, sweep
+//   Installing what came back, and what the views derive
+//   Charts: peak, export metadata, context
+//   Student runs and the lesson host
 #include "app/gui/app_state.h"
 
 #include "app/paths.h"
@@ -29,32 +38,10 @@ std::string params_text(const Params& p) { return ws::to_string(p); }
 
 std::vector<std::string> source_roots() { return paths::data_roots(); }
 
-// ---------------------------------------------------------------------------------------
-// Loaded
-
-const KeptLaunch* Loaded::kept() const {
-  if (!run || run->kept.empty()) return nullptr;
-  return &run->kept[std::min(sel.launch, run->kept.size() - 1)];
-}
-
-const std::vector<WarpEvent>& Loaded::events() const {
-  static const std::vector<WarpEvent> none;
-  const KeptLaunch* k = kept();
-  return k ? k->events : none;
-}
-
-const ArrayDesc* Loaded::array_of(const WarpEvent& e) const {
-  const KeptLaunch* k = kept();
-  if (!k) return nullptr;
-  for (const ArrayDesc& a : k->info.arrays)
-    if (a.id == e.array) return &a;
-  return nullptr;
-}
-
-// ---------------------------------------------------------------------------------------
-// AppState
+// [SECTION] Construction, notices, the backend
 
 namespace {
+
 // A family's timing sizes (FamilyInfo::timing) less the parameters already given: the
 // default view times where the clock sees the family's point (beyond L2), not its
 // counting size (where a matmul at n=128 ranks naive fastest).
@@ -135,9 +122,10 @@ std::string AppState::backend_line() const {
   return d.name + (d.driver.empty() ? "" : ", driver " + d.driver);
 }
 
+// [SECTION] Selection: variant, parameters, sizes, block, warp, launch
 void AppState::select(const std::string& family, const std::string& variant) {
   user_pinned_ = false;
-  main.user_source.clear();
+  results.main.user_source.clear();
   const VariantInfo* v = find_variant(family, variant);
   if (!v) {
     add_notice("unknown kernel " + family + "/" + variant, true);
@@ -147,9 +135,9 @@ void AppState::select(const std::string& family, const std::string& variant) {
   selection_.sel.family = family;
   selection_.sel.variant = variant;
   // A sweep of another variant is not this one's: its lines would be relabelled.
-  if (sweep_for != family + "/" + variant) {
-    sweep.clear();
-    sweep_for.clear();
+  if (charts.sweep_for != family + "/" + variant) {
+    charts.sweep.clear();
+    charts.sweep_for.clear();
   }
   // Keep the values the new variant also has, so switching naive -> tiled keeps n.
   Params kept;
@@ -168,7 +156,7 @@ void AppState::select(const std::string& family, const std::string& variant) {
 
 void AppState::set_param(const std::string& name, long long value) {
   user_pinned_ = false;
-  main.user_source.clear();
+  results.main.user_source.clear();
   selection_.sel.params[name] = value;
   selection_.timing.erase(name);  // a size the student sets is timed as set
   request_run();
@@ -193,9 +181,9 @@ Params AppState::timed_params() const {
 }
 
 const RunResult* AppState::timed_run() const {
-  if (bars_at.empty() || bars_at == selection_.completed || !main.valid()) return nullptr;
-  if (bars_family != selection_.sel.family) return nullptr;
-  for (const BarPoint& b : bars)
+  if (charts.bars_at.empty() || charts.bars_at == selection_.completed || !results.main.valid()) return nullptr;
+  if (charts.bars_family != selection_.sel.family) return nullptr;
+  for (const BarPoint& b : charts.bars)
     if (b.variant == selection_.sel.variant && b.skipped.empty() && b.result.error.empty() &&
         b.result.params == timed_params())
       return &b.result;
@@ -224,59 +212,61 @@ void AppState::set_block(std::uint32_t block) {
 
 void AppState::set_warp(std::uint16_t warp) {
   selection_.sel.warp = warp;
-  main.sel.warp = warp;
-  derive(main, false);
-  if (cmp.valid()) {
-    cmp.sel.warp = warp;
-    derive(cmp, true);
+  results.main.sel.warp = warp;
+  derive(results.main, false);
+  if (results.cmp.valid()) {
+    results.cmp.sel.warp = warp;
+    derive(results.cmp, true);
   }
-  stepper.order = main.order;
-  stepper.seek(0);
+  results.stepper.order = results.main.order;
+  results.stepper.seek(0);
 }
 
 void AppState::set_launch(std::size_t launch) {
   selection_.sel.launch = launch;
-  main.sel.launch = launch;
-  derive(main, false);
-  stepper.order = main.order;
-  stepper.seek(0);
+  results.main.sel.launch = launch;
+  derive(results.main, false);
+  results.stepper.order = results.main.order;
+  results.stepper.seek(0);
 }
 
+// [SECTION] Compare mode
 void AppState::set_compare(bool on, const std::string& variant, const Params& overrides) {
-  compare_mode = on;
+  results.compare_mode = on;
   if (!variant.empty()) {
-    compare_variant = variant;
-    compare_overrides = overrides;
+    results.compare_variant = variant;
+    results.compare_overrides = overrides;
   }
-  if (on && compare_variant.empty()) {
+  if (on && results.compare_variant.empty()) {
     const VariantInfo* v = variant_info();
     const FamilyInfo* f = find_family(selection_.sel.family);
     const std::string flip = f ? f->compare_flip : std::string();
     if (v && !flip.empty() && find_param(*v, flip)) {
-      compare_variant = selection_.sel.variant;
+      results.compare_variant = selection_.sel.variant;
       const auto it = selection_.completed.find(flip);
-      compare_overrides = {{flip, it != selection_.completed.end() && it->second != 0 ? 0 : 1}};
+      results.compare_overrides = {{flip, it != selection_.completed.end() && it->second != 0 ? 0 : 1}};
     } else {
       std::vector<std::string> names;
       for (const auto& c : catalogue())
         if (c.family == selection_.sel.family) names.push_back(c.name);
       auto it = std::find(names.begin(), names.end(), selection_.sel.variant);
-      if (it != names.end() && it != names.begin()) compare_variant = *(it - 1);
-      else if (it != names.end() && it + 1 != names.end()) compare_variant = *(it + 1);
-      else compare_variant = selection_.sel.variant;
-      compare_overrides.clear();
+      if (it != names.end() && it != names.begin()) results.compare_variant = *(it - 1);
+      else if (it != names.end() && it + 1 != names.end()) results.compare_variant = *(it + 1);
+      else results.compare_variant = selection_.sel.variant;
+      results.compare_overrides.clear();
     }
   }
-  if (!on) cmp = Loaded{};
+  if (!on) results.cmp = Loaded{};
   if (on) request_run();
 }
 
 std::string AppState::compare_label() const {
-  std::string s = compare_variant;
-  for (const auto& [k, v] : compare_overrides) s += " " + k + "=" + std::to_string(v);
+  std::string s = results.compare_variant;
+  for (const auto& [k, v] : results.compare_overrides) s += " " + k + "=" + std::to_string(v);
   return s;
 }
 
+// [SECTION] Requests to the worker: run, bars, peers, sweep
 Job AppState::make_job(JobKind k, const std::string& variant, const Params& p) const {
   Job j;
   j.kind = k;
@@ -317,17 +307,17 @@ void AppState::request_run() {
   j.gen = next_gen_++;
   main_pending_gen_ = j.gen;
   worker_.submit(j);
-  if (compare_mode) {
-    const VariantInfo* cv = find_variant(selection_.sel.family, compare_variant);
+  if (results.compare_mode) {
+    const VariantInfo* cv = find_variant(selection_.sel.family, results.compare_variant);
     if (cv) {
       Params given, cfull;
       for (const ParamSpec& ps : cv->params) {
         if (auto it = full.find(ps.name); it != full.end()) given[ps.name] = it->second;
-        if (auto it = compare_overrides.find(ps.name); it != compare_overrides.end()) given[ps.name] = it->second;
+        if (auto it = results.compare_overrides.find(ps.name); it != results.compare_overrides.end()) given[ps.name] = it->second;
       }
       const std::string why = validate(*cv, given, limits(), cfull);
       if (why.empty()) {
-        Job c = make_job(JobKind::Compare, compare_variant, cfull);
+        Job c = make_job(JobKind::Compare, results.compare_variant, cfull);
         c.gen = next_gen_++;
         cmp_pending_gen_ = c.gen;
         worker_.submit(c);
@@ -336,7 +326,7 @@ void AppState::request_run() {
       }
     }
   }
-  if (live_charts) request_bars();
+  if (charts.live_charts) request_bars();
   const std::string peers_key = selection_.sel.family + " " + std::to_string(v->plan(timed_params()).logical_bytes);
   if (peers_key != peers_for_) {
     peers_for_ = peers_key;
@@ -394,13 +384,13 @@ std::vector<long long> AppState::sweep_values(const std::string& param) const {
 void AppState::default_sweep_params() {
   const VariantInfo* v = variant_info();
   const FamilyInfo* f = find_family(selection_.sel.family);
-  sweep_x.clear();
-  sweep_series.clear();
+  charts.sweep_x.clear();
+  charts.sweep_series.clear();
   if (!v || !f) return;
   // The family says which question its sweep asks first (the transpose: tile x padding).
   const SweepAxes a = default_sweep(*f, *v);
-  sweep_x = a.x;
-  sweep_series = a.series;
+  charts.sweep_x = a.x;
+  charts.sweep_series = a.series;
 }
 
 void AppState::request_sweep() {
@@ -409,17 +399,18 @@ void AppState::request_sweep() {
     return;
   }
   Job j = make_job(JobKind::Sweep, selection_.sel.variant, selection_.completed);
-  j.sweep_x = sweep_x;
-  j.sweep_series = sweep_series;
-  j.xs = sweep_values(sweep_x);
-  if (!sweep_series.empty()) j.ss = sweep_values(sweep_series);
+  j.sweep_x = charts.sweep_x;
+  j.sweep_series = charts.sweep_series;
+  j.xs = sweep_values(charts.sweep_x);
+  if (!charts.sweep_series.empty()) j.ss = sweep_values(charts.sweep_series);
   j.gen = next_gen_++;
   sweep_pending_gen_ = j.gen;
-  sweep.clear();
-  sweep_for = selection_.sel.family + "/" + selection_.sel.variant;
+  charts.sweep.clear();
+  charts.sweep_for = selection_.sel.family + "/" + selection_.sel.variant;
   worker_.submit(j);
 }
 
+// [SECTION] Installing what came back, and what the views derive
 bool AppState::any_pending() const {
   return main_pending_gen_ || cmp_pending_gen_ || bars_pending_gen_ || sweep_pending_gen_ ||
          peers_pending_gen_ || lesson_pending_gen_;
@@ -451,43 +442,43 @@ void AppState::install(JobResult& r) {
       if (r.final) main_pending_gen_ = 0;
       if (user_pinned_) return;  // the student's kernel stays on screen
       if (!r.run) return;
-      const bool first_of_gen = main.gen != r.gen;
-      const bool keep = main.valid() && main.sel.family == r.job.family &&
-                        main.sel.variant == r.job.variant && main.sel.block == selection_.sel.block &&
-                        main.sel.warp == selection_.sel.warp;
-      main.run = r.run;
-      main.gen = r.gen;
-      main.seconds = r.seconds;
-      main.stages = r.stages;
-      main.final = r.final;
-      main.times = r.times;
-      if (r.times.measured >= 0) last_latency.measured = r.times.measured;
-      if (r.times.counters >= 0) last_latency.counters = r.times.counters;
-      if (first_of_gen) last_latency = r.times;
-      main.sel = selection_.sel;
-      main.sel.variant = r.job.variant;
-      main.sel.params = r.job.params;
-      if (!r.job.opt.keep_blocks.empty()) main.sel.block = r.job.opt.keep_blocks.front();
-      derive(main, keep);
-      const std::size_t pos = stepper.pos;
-      stepper.order = main.order;
-      stepper.seek(keep ? pos : 0);
-      if (!stepper.order.empty() && !keep) stepper.playing = false;
-      const RunResult& rr = *main.run;
+      const bool first_of_gen = results.main.gen != r.gen;
+      const bool keep = results.main.valid() && results.main.sel.family == r.job.family &&
+                        results.main.sel.variant == r.job.variant && results.main.sel.block == selection_.sel.block &&
+                        results.main.sel.warp == selection_.sel.warp;
+      results.main.run = r.run;
+      results.main.gen = r.gen;
+      results.main.seconds = r.seconds;
+      results.main.stages = r.stages;
+      results.main.final = r.final;
+      results.main.times = r.times;
+      if (r.times.measured >= 0) results.last_latency.measured = r.times.measured;
+      if (r.times.counters >= 0) results.last_latency.counters = r.times.counters;
+      if (first_of_gen) results.last_latency = r.times;
+      results.main.sel = selection_.sel;
+      results.main.sel.variant = r.job.variant;
+      results.main.sel.params = r.job.params;
+      if (!r.job.opt.keep_blocks.empty()) results.main.sel.block = r.job.opt.keep_blocks.front();
+      derive(results.main, keep);
+      const std::size_t pos = results.stepper.pos;
+      results.stepper.order = results.main.order;
+      results.stepper.seek(keep ? pos : 0);
+      if (!results.stepper.order.empty() && !keep) results.stepper.playing = false;
+      const RunResult& rr = *results.main.run;
       // One history point per change, as soon as its time is in.
-      const bool timed_now = main.has(Stage::Measured) && history_gen_ != r.gen;
+      const bool timed_now = results.main.has(Stage::Measured) && history_gen_ != r.gen;
       if (timed_now) history_gen_ = r.gen;
       if (timed_now && rr.error.empty() && rr.timing.throughput > 0) {
         HistoryPoint h;
-        h.run = ++runs_done;
+        h.run = ++charts.runs_done;
         h.series = r.job.variant;
         h.label = r.job.variant + " " + params_text(r.job.params);
         h.throughput = rr.timing.throughput;
         h.unit = rr.timing.unit;
         h.wrong = !rr.ok();
         h.source = rr.timing.source;
-        history.push_back(h);
-        while (history.size() > kHistoryMax) history.pop_front();
+        charts.history.push_back(h);
+        while (charts.history.size() > kHistoryMax) charts.history.pop_front();
       }
       break;
     }
@@ -495,32 +486,32 @@ void AppState::install(JobResult& r) {
       if (r.gen != cmp_pending_gen_) return;
       if (r.final) cmp_pending_gen_ = 0;
       if (!r.run) return;
-      cmp.run = r.run;
-      cmp.gen = r.gen;
-      cmp.seconds = r.seconds;
-      cmp.stages = r.stages;
-      cmp.final = r.final;
-      cmp.times = r.times;
-      cmp.sel = selection_.sel;
-      cmp.sel.variant = r.job.variant;
-      cmp.sel.params = r.job.params;
-      derive(cmp, false);
+      results.cmp.run = r.run;
+      results.cmp.gen = r.gen;
+      results.cmp.seconds = r.seconds;
+      results.cmp.stages = r.stages;
+      results.cmp.final = r.final;
+      results.cmp.times = r.times;
+      results.cmp.sel = selection_.sel;
+      results.cmp.sel.variant = r.job.variant;
+      results.cmp.sel.params = r.job.params;
+      derive(results.cmp, false);
       break;
     case JobKind::Bars:
       if (r.gen != bars_pending_gen_) return;
       if (r.final) bars_pending_gen_ = 0;
-      bars = std::move(r.bars);
-      bars_family = r.job.family;
-      bars_at = r.bars_at;
-      bars_why = r.bars_why;
-      bars_cancelled = r.cancelled;
+      charts.bars = std::move(r.bars);
+      charts.bars_family = r.job.family;
+      charts.bars_at = r.bars_at;
+      charts.bars_why = r.bars_why;
+      charts.bars_cancelled = r.cancelled;
       // Bars modelled at the counting size instead: the peers beside them at that size too.
-      if (r.final && !r.cancelled && !bars_at.empty() && bars_at != peers_at_) request_peers_at(bars_at);
+      if (r.final && !r.cancelled && !charts.bars_at.empty() && charts.bars_at != peers_at_) request_peers_at(charts.bars_at);
       break;
     case JobKind::Sweep:
       if (r.gen != sweep_pending_gen_) return;
       if (r.final) sweep_pending_gen_ = 0;
-      sweep = std::move(r.sweep);
+      charts.sweep = std::move(r.sweep);
       break;
     case JobKind::Lesson:
       lesson_done_gen_ = std::max(lesson_done_gen_, r.gen);
@@ -529,7 +520,7 @@ void AppState::install(JobResult& r) {
     case JobKind::Peers:
       if (r.gen != peers_pending_gen_) return;
       peers_pending_gen_ = 0;
-      peers = std::move(r.peers);
+      charts.peers = std::move(r.peers);
       peers_at_ = r.job.params;
       break;
   }
@@ -554,7 +545,7 @@ void AppState::derive(Loaded& l, bool) {
     std::string err;
     if (load_recorded_hardware(opt_.hardware_from, l.info->family, l.info->name, l.run->params, h, err))
       l.recorded_hw = std::make_shared<const HardwareCounters>(std::move(h));
-    else if (&l == &main)
+    else if (&l == &results.main)
       add_notice(err, false);
   }
   l.sass.reset();
@@ -581,19 +572,9 @@ void AppState::derive(Loaded& l, bool) {
   }
 }
 
-std::size_t ResultsModel::compare_pos() const {
-  if (cmp.order.empty()) return 0;
-  return std::min(stepper.pos, cmp.order.size() - 1);
-}
-
-std::size_t ResultsModel::interesting_pos(View v) const {
-  return sim::interesting_pos(main.events(), main.order, viz::focus_of(v));
-}
-
-// --- charts ---------------------------------------------------------------------------
-
+// [SECTION] Charts: peak, export metadata, context
 double AppState::peak() const {
-  const std::string unit = main.valid() ? main.run->timing.unit : "GB/s";
+  const std::string unit = results.main.valid() ? results.main.run->timing.unit : "GB/s";
   if (!worker_.ready()) return 0;
   const DeviceInfo d = worker_.device();
   const sim::DeviceModel m;
@@ -605,11 +586,11 @@ double AppState::peak() const {
 // The same keys and words as the command line's exports (kernels/run_meta.h).
 std::map<std::string, std::string> AppState::export_meta() const {
   const DeviceInfo d = worker_.device();
-  const int repeats = main.valid() ? std::max<int>(1, int(main.run->timing.samples_ms.size())) : 10;
+  const int repeats = results.main.valid() ? std::max<int>(1, int(results.main.run->timing.samples_ms.size())) : 10;
   std::vector<sim::Provenance> sources;
-  if (main.valid()) sources.push_back(main.run->timing.source);
-  for (const auto& b : bars) sources.push_back(b.result.timing.source);
-  for (const auto& p : sweep) sources.push_back(p.source);
+  if (results.main.valid()) sources.push_back(results.main.run->timing.source);
+  for (const auto& b : charts.bars) sources.push_back(b.result.timing.source);
+  for (const auto& p : charts.sweep) sources.push_back(p.source);
   return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, sources, repeats,
                          selection_.sel.family + "/" + selection_.sel.variant, ws::to_string(selection_.completed),
                          utc_now_iso8601());
@@ -626,6 +607,7 @@ ChartContext AppState::chart_context() const {
   return c;
 }
 
+// [SECTION] Student runs and the lesson host
 void AppState::show_user_run(std::shared_ptr<const RunResult> run, const std::string& family,
                              const std::string& variant, const std::string& source_file,
                              const std::string& struct_name) {
@@ -635,17 +617,17 @@ void AppState::show_user_run(std::shared_ptr<const RunResult> run, const std::st
   selection_.sel.params = run->params;
   selection_.completed = run->params;
   selection_.refusal.clear();
-  main.run = std::move(run);
-  main.gen = next_gen_++;
-  main.sel = selection_.sel;
-  main.user_source = source_file;
-  main.user_struct = struct_name;
-  main.source = {};
-  derive(main, false);
-  stepper.order = main.order;
-  stepper.seek(0);
-  stepper.playing = false;
-  if (compare_mode) request_run();  // the catalogue's side at the same parameters
+  results.main.run = std::move(run);
+  results.main.gen = next_gen_++;
+  results.main.sel = selection_.sel;
+  results.main.user_source = source_file;
+  results.main.user_struct = struct_name;
+  results.main.source = {};
+  derive(results.main, false);
+  results.stepper.order = results.main.order;
+  results.stepper.seek(0);
+  results.stepper.playing = false;
+  if (results.compare_mode) request_run();  // the catalogue's side at the same parameters
 }
 
 std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
@@ -661,18 +643,18 @@ std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
 }
 
 bool AppState::seek_to(const std::string& at) {
-  if (!main.valid()) return false;
+  if (!results.main.valid()) return false;
   auto here = [&] {
-    const auto pos = sim::find_at(at, main.events(), stepper.order);
+    const auto pos = sim::find_at(at, results.main.events(), results.stepper.order);
     if (!pos) return false;
-    stepper.playing = false;
-    stepper.seek(*pos);
+    results.stepper.playing = false;
+    results.stepper.seek(*pos);
     return true;
   };
   if (here()) return true;
   // A multi-launch variant (a histogram's zeroing launch before its atomics): the launch
   // that has the event is the one to show.
-  const std::size_t shown = main.sel.launch, n = main.run->kept.size();
+  const std::size_t shown = results.main.sel.launch, n = results.main.run->kept.size();
   for (std::size_t l = 0; l < n; ++l) {
     if (l == shown) continue;
     set_launch(l);

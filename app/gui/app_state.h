@@ -11,12 +11,13 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/chart_model.h"
 #include "app/gui/editor_panel.h"
 #include "app/gui/gui.h"
 #include "app/gui/lesson_panel.h"
-#include "app/gui/sass_view.h"
-#include "app/gui/worker.h"
+#include "app/model/chart_model.h"
+#include "app/model/results.h"
+#include "app/model/sass_view.h"
+#include "app/model/worker.h"
 #include "kernels/backend.h"
 #include "sim/model.h"
 #include "viz/chart.h"
@@ -26,99 +27,32 @@
 
 namespace ws::gui {
 
-// Views are declared once, in viz/views.h.
-using viz::View;
-using viz::view_from_string;
-using viz::view_names;
-using viz::to_string;
-
-struct Selection {
-  std::string family, variant;
-  Params params;             // as the student set them (completed by validate)
-  std::uint32_t block = 0;   // the block whose events are kept
-  std::uint16_t warp = 0;    // the warp the stepper walks
-  std::size_t launch = 0;    // which launch of a multi-launch variant
-};
-
-// One finished run and what the views derive from it.
-struct Loaded {
-  std::shared_ptr<const RunResult> run;
-  Selection sel;
-  std::uint64_t gen = 0;
-  double seconds = 0;
-  const VariantInfo* info = nullptr;
-  viz::SourceFile source;
-  int struct_line = 0;               // where the kernel's struct starts in its source
-  std::vector<std::size_t> order;    // the warp's events in the kept launch
-  sim::MaskHistory mask;
-  std::map<int, std::string> notes;  // source line -> what the trace did there
-  std::map<int, std::uint32_t> marks;  // source line -> gutter dot: red conflict, orange divergence, green fine
-  std::string user_source, user_struct;  // a student's kernel: its file and struct
-  std::shared_ptr<const SassForRun> sass;  // the fast build's recorded SASS of the launch shown
-  std::shared_ptr<const HardwareCounters> recorded_hw;  // --hardware-from, for this launch
-  // The run's own counters, else recorded ones for the same launch.
-  const HardwareCounters& hardware() const { return recorded_hw ? *recorded_hw : run->hardware; }
-  std::map<int, std::string> counters;  // source line -> the whole grid's counters of its accesses
-  // The stages the run holds so far (worker.h) and how long each took after the change.
-  std::set<Stage> stages;
-  bool final = true;
-  StageTimes times;
-  bool has(Stage st) const { return stages.count(st) != 0; }
-  bool valid() const { return run != nullptr; }
-  const KeptLaunch* kept() const;    // the launch shown (nullptr: none kept)
-  const std::vector<WarpEvent>& events() const;
-  const ArrayDesc* array_of(const WarpEvent& e) const;
-};
-
 struct Notice {
   std::string text;
   bool error = false;
 };
 
-// Which panels the window shows. The views among them are named by the view table's panel
-// column (viz/views.h); `none` is the column's value for views that are always there.
+// Which panels the window shows: one switch per row of the view table (viz/views.h), so a
+// new view needs no field here (a row whose panel column is `none` is always there:
+// panel_switch gives no switch for it), and the two panels that are not views.
 struct Panels {
-  bool controls = true, stepper = true, source = true, bank = true, sector = true,
-       mask = true, metrics = true, charts = true, lesson = true;
-  bool none = true;
+  bool controls = true, source = true;
+  std::array<bool, std::size(viz::kViews)> views;
+  Panels() { views.fill(true); }
+  bool& operator[](View v) { return views[std::size_t(v)]; }
+  bool operator[](View v) const { return views[std::size_t(v)]; }
 };
 
-// What the student selected: the variant and its parameters as set, as completed by
-// validate, and why they cannot run ("" when they can).
-struct SelectionModel {
-  Selection sel;
-  Params completed;
-  std::string refusal;
-  // The sizes the times are taken at (a lesson lab's `timing`, else the family's timing
-  // size): applied over `completed` for the bars, the peers and the time rows, so a view
-  // answers at the size its question is about. A parameter the student sets is timed as set.
-  Params timing;
-};
-
-// The installed results and where the views stand in them: the main run, the comparison
-// side and what it compares, the stepper (viz::StepperState, its own model), and how long
-// the last change took.
-struct ResultsModel {
-  Loaded main, cmp;
-  viz::StepperState stepper;
-  bool compare_mode = false;
-  std::string compare_variant;
-  Params compare_overrides;  // B's parameters that differ from A's
-  // How long the last change took to its measured point and to its counters (status bar).
-  StageTimes last_latency;
-  // The comparison side's position, in step with main.
-  // @post < cmp.order.size() when cmp has events, else 0.
-  std::size_t compare_pos() const;
-  // The first event of the warp that a view is about (a conflict for the maps, a divergent
-  // branch for the mask strip), or 0: sim::interesting_pos over main's warp.
-  std::size_t interesting_pos(View v) const;
-};
-
-// The app's state joins its models (selection, results and stepper, charts) to the worker
-// and the window: a change of selection runs on the worker, poll() installs what came back.
-class AppState : public LessonHost, public ResultsModel, public ChartModel {
+// The app's state joins its models (selection, results and stepper, charts: members, not
+// bases) to the worker and the window: a change of selection runs on the worker, poll()
+// installs what came back. It is the lessons' host (LessonHost, an interface).
+class AppState : public LessonHost {
  public:
   AppState(const GuiOptions& opt, Worker& worker);
+
+  // --- the models (app/model/): read by the panels, written by the methods below ---
+  ResultsModel results;  // main, cmp, stepper, compare mode and variant, last latency
+  ChartModel charts;     // history, bars, sweep, peers
 
   // --- selection (each change re-runs on the worker) ---
   void select(const std::string& family, const std::string& variant);
@@ -156,19 +90,19 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   Worker& worker() { return worker_; }
   const Worker& worker() const { return worker_; }
 
-  // --- views (ResultsModel: main, cmp, stepper, compare_mode, compare_variant) ---
+  // --- views (results: main, cmp, stepper, compare_mode, compare_variant) ---
   // Turns compare mode on or off. With no variant named, B is the family's padding knob
   // flipped when the variant has one (the comparison students ask for first), else the
   // variant before this one in the family (its baseline).
   void set_compare(bool on, const std::string& variant = "", const Params& overrides = {});
   std::string compare_label() const;  // "tiled pad=1"
 
-  // --- charts (ChartModel: history, bars, sweep, peers; built with this state's context) ---
+  // --- charts (charts: history, bars, sweep, peers; built with this state's context) ---
   std::vector<long long> sweep_values(const std::string& param) const;
   ChartContext chart_context() const;
-  viz::ChartSpec history_chart() const { return ChartModel::history_chart(chart_context()); }
-  viz::ChartSpec bars_chart() const { return ChartModel::bars_chart(chart_context()); }
-  viz::ChartSpec sweep_chart() const { return ChartModel::sweep_chart(chart_context()); }
+  viz::ChartSpec history_chart() const { return charts.history_chart(chart_context()); }
+  viz::ChartSpec bars_chart() const { return charts.bars_chart(chart_context()); }
+  viz::ChartSpec sweep_chart() const { return charts.sweep_chart(chart_context()); }
   double peak() const;          // theoretical peak in the main run's unit (0: unknown)
   std::map<std::string, std::string> export_meta() const;
 
@@ -211,8 +145,8 @@ class AppState : public LessonHost, public ResultsModel, public ChartModel {
   // --- LessonHost ---
   void open_lab(const std::string& family, const std::string& variant, const Params& params,
                 const Params& timing) override;
-  std::shared_ptr<const RunResult> latest_result() const override { return main.run; }
-  std::uint64_t result_generation() const override { return main.gen; }
+  std::shared_ptr<const RunResult> latest_result() const override { return results.main.run; }
+  std::uint64_t result_generation() const override { return results.main.gen; }
   bool run_pending() const override { return main_pending(); }
   DeviceInfo device() const override { return worker_.device(); }
   bool presenter() const override { return presenter_on; }

@@ -209,7 +209,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
   if (ImGui::Button("Starter")) set_text(p_.starter);
   ImGui::SameLine();
   if (ImGui::Button(("Compare with " + p_.variant).c_str()) && s.user_shown())
-    s.set_compare(!s.compare_mode, p_.variant);
+    s.set_compare(!s.results.compare_mode, p_.variant);
   if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows) && ImGui::GetIO().KeyCtrl &&
       ImGui::IsKeyPressed(ImGuiKey_Enter))
     check(s);
@@ -255,13 +255,13 @@ EditorDraw EditorPanel::draw(AppState& s) {
   // window scrolls both together.
   // The stepper's current line, when the views show this kernel's run.
   int current = 0;
-  if (s.user_shown() && s.stepper.pos < s.main.order.size())
-    current = s.main.events()[s.main.order[s.stepper.pos]].line;
+  if (s.user_shown() && s.results.stepper.pos < s.results.main.order.size())
+    current = s.results.main.events()[s.results.main.order[s.results.stepper.pos]].line;
   d.current_line = current;
   for (int i = 1; i <= d.lines; ++i) {
     const float y = origin.y + st.FramePadding.y + float(i - 1) * lh;
     const auto m = marks_.find(i);
-    const auto n = s.main.marks.find(i);
+    const auto n = s.results.main.marks.find(i);
     if (i == current)
       dl->AddRectFilled(ImVec2(origin.x, y), ImVec2(origin.x + gutter - 2, y + lh), viz::to_imgui(th.gutter_mark));
     if (m != marks_.end())
@@ -269,7 +269,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
     char num[16];
     std::snprintf(num, sizeof num, "%4d", i);
     dl->AddText(ImVec2(origin.x, y), viz::to_imgui(m != marks_.end() ? th.error_number : th.line_number), num);
-    if (n != s.main.marks.end() && s.user_shown() && m == marks_.end())
+    if (n != s.results.main.marks.end() && s.user_shown() && m == marks_.end())
       dl->AddCircleFilled(ImVec2(origin.x + gutter - 5, y + lh * 0.5f), lh * 0.22f, n->second);
   }
   ImGui::SetCursorScreenPos(ImVec2(origin.x + gutter, origin.y));
@@ -287,7 +287,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
     const float my = ImGui::GetIO().MousePos.y - origin.y - st.FramePadding.y;
     const int line = my >= 0 ? int(my / lh) + 1 : 0;
     if (auto m = marks_.find(line); m != marks_.end()) ImGui::SetTooltip("line %d: %s", line, m->second.c_str());
-    else if (auto n = s.main.notes.find(line); n != s.main.notes.end() && s.user_shown())
+    else if (auto n = s.results.main.notes.find(line); n != s.results.main.notes.end() && s.user_shown())
       ImGui::SetTooltip("line %d: %s", line, n->second.c_str());
   }
   ImGui::EndChild();

@@ -3,6 +3,11 @@
 // from the trace, goal status, and a presenter mode (one step per screen, keys only). The
 // ratios that need another run (`over:VARIANT`, a timed copy) run on the app's worker.
 // The logic lives in ws::lesson::Player; this file only draws it and feeds it results.
+//
+// Index (search for "[SECTION] <name>"):
+//   Text: spans and plain runs
+//   Drawing a step: blocks, labs, predicts, goals
+//   The player panel (LessonPanel)
 #include <imgui.h>
 
 #include <algorithm>
@@ -41,6 +46,7 @@ const ImVec4 kGood = viz::to_imvec4(kTheme.lesson_good);
 const ImVec4 kBad = viz::to_imvec4(kTheme.lesson_bad);
 const ImVec4 kBox = viz::to_imvec4(kTheme.lesson_box);
 
+// [SECTION] Text: spans and plain runs
 // Lesson text in bounded runs (viz/text_runs.h): ImGui 1.86 reserves 4 vertices a
 // character per text call with 16-bit indices, and its Text*() formatters cut at 3 KB, so
 // an unbroken 17,000-character word aborted the window. `wrap`: each piece wraps at the
@@ -127,6 +133,7 @@ void flow_plain(const std::string& text, const ImVec4& col = kText) {
   flow({s}, col);
 }
 
+// [SECTION] Drawing a step: blocks, labs, predicts, goals
 struct DrawCtx;
 void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c);
 
@@ -366,6 +373,7 @@ void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c) {
   }
 }
 
+// [SECTION] The player panel (LessonPanel)
 // The variant of `family` whose plan names the run's kernel ("" when the run is of
 // another family): the student may switch variants from the app's controls.
 // Every launch's kernel is compared, and `preferred` (the variant the player runs) first:
@@ -601,7 +609,7 @@ class PlayerPanel : public LessonPanel {
   }
 
   // Back/Next buttons and one line of state. The keys (PageDown/PageUp, and n/b in the
-  // presenter's script) are handled with the app's other keys (panels.cpp).
+  // presenter's script) are handled with the app's other keys (keys.cpp).
   std::string nav(Player& p, bool pres) {
     bool back = false, next = false;
     if (ImGui::Button("< Back") && !p.at_first()) back = true;

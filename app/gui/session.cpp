@@ -69,7 +69,7 @@ FrameDraw Session::frame(bool capture) {
   // Sleep until input or a result arrives when nothing moves; while a run is under way,
   // wake ten times a second to show its elapsed time. The worker wakes the loop when it
   // finishes, so no frame is spent spinning beside a kernel on a small machine.
-  const bool still = !st.stepper.playing && !st.font_dirty && !st.window_png_request;
+  const bool still = !st.results.stepper.playing && !st.font_dirty && !st.window_png_request;
   window_->poll_events(so_.idle_wait && still, st.any_pending() ? 0.1 : 2.0);
   const double t0 = now_seconds();
   if (st.font_dirty) apply_font();
@@ -81,7 +81,7 @@ FrameDraw Session::frame(bool capture) {
   {
     ImGuiIO& io = ImGui::GetIO();
     const bool tab = io.KeysDown[platform::Keys::Tab];
-    if (tab && st.panels.lesson && st.lesson && st.lesson->takes_typing() && !io.WantTextInput) {
+    if (tab && st.panels[View::Lesson] && st.lesson && st.lesson->takes_typing() && !io.WantTextInput) {
       if (!tab_down_) st.lesson->typed_tab();
       io.KeysDown[platform::Keys::Tab] = false;
     }
@@ -90,7 +90,7 @@ FrameDraw Session::frame(bool capture) {
   window_->new_frame();
   st.poll();
   handle_keys(st);
-  st.stepper.tick(ImGui::GetIO().DeltaTime);
+  st.results.stepper.tick(ImGui::GetIO().DeltaTime);
   FrameDraw fd = draw_ui(st);
   window_->render();
   if (capture) check_text(fd);
@@ -175,7 +175,7 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
   }
   AppState& st = s->state();
   st.single_view = view;
-  st.live_charts = vi.has(viz::kNeedsCharts);
+  st.charts.live_charts = vi.has(viz::kNeedsCharts);
   if (vi.has(viz::kNeedsCompare)) st.set_compare(true);
   if (!st.refusal().empty()) {
     message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.refusal();
@@ -209,11 +209,11 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     }
     s->frame();
   }
-  if (st.main.valid() && !st.main.run->error.empty()) {
-    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.main.run->error;
+  if (st.results.main.valid() && !st.results.main.run->error.empty()) {
+    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.results.main.run->error;
     return 1;
   }
-  st.stepper.seek(st.interesting_pos(view));
+  st.results.stepper.seek(st.results.interesting_pos(view));
   for (int i = 0; i < 3; ++i) s->frame();
   const FrameDraw fd = s->frame(true);
   std::string png;
@@ -259,7 +259,7 @@ int lesson_chart(const GuiOptions& opt, viz::ChartSpec& chart, std::string& mess
   io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
   Worker worker(backend_factory(opt.backend));
   AppState st(opt, worker);
-  st.live_charts = true;  // the window's default: the variants follow the step's lab
+  st.charts.live_charts = true;  // the window's default: the variants follow the step's lab
   auto frame = [&] {
     io.DeltaTime = 1.0f / 60;
     ImGui::NewFrame();
@@ -290,8 +290,8 @@ int lesson_chart(const GuiOptions& opt, viz::ChartSpec& chart, std::string& mess
       worker.wait_result(0.05);
     }
   }
-  if (st.main.valid() && !st.main.run->error.empty()) {
-    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.main.run->error;
+  if (st.results.main.valid() && !st.results.main.run->error.empty()) {
+    message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.results.main.run->error;
     return 1;
   }
   const FrameDraw fd = frame();

@@ -9,7 +9,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/panels.h"
 #include "app/gui/platform/glfw_gl3.h"
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 
 namespace ws::gui {
 

@@ -1,6 +1,13 @@
 // Lesson files: front matter, steps at `## ` headings, `lab`/`predict`/`goal` blocks found
 // by a line scanner (so every message has a line), the prose between them parsed by md4c
 // into the render tree.
+//
+// Index (search for "[SECTION] <name>"):
+//   Names and small methods of the lesson model
+//   Small helpers: words, numbers, quantities
+//   md4c to the Block tree
+//   The line scanner: fences, key-value blocks, labs, predicts, goals
+//   Front matter and the whole file
 #include <md4c.h>
 
 #include "io/read_file.h"
@@ -24,6 +31,7 @@
 
 namespace ws::lesson {
 
+// [SECTION] Names and small methods of the lesson model
 std::string_view to_string(BlockKind k) {
   switch (k) {
     case BlockKind::Heading: return "heading";
@@ -91,7 +99,7 @@ const Lab* Lesson::lab_at(std::size_t step) const {
   return nullptr;
 }
 
-// ------------------------------------------------------------------ small helpers
+// [SECTION] Small helpers: words, numbers, quantities
 
 namespace detail {
 
@@ -206,7 +214,7 @@ using namespace detail;
 
 namespace {
 
-// ------------------------------------------------------------------ md4c -> Block tree
+// [SECTION] md4c to the Block tree
 
 // Quotes and lists nest at most this deep in the block tree (a lesson needs two or three).
 constexpr std::size_t kMaxBlockDepth = 32;
@@ -444,7 +452,7 @@ int render_markdown(const std::string& md, int first_line, std::vector<Block>& o
   return tb.too_deep ? deep_line(md, first_line) : 0;
 }
 
-// ------------------------------------------------------------------ the line scanner
+// [SECTION] The line scanner: fences, key-value blocks, labs, predicts, goals
 
 struct Ctx {
   std::string name;
@@ -759,6 +767,7 @@ std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence,
   return g;
 }
 
+// [SECTION] Front matter and the whole file
 void parse_front_matter(const std::vector<std::string>& lines, std::size_t end, Lesson& l,
                         Ctx& c) {
   std::vector<std::string> body(lines.begin() + 1, lines.begin() + std::ptrdiff_t(end));

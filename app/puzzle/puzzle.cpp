@@ -1,5 +1,12 @@
 // Puzzle files: parsing (line by line, bounded), checking a student's kernel against the
 // targets, and the `puzzle` command.
+//
+// Index (search for "[SECTION] <name>"):
+//   Text helpers
+//   Quantities and their values
+//   Parsing a puzzle file
+//   Checking a kernel
+//   The puzzle command: list and check
 #include "app/puzzle/puzzle.h"
 
 #include <unistd.h>
@@ -27,6 +34,7 @@ namespace {
 constexpr std::size_t kMaxBytes = 1 << 20;
 constexpr std::size_t kMaxTargets = 64;
 
+// [SECTION] Text helpers
 std::string trim(const std::string& s) {
   std::size_t b = 0, e = s.size();
   while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
@@ -136,6 +144,7 @@ bool parse_fields(const std::string& s, std::vector<user::Field>& out, std::stri
 
 }  // namespace
 
+// [SECTION] Quantities and their values
 std::string_view to_string(Op o) {
   switch (o) {
     case Op::Less: return "<";
@@ -200,6 +209,7 @@ bool quantity_value(const std::string& q, const RunResult& r, double& out) {
   return true;
 }
 
+// [SECTION] Parsing a puzzle file
 bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
                 std::vector<Error>& errors) {
   p = Puzzle{};
@@ -417,6 +427,7 @@ bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors
   return parse_text(f.text, file, out, errors);
 }
 
+// [SECTION] Checking a kernel
 bool CheckResult::all_met() const {
   if (bad_input || !failure.empty() || targets.empty()) return false;
   for (const auto& t : targets)
@@ -574,6 +585,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   return r;
 }
 
+// [SECTION] The puzzle command: list and check
 std::vector<std::string> list_files(const std::string& dir) {
   std::vector<std::string> out;
   std::error_code ec;

@@ -69,7 +69,7 @@ bool rect_has(const platform::Pixels& px, const viz::Rect& r, std::uint32_t colo
 
 // Renders frames with the stepper at `pos` and returns the last, captured.
 FrameDraw show(Session& s, std::size_t pos) {
-  s.state().stepper.seek(pos);
+  s.state().results.stepper.seek(pos);
   s.frame();
   s.frame();
   return s.frame(true);
@@ -87,9 +87,9 @@ std::string temp_dir(const std::string& name) {
 TEST(GuiBankMap, TiledTransposeWithoutPaddingHasOneBankAt32Words) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", tiled(0), View::BankMap);
-  ASSERT_TRUE(s && s->state().main.valid());
-  ASSERT_TRUE(s->state().main.run->ok()) << s->state().main.run->error << s->state().main.run->verify_message;
-  const FrameDraw fd = show(*s, s->state().interesting_pos(View::BankMap));
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  ASSERT_TRUE(s->state().results.main.run->ok()) << s->state().results.main.run->error << s->state().results.main.run->verify_message;
+  const FrameDraw fd = show(*s, s->state().results.interesting_pos(View::BankMap));
   ASSERT_TRUE(fd.bank.drawn) << fd.bank.note;
   EXPECT_EQ(fd.bank.hot_banks, 1);
   int at32 = -1;
@@ -117,12 +117,12 @@ TEST(GuiBankMap, TiledTransposeWithoutPaddingHasOneBankAt32Words) {
 TEST(GuiBankMap, PaddingOneLeavesNoBankAboveOneWord) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", tiled(1), View::BankMap);
-  ASSERT_TRUE(s && s->state().main.valid());
+  ASSERT_TRUE(s && s->state().results.main.valid());
   // The same step as the conflict without padding: the column read of the tile.
-  const std::size_t pos = s->state().interesting_pos(View::BankMap);
+  const std::size_t pos = s->state().results.interesting_pos(View::BankMap);
   const FrameDraw fd = show(*s, pos);
   ASSERT_TRUE(fd.bank.drawn) << fd.bank.note;
-  EXPECT_EQ(s->state().main.events()[s->state().main.order[pos]].kind, EventKind::SharedLoad);
+  EXPECT_EQ(s->state().results.main.events()[s->state().results.main.order[pos]].kind, EventKind::SharedLoad);
   EXPECT_EQ(fd.bank.hot_banks, 0);
   int used = 0;
   for (int b = 0; b < 32; ++b) {
@@ -143,11 +143,11 @@ TEST(GuiBankMap, PaddingOneLeavesNoBankAboveOneWord) {
 TEST(GuiSectorMap, NaiveTransposeStoreShows32Sectors) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "naive", {{"n", 64}, {"tile", 32}, {"block_rows", 32}}, View::SectorMap);
-  ASSERT_TRUE(s && s->state().main.valid());
-  const std::size_t pos = s->state().interesting_pos(View::SectorMap);
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const std::size_t pos = s->state().results.interesting_pos(View::SectorMap);
   const FrameDraw fd = show(*s, pos);
   ASSERT_TRUE(fd.sector.drawn) << fd.sector.note;
-  EXPECT_EQ(s->state().main.events()[s->state().main.order[pos]].kind, EventKind::GlobalStore);
+  EXPECT_EQ(s->state().results.main.events()[s->state().results.main.order[pos]].kind, EventKind::GlobalStore);
   EXPECT_EQ(fd.sector.sectors_drawn, 32);
   EXPECT_EQ(fd.sector.lines_drawn, 32);
   EXPECT_EQ(fd.sector.access.ideal_sectors, 4u);
@@ -161,15 +161,15 @@ TEST(GuiSectorMap, NaiveTransposeStoreShows32Sectors) {
   // The load of the same kernel is coalesced: 4 sectors.
   const FrameDraw ld = show(*s, 0);
   ASSERT_TRUE(ld.sector.drawn);
-  EXPECT_EQ(s->state().main.events()[s->state().main.order[0]].kind, EventKind::GlobalLoad);
+  EXPECT_EQ(s->state().results.main.events()[s->state().results.main.order[0]].kind, EventKind::GlobalLoad);
   EXPECT_EQ(ld.sector.sectors_drawn, 4);
 }
 
 TEST(GuiDivergence, ModuloBranchShowsAlternateLanesOff) {
   NEED_DISPLAY();
   auto s = open_session("divergence", "odd_even", {}, View::Divergence);
-  ASSERT_TRUE(s && s->state().main.valid());
-  const FrameDraw fd = show(*s, s->state().interesting_pos(View::Divergence));
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const FrameDraw fd = show(*s, s->state().results.interesting_pos(View::Divergence));
   ASSERT_TRUE(fd.mask.drawn) << fd.mask.note;
   const viz::MaskRow* taken = nullptr;
   const viz::MaskRow* other = nullptr;
@@ -195,7 +195,7 @@ TEST(GuiWindow, AllPanelsEmulatorNoticeAndLessonSlot) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", tiled(0), View::Window);
   ASSERT_TRUE(s);
-  const FrameDraw fd = show(*s, s->state().interesting_pos(View::BankMap));
+  const FrameDraw fd = show(*s, s->state().results.interesting_pos(View::BankMap));
   EXPECT_TRUE(fd.emulated_notice) << "runs on the emulator say their times are modelled";
   EXPECT_TRUE(fd.lesson_drawn);
   for (const char* p : {"Kernel", "Stepper", "Source", "Divergence", "Bank map", "Sector map", "Numbers", "Lesson"})
@@ -262,8 +262,8 @@ TEST(GuiMetrics, NcuNamesAndModelledTime) {
   const FrameDraw fd = show(*s, 0);
   ASSERT_TRUE(fd.metrics.drawn) << fd.metrics.note;
   EXPECT_EQ(fd.metrics.time_label.rfind("modelled by warpscope's model (", 0), 0u) << fd.metrics.time_label;
-  EXPECT_EQ(fd.metrics.time_label, sim::long_label(s->state().main.run->timing.source));
-  EXPECT_EQ(fd.metrics.ncu_rows, int(s->state().main.run->totals.ncu().size()));
+  EXPECT_EQ(fd.metrics.time_label, sim::long_label(s->state().results.main.run->timing.source));
+  EXPECT_EQ(fd.metrics.ncu_rows, int(s->state().results.main.run->totals.ncu().size()));
   bool conflicts = false;
   for (const auto& [k, v] : fd.metrics.cells)
     if (k == "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum") conflicts = v != "0";
@@ -279,10 +279,10 @@ TEST(GuiCompare, SidesStepInSync) {
   EXPECT_EQ(s->state().compare_label(), "tiled pad=1");
   std::string err;
   ASSERT_TRUE(s->settle(120, err)) << err;
-  ASSERT_TRUE(s->state().cmp.valid());
-  const std::size_t pos = s->state().interesting_pos(View::Compare);
+  ASSERT_TRUE(s->state().results.cmp.valid());
+  const std::size_t pos = s->state().results.interesting_pos(View::Compare);
   const FrameDraw fd = show(*s, pos);
-  EXPECT_EQ(s->state().compare_pos(), pos);
+  EXPECT_EQ(s->state().results.compare_pos(), pos);
   ASSERT_TRUE(fd.bank.drawn && fd.bank_b.drawn);
   EXPECT_EQ(fd.bank.hot_banks, 1);
   EXPECT_EQ(fd.bank_b.hot_banks, 0);
@@ -306,10 +306,10 @@ TEST(GuiCompare, SidesOfTwoSourcesAreMarkedMixed) {
   s->state().set_compare(true);
   std::string err;
   ASSERT_TRUE(s->settle(300, err)) << err;
-  ASSERT_TRUE(s->state().cmp.valid());
-  const sim::Provenance a = s->state().main.run->timing.source, b = s->state().cmp.run->timing.source;
+  ASSERT_TRUE(s->state().results.cmp.valid());
+  const sim::Provenance a = s->state().results.main.run->timing.source, b = s->state().results.cmp.run->timing.source;
   if (a.same_source(b)) GTEST_SKIP() << "both sides from one source: " << sim::to_string(a);
-  const FrameDraw fd = show(*s, s->state().compare_pos());
+  const FrameDraw fd = show(*s, s->state().results.compare_pos());
   EXPECT_EQ(fd.compare_a_source, sim::to_string(a));
   EXPECT_EQ(fd.compare_b_source, sim::to_string(b));
   EXPECT_NE(fd.compare_ratio.find("(mixed: " + sim::short_label(b) + " / " + sim::short_label(a) + ")"),
@@ -348,7 +348,7 @@ TEST(GuiStepper, KeyboardOnlyStepping) {
   auto s = open_session("transpose", "tiled", tiled(0), View::Window, o);
   ASSERT_TRUE(s);
   AppState& st = s->state();
-  st.stepper.seek(0);
+  st.results.stepper.seek(0);
   auto press = [&](int key) {
     ImGui::GetIO().KeysDown[key] = true;
     s->frame();
@@ -356,20 +356,20 @@ TEST(GuiStepper, KeyboardOnlyStepping) {
     s->frame();
   };
   press(platform::Keys::Right);
-  EXPECT_EQ(st.stepper.pos, 1u);
+  EXPECT_EQ(st.results.stepper.pos, 1u);
   press(platform::Keys::Left);
-  EXPECT_EQ(st.stepper.pos, 0u);
+  EXPECT_EQ(st.results.stepper.pos, 0u);
   press(platform::Keys::letter('n'));
-  const WarpEvent& e = st.main.events()[st.stepper.current()];
+  const WarpEvent& e = st.results.main.events()[st.results.stepper.current()];
   EXPECT_TRUE(viz::is_conflict(e)) << "n jumps to the next conflict";
-  const std::size_t at = st.stepper.pos;
+  const std::size_t at = st.results.stepper.pos;
   press(platform::Keys::letter('b'));
   press(platform::Keys::letter('p'));
-  EXPECT_LE(st.stepper.pos, at + 0) << "p goes back to a conflict at or before";
+  EXPECT_LE(st.results.stepper.pos, at + 0) << "p goes back to a conflict at or before";
   press(platform::Keys::Space);
-  EXPECT_TRUE(st.stepper.playing);
+  EXPECT_TRUE(st.results.stepper.playing);
   press(platform::Keys::Space);
-  EXPECT_FALSE(st.stepper.playing);
+  EXPECT_FALSE(st.results.stepper.playing);
   const FrameDraw fd = s->frame(true);
   EXPECT_TRUE(fd.shortcuts_shown) << "presenter mode lists its keys";
   EXPECT_TRUE(st.presenter_on);
@@ -393,7 +393,7 @@ TEST(GuiPresenter, ARecordedTimeIsCalledRecorded) {
   st.font_dirty = true;
   s->frame();
   const FrameDraw fd = s->frame();
-  if (st.main.valid() && !st.main.run->timing.source.is(sim::Source::Recorded))
+  if (st.results.main.valid() && !st.results.main.run->timing.source.is(sim::Source::Recorded))
     GTEST_SKIP() << "no recording of n=1024";
   EXPECT_NE(fd.status_strip.find("GB/s (recorded)"), std::string::npos) << fd.status_strip;
   EXPECT_EQ(fd.status_strip.find("(measured)"), std::string::npos) << fd.status_strip;
@@ -473,7 +473,7 @@ TEST(GuiInput, ImpossibleTileIsExplainedNotRun) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", {{"n", 64}, {"tile", 32}, {"block_rows", 8}}, View::Window);
   ASSERT_TRUE(s);
-  const std::uint64_t gen = s->state().main.gen;
+  const std::uint64_t gen = s->state().results.main.gen;
   s->state().set_param("n", 100);
   const FrameDraw fd = s->frame();
   EXPECT_NE(fd.refusal_shown.find("n=100"), std::string::npos) << fd.refusal_shown;
@@ -481,11 +481,11 @@ TEST(GuiInput, ImpossibleTileIsExplainedNotRun) {
   EXPECT_FALSE(s->state().main_pending()) << "nothing is run";
   std::string err;
   ASSERT_TRUE(s->settle(60, err)) << err;
-  EXPECT_EQ(s->state().main.gen, gen) << "the last good result stays";
+  EXPECT_EQ(s->state().results.main.gen, gen) << "the last good result stays";
   s->state().set_param("n", 96);
   EXPECT_TRUE(s->state().refusal().empty());
   ASSERT_TRUE(s->settle(60, err)) << err;
-  EXPECT_NE(s->state().main.gen, gen);
+  EXPECT_NE(s->state().results.main.gen, gen);
 }
 
 TEST(GuiInput, MissingFontIsANoticeNotAFailure) {
@@ -601,12 +601,12 @@ TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {
   auto s = open_session("transpose", "tiled", {{"n", 256}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}}, View::Window);
   ASSERT_TRUE(s);
   AppState& st = s->state();
-  st.stepper.seek(st.interesting_pos(View::BankMap));
+  st.results.stepper.seek(st.results.interesting_pos(View::BankMap));
   for (int i = 0; i < 20; ++i) s->frame();  // warm-up: fonts, tables, first layouts
   // First with the worker idle, for comparison.
   std::size_t skip = s->frame_ms().size();
   for (int i = 0; i < 150; ++i) {
-    if (i % 20 == 0) st.stepper.forward();
+    if (i % 20 == 0) st.results.stepper.forward();
     s->frame();
   }
   const FrameStats quiet =
@@ -623,7 +623,7 @@ TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {
       st.request_bars();
       st.request_sweep();
     }
-    if (i % 20 == 0) st.stepper.forward();
+    if (i % 20 == 0) st.results.stepper.forward();
     s->frame();
     busy_frames += st.worker().running().has_value();
   }

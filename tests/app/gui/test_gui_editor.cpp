@@ -77,11 +77,11 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_TRUE(st.editor->result().failure.empty()) << st.editor->result().failure;
   EXPECT_FALSE(st.editor->result().all_met());
   EXPECT_TRUE(st.user_shown());
-  EXPECT_EQ(st.main.source.path, fs::absolute(kernel).string());
-  ASSERT_FALSE(st.main.order.empty());
-  EXPECT_TRUE(st.main.run->totals.shared_ld_conflicts() > 0);
+  EXPECT_EQ(st.results.main.source.path, fs::absolute(kernel).string());
+  ASSERT_FALSE(st.results.main.order.empty());
+  EXPECT_TRUE(st.results.main.run->totals.shared_ld_conflicts() > 0);
   EXPECT_EQ(st.selection().family, "transpose");
-  const auto& arrays = st.main.run->kept.at(0).info.arrays;
+  const auto& arrays = st.results.main.run->kept.at(0).info.arrays;
   const auto tile = std::find_if(arrays.begin(), arrays.end(), [](const ArrayDesc& a) { return a.name == "tile"; });
   ASSERT_NE(tile, arrays.end());
   EXPECT_EQ(tile->cols, 32u);  // the row length travels back from the kernel's process
@@ -114,7 +114,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   ASSERT_TRUE(wait_check(*s));
   EXPECT_TRUE(st.editor->result().all_met()) << st.editor->result().failure;
   EXPECT_TRUE(st.editor->marks().empty());
-  EXPECT_EQ(st.main.run->totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(st.results.main.run->totals.shared_ld_conflicts(), 0u);
   // In the whole window the editor takes the source's place, its file's path (a long
   // temporary one here) wrapped rather than cut.
   st.single_view = View::Window;

@@ -228,14 +228,14 @@ TEST(GuiLesson, PresenterShowsTheClassroomScript) {
   // The event stepping keys still work, next conflict with Shift.
   settled(*s);
   AppState& st = s->state();
-  st.stepper.seek(0);
+  st.results.stepper.seek(0);
   press(*s, platform::Keys::Right);
-  EXPECT_EQ(st.stepper.pos, 1u);
+  EXPECT_EQ(st.results.stepper.pos, 1u);
   press(*s, platform::Keys::Left);
-  EXPECT_EQ(st.stepper.pos, 0u);
+  EXPECT_EQ(st.results.stepper.pos, 0u);
   fd = press(*s, platform::Keys::letter('n'), true);
   EXPECT_EQ(fd.lesson.step, 0u) << "Shift+n is not a lesson step";
-  EXPECT_TRUE(viz::is_conflict(st.main.events()[st.stepper.current()])) << "Shift+n: next conflict";
+  EXPECT_TRUE(viz::is_conflict(st.results.main.events()[st.results.stepper.current()])) << "Shift+n: next conflict";
 
   // Leaving presenter mode gives the normal layout with the lesson in its slot.
   press(*s, platform::Keys::F5);
@@ -286,8 +286,8 @@ TEST(GuiLesson, MalformedLessonIsShownAndTheAppRuns) {
   EXPECT_FALSE(s->state().lesson->is_open());
   EXPECT_FALSE(s->state().lesson->next_step());
   // The app goes on: the kernel still runs and presenter mode keeps its own layout.
-  ASSERT_TRUE(s->state().main.valid());
-  EXPECT_TRUE(s->state().main.run->error.empty()) << s->state().main.run->error;
+  ASSERT_TRUE(s->state().results.main.valid());
+  EXPECT_TRUE(s->state().results.main.run->error.empty()) << s->state().results.main.run->error;
   press(*s, platform::Keys::F5);
   fd = s->frame();
   EXPECT_FALSE(fd.classroom);
@@ -298,7 +298,7 @@ TEST(GuiLesson, MalformedLessonIsShownAndTheAppRuns) {
   ASSERT_TRUE(t);
   fd = settled(*t);
   EXPECT_FALSE(fd.lesson.error.empty());
-  EXPECT_TRUE(t->state().main.valid());
+  EXPECT_TRUE(t->state().results.main.valid());
 }
 
 TEST(GuiLesson, RatioOverAnotherVariantRunsOnTheWorker) {
@@ -608,10 +608,10 @@ TEST(GuiTimedViews, TheChartShowsTheValueTheAnswerUses) {
       const viz::Series& bars = c.series[0];
       // The bars ran at the timing size.
       for (const auto& [k, v] : lab->timing) {
-        ASSERT_TRUE(st.bars_at.count(k)) << k;
-        EXPECT_EQ(st.bars_at.at(k), v) << k;
+        ASSERT_TRUE(st.charts.bars_at.count(k)) << k;
+        EXPECT_EQ(st.charts.bars_at.at(k), v) << k;
       }
-      EXPECT_NE(c.title.find(ws::to_string(st.bars_at)), std::string::npos) << c.title;
+      EXPECT_NE(c.title.find(ws::to_string(st.charts.bars_at)), std::string::npos) << c.title;
       auto bar = [&](const std::string& variant) {
         for (std::size_t b = 0; b < c.categories.size(); ++b)
           if (c.categories[b] == variant) return bars.y[b];
@@ -639,7 +639,7 @@ TEST(GuiTimedViews, TheChartShowsTheValueTheAnswerUses) {
           ASSERT_TRUE(std::isfinite(ref(std::string(ws::to_string(lib))))) << "the chart shows the library";
           const RunResult* t = st.timed_run();
           ASSERT_TRUE(t);
-          for (const PeerResult& p : st.peers)
+          for (const PeerResult& p : st.charts.peers)
             if (p.peer == lib && p.error.empty()) shown = p.timing.median_ms / t->timing.median_ms;
         }
         else if (q.name == "time_us") {

@@ -1,6 +1,6 @@
 // The hardware's side of a run for the GUI: recorded SASS per source line, per-line
 // hardware counters, the metrics table's hardware rows and the occupancy figures.
-#include "app/gui/sass_view.h"
+#include "app/model/sass_view.h"
 
 #include "io/read_file.h"
 

@@ -1,10 +1,10 @@
-// The charts' model (app/gui/chart_model.h) without a window or a worker: the ChartSpecs
+// The charts' model (app/model/chart_model.h) without a window or a worker: the ChartSpecs
 // it builds from history, bars, sweeps and peers, against each function's @post.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "app/gui/chart_model.h"
+#include "app/model/chart_model.h"
 
 using namespace ws;
 using namespace ws::gui;

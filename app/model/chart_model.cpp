@@ -1,5 +1,5 @@
-// The charts' model (see app/gui/chart_model.h).
-#include "app/gui/chart_model.h"
+// The charts' model (see app/model/chart_model.h).
+#include "app/model/chart_model.h"
 
 #include <cmath>
 #include <set>

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 #include "kernels/backend.h"
 #include "viz/chart.h"
 

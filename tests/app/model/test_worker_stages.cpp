@@ -2,7 +2,7 @@
 // first, the whole grid after; the same run asked again is answered from the cache.
 #include <gtest/gtest.h>
 
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 
 namespace ws::gui {
 namespace {

@@ -1,5 +1,12 @@
 // The worker thread.
-#include "app/gui/worker.h"
+//
+// Index (search for "[SECTION] <name>"):
+//   Names and the backend factory
+//   The worker: submit, take, state
+//   The loop: one job at a time, newest first
+//   Caches: runs and peers by key
+//   Staged runs: measured, block, counters, bars, peers, sweep
+#include "app/model/worker.h"
 
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -11,6 +18,7 @@
 
 namespace ws::gui {
 
+// [SECTION] Names and the backend factory
 double now_seconds() {
   using namespace std::chrono;
   return duration<double>(steady_clock::now().time_since_epoch()).count();
@@ -58,6 +66,7 @@ BackendFactory backend_factory(const std::string& which) {
   };
 }
 
+// [SECTION] The worker: submit, take, state
 Worker::Worker(BackendFactory make) : make_(std::move(make)) {
   thread_ = std::thread([this] { loop(); });
 }
@@ -153,6 +162,7 @@ bool Worker::superseded(JobKind k) const {
   return stop_ || slots_[int(k)].has_value();
 }
 
+// [SECTION] The loop: one job at a time, newest first
 void Worker::loop() {
   {
     std::string notice, error;
@@ -228,6 +238,7 @@ void Worker::post(JobResult r) {
 
 namespace {
 
+// [SECTION] Caches: runs and peers by key
 // Everything that makes two runs the same run on one backend.
 std::string run_key(const std::string& family, const std::string& variant, const Params& p,
                     const RunOptions& o) {
@@ -302,6 +313,7 @@ class CachingBackend : public Backend {
   Worker& w_;
 };
 
+// [SECTION] Staged runs: measured, block, counters, bars, peers, sweep
 void Worker::plan_phases(const Job& j,
                          const std::vector<std::pair<std::string, const RunOptions*>>& runs,
                          const std::vector<Params>& params) {

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <thread>
 
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 
 namespace ws::gui {
 namespace {

@@ -13,7 +13,7 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
-#include "app/gui/worker.h"
+#include "app/model/worker.h"
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
 

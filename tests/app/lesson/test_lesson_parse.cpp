@@ -186,7 +186,7 @@ TEST(LessonParse, ReadsFilesAndReportsUnreadable) {
   ParseResult r = parse_lesson("/nonexistent/lesson.md");
   ASSERT_EQ(r.errors.size(), 1u);
   EXPECT_EQ(r.errors[0].str(),
-            "/nonexistent/lesson.md: cannot read the lesson file: No such file or directory");
+            "/nonexistent/lesson.md: does not exist");
 }
 
 // ---------------------------------------------------------------- malformed cases

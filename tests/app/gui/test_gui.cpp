@@ -354,12 +354,12 @@ TEST(GuiCharts, HistoryTakesTheTimedRunsTime) {
   const AppState& st = s->state();
   const RunResult* t = st.timed_run();
   if (!t) GTEST_SKIP() << "no timed run at the family's timing size (no recording)";
-  ASSERT_FALSE(st.history.empty());
-  const HistoryPoint& h = st.history.back();
+  ASSERT_FALSE(st.charts.history.empty());
+  const HistoryPoint& h = st.charts.history.back();
   EXPECT_DOUBLE_EQ(h.throughput, t->timing.throughput);
   EXPECT_TRUE(h.source.is(sim::Source::Recorded));
   EXPECT_NE(h.label.find("n=8192"), std::string::npos) << h.label;
-  EXPECT_NE(st.main.run->timing.throughput, h.throughput) << "the counting run's time differs";
+  EXPECT_NE(st.results.main.run->timing.throughput, h.throughput) << "the counting run's time differs";
 }
 
 TEST(GuiStepper, KeyboardOnlyStepping) {

@@ -65,6 +65,9 @@ window() {  # screenshots land in $L/shots and come back packed in $OUT/shots.ta
     done
   done
   $W gui --backend cuda --presenter --size 1280x720 "${F[@]}" --screenshot "$S/h100-presenter-1280x720.png" || rc=1
+  # A puzzle in the kernel editor (a plain-CUDA starter; the editor's view of the student's file).
+  $W gui --backend cuda --puzzle puzzles/03-pad-a-tile.md --edit /tmp/mine.cu --size 1280x720 "${F[@]}" \
+    --screenshot "$S/h100-editor-1280x720.png" || rc=1
   tar czf "$OUT/shots.tar.gz" -C "$S" .
   return $rc
 }

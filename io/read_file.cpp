@@ -1,5 +1,6 @@
 #include "io/read_file.h"
 
+#include <cstdint>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -143,7 +143,13 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
     if (q == "library") {
       const Peer peer = t.unit == "GFLOP/s" ? Peer::CublasSgemm : Peer::CubReduceSum;
       const RecordedPeer* p = rec.find_peer(peer, ref.params);
-      if (!p && ref.params.count("n")) p = rec.find_peer(peer, {{"n", ref.params.at("n")}});
+      if (!p) {  // a peer is recorded at the family's size parameters alone
+        Params sizes;
+        if (const FamilyInfo* f = find_family(ref.family))
+          for (const std::string& k : f->size_params)
+            if (ref.params.count(k)) sizes[k] = ref.params.at(k);
+        if (!sizes.empty()) p = rec.find_peer(peer, sizes);
+      }
       if (p && p->timing.median_ms > 0) return p->timing.median_ms / t.median_ms;
       why = "the recording of " + gpu + " has no " + std::string(to_string(peer)) + " at " +
             ws::to_string(ref.params);

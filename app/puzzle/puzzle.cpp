@@ -24,9 +24,9 @@
 #include <ostream>
 #include <sstream>
 
-#if defined(WS_HAVE_NVRTC)
 #include "io/atomic_file.h"
 #include "io/read_file.h"
+#if defined(WS_HAVE_NVRTC)
 #include "kernels/user_nvrtc.h"
 #endif
 

@@ -28,9 +28,10 @@ shot window-1280x720.png --view window     --kernel transpose --variant tiled --
 shot presenter-1280x720.png --view window  $T --set pad=0 --presenter --size 1280x720
 # The kernel editor: a puzzle's starter in the window, and a compile error on its line.
 shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
-sed 's/    auto s = t.shared2d<float>(32, 33, "tile");/    auto s = t.shared2d<float>(32, 33, "tile")\n    int unused = undefined_name;/' \
-    "$here/../../puzzles/solutions/03-pad-a-tile.cuh" > /tmp/pad_err.cuh
-shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.md" --edit /tmp/pad_err.cuh --size 1280x720
+# A compile error on its line: the CUDA solution with an undefined name after the tile.
+sed 's/^\(.*__shared__ float tile\[32\]\[33\];\)$/\1\n  int unused = undefined_name;/' \
+    "$here/../../puzzles/solutions/03-pad-a-tile.cu" > /tmp/pad_err.cu
+shot editor-error.png --view editor --puzzle "$here/../../puzzles/03-pad-a-tile.md" --edit /tmp/pad_err.cu --size 1280x720
 # The hardware columns need counters from a GPU: these were recorded on the H100 with
 # `warpscope metrics --hardware --runs 5 --json` (docs/HARDWARE.md, section 6).
 shot metrics-hardware.png --view metrics --kernel transpose --variant tiled --set n=2048 \

@@ -116,10 +116,12 @@ TEST(CliInputs, FifosDirectoriesAndDevicesAreNamedNotRead) {
   EXPECT_BAD_INPUT(r, "kernel file /dev/zero is a character device");
   r = binary("puzzle --check k.cuh", d);
   EXPECT_BAD_INPUT(r, "puzzle file k.cuh is a FIFO");
+#if defined(WS_TEST_HAVE_GUI)
   r = binary("gui --puzzle '" + puzzle + "' --edit k.cuh", d, "env -u DISPLAY -u WAYLAND_DISPLAY");
   EXPECT_BAD_INPUT(r, "--edit file k.cuh is a FIFO");
   r = binary("gui --kernel transpose --variant tiled --hardware-from dir.cuh", d, "env -u DISPLAY -u WAYLAND_DISPLAY");
   EXPECT_BAD_INPUT(r, "--hardware-from file dir.cuh is a directory");
+#endif
   r = binary("lesson --check k.cuh", d);
   EXPECT_BAD_INPUT(r, "lesson file k.cuh is a FIFO");
   fs::remove_all(d);
@@ -127,6 +129,9 @@ TEST(CliInputs, FifosDirectoriesAndDevicesAreNamedNotRead) {
 
 // `gui --screenshot EXISTING.png` replaced the file without --force.
 TEST(CliInputs, AScreenshotNeverReplacesAFileWithoutForce) {
+#if !defined(WS_TEST_HAVE_GUI)
+  GTEST_SKIP() << "this build has no window (gui --screenshot)";
+#endif
   const fs::path d = scratch();
   std::ofstream(d / "shot.png") << "mine";
   const Out r = binary("gui --kernel transpose --variant tiled --view bank-map --screenshot shot.png", d);

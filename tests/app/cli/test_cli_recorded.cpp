@@ -206,12 +206,12 @@ TEST_F(RecordedCli, BenchTimesAtTheFamilysTimingSizeWhenLeftOpen) {
 TEST(CliRecorded, BenchSaysWhenItCannotTimeAtTheTimingSize) {
   const fs::path d = scratch("timing_size_none");
   const std::string cmd = "cd '" + d.string() + "' && WARPSCOPE_RECORDING=none '" WS_BINARY_DIR
-                          "/warpscope' bench --kernel transpose --backend emu > out.txt 2> err.txt";
+                          "/warpscope' bench --kernel matmul --variant tiled --backend emu > out.txt 2> err.txt";
   const int st = std::system(cmd.c_str());
   ASSERT_TRUE(WIFEXITED(st));
   EXPECT_EQ(WEXITSTATUS(st), 0) << slurp(d / "err.txt");
   const std::string out = slurp(d / "out.txt");
-  EXPECT_NE(out.find("times at the defaults, not at the family's timing size n=8192"), std::string::npos) << out;
-  EXPECT_NE(out.find("n=1024"), std::string::npos) << out;
+  EXPECT_NE(out.find("times at the defaults, not at the family's timing size n=4096"), std::string::npos) << out;
+  EXPECT_NE(out.find("n=128"), std::string::npos) << out;
   fs::remove_all(d);
 }

@@ -19,14 +19,15 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons/ DESTINATION ${WS_SHARE}/lessons
         FILES_MATCHING PATTERN "*.md")
 # Student kernels are compiled at run time against the dialect headers (kernels/simt.h and
 # what it includes); the puzzles go with them (their solutions too: CI checks them).
+# Plain CUDA runs on the emulator through kernels/cuda_emu.h. Every sim/ header goes: the
+# emulator's headers include one another (run_control.h needs progress.h).
 install(FILES
   ${PROJECT_SOURCE_DIR}/kernels/simt.h ${PROJECT_SOURCE_DIR}/kernels/simt_emu.h
   ${PROJECT_SOURCE_DIR}/kernels/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/catalogue.h
+  ${PROJECT_SOURCE_DIR}/kernels/cuda_emu.h
   DESTINATION ${WS_SHARE}/include/kernels)
-install(FILES ${PROJECT_SOURCE_DIR}/sim/emulator.h ${PROJECT_SOURCE_DIR}/sim/trace.h
-              ${PROJECT_SOURCE_DIR}/sim/model.h ${PROJECT_SOURCE_DIR}/sim/run_control.h
-              ${PROJECT_SOURCE_DIR}/sim/access.h ${PROJECT_SOURCE_DIR}/sim/hd.h ${PROJECT_SOURCE_DIR}/sim/inputs.h
-        DESTINATION ${WS_SHARE}/include/sim)
+file(GLOB WS_SIM_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/*.h)
+install(FILES ${WS_SIM_HEADERS} DESTINATION ${WS_SHARE}/include/sim)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/puzzles/ DESTINATION ${WS_SHARE}/puzzles)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/assets/ DESTINATION ${WS_SHARE}/assets
         PATTERN "*.desktop" EXCLUDE)

@@ -37,6 +37,10 @@ extern char** environ;
 namespace ws::user {
 namespace fs = std::filesystem;
 
+// The child's exit status when its pipe to warpscope fails (warpscope gone, or the kernel
+// closed the descriptor).
+constexpr int kExitPipeGone = 120;
+
 namespace {
 
 struct TypeInfo {
@@ -589,7 +593,7 @@ class PipeWriter {
     while (off < buf_.size()) {
       const ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
       if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) ::_exit(120);  // the parent is gone
+      if (w <= 0) ::_exit(kExitPipeGone);  // the parent is gone, or the kernel closed the pipe
       off += std::size_t(w);
     }
     buf_.clear();
@@ -1216,6 +1220,9 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
         res.error = file + ": your kernel made a forbidden system call: the sandbox stopped it";
       else if (WIFSIGNALED(wst))
         res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
+      else if (WIFEXITED(wst) && WEXITSTATUS(wst) == kExitPipeGone)
+        res.error = "your kernel closed the pipe its results go back through (a descriptor it did not "
+                    "open): it was stopped";
       else
         res.error = "your kernel's process ended early (exit " +
                     std::to_string(WIFEXITED(wst) ? WEXITSTATUS(wst) : -1) + ")" +

@@ -249,6 +249,18 @@ EditorDraw EditorPanel::draw(AppState& s) {
       d.targets.push_back("[ ] " + t.text);
     }
 
+  // What the kernel printed is its own (set apart, every line marked, as the CLI does), and
+  // the sandbox's note (no Landlock, no syscall filter in this build) beside it.
+  if (have_last_ && !last_.run.kernel_output.empty()) {
+    ImGui::TextColored(dim, "your kernel printed:");
+    std::istringstream lines(last_.run.kernel_output);
+    int n = 0;
+    for (std::string l; std::getline(lines, l) && n < 8; ++n) ImGui::TextColored(dim, "  | %s", l.c_str());
+    if (n == 8) ImGui::TextColored(dim, "  | ... (the rest in `warpscope puzzle --check`)");
+    d.kernel_output = last_.run.kernel_output;
+  }
+  if (have_last_ && !last_.run.sandbox_note.empty())
+    ImGui::TextColored(dim, "note: %s", last_.run.sandbox_note.c_str());
   int shown = 0;
   for (const auto& [line, msg] : marks_)
     if (shown++ < 4) ImGui::TextColored(red, "line %d: %s", line, msg.c_str());

@@ -30,6 +30,7 @@ struct EditorDraw {
   std::map<int, std::string> marked;    // line -> message shown on it
   std::vector<std::string> targets;     // "[met] ..." / "[missed] ..." rows shown
   std::string status;                   // the verdict line
+  std::string kernel_output;            // what the kernel printed, shown apart ("" = none)
 };
 
 class EditorPanel {

@@ -127,3 +127,47 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
 }
 
 }  // namespace
+
+// What a student's kernel prints is shown in the editor apart from the verdict, every line
+// marked, as the CLI shows it (issue 27: the kernel's output is its own).
+TEST(GuiEditor, TheKernelsOwnOutputIsShownApart) {
+  if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_out_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  // The dialect's solution (puzzles keep binding it by its struct), printing from one thread.
+  std::string k = slurp(std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/solutions/03-pad-a-tile.cuh");
+  const auto at = k.find("t.syncthreads();");
+  ASSERT_NE(at, std::string::npos);
+  k.insert(k.find('\n', at) + 1,
+           "    if (t.threadIdx.x == 0 && t.threadIdx.y == 0 && t.blockIdx.x == 0 && t.blockIdx.y == 0) "
+           "printf(\"hello from block 0\\n\");\n");
+  const std::string kernel = (dir / "mine.cuh").string();
+  std::ofstream(kernel) << k;
+
+  GuiOptions o;
+  o.backend = "emu";
+  o.puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
+  o.edit = kernel;
+  SessionOptions so;
+  so.focus = false;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = backend_factory("emu");
+  std::string err;
+  auto s = Session::open(o, so, err);
+  ASSERT_TRUE(s) << err;
+  AppState& st = s->state();
+  ASSERT_TRUE(st.editor);
+  st.single_view = View::Editor;
+  st.editor->check(st);
+  ASSERT_TRUE(wait_check(*s));
+  EXPECT_TRUE(st.editor->result().all_met()) << st.editor->result().failure;
+  const FrameDraw fd = s->frame(true);
+  EXPECT_EQ(fd.editor.kernel_output, "hello from block 0\n");
+  EXPECT_NE(fd.editor.status.find("all 3 targets met"), std::string::npos) << fd.editor.status;
+  EXPECT_EQ(fd.editor.status.find("hello"), std::string::npos) << "never in the verdict";
+  fs::remove_all(dir);
+}

@@ -28,6 +28,7 @@
 #include <sstream>
 
 #include "kernels/compile_log.h"
+#include "io/read_file.h"
 #include "kernels/registry.h"
 #include "kernels/sandbox.h"
 #include "kernels/user/cuda_kernel.h"
@@ -60,18 +61,9 @@ const TypeInfo* type_info(const std::string& t) {
   return nullptr;
 }
 
-// A kernel file: a regular file of at most 1 MB (a FIFO or /dev/zero is refused).
-constexpr std::uintmax_t kMaxSourceBytes = 1 << 20;
-std::string read_file(const std::string& path, bool& ok) {
-  std::error_code ec;
-  ok = fs::is_regular_file(path, ec) && fs::file_size(path, ec) <= kMaxSourceBytes && !ec;
-  if (!ok) return "";
-  std::ifstream f(path, std::ios::binary);
-  ok = bool(f);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+// A kernel file: a regular file of at most 1 MB (a FIFO or /dev/zero is refused), read by
+// io's one reader.
+constexpr std::size_t kMaxSourceBytes = 1 << 20;
 
 bool executable(const std::string& p) { return ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
 
@@ -395,13 +387,10 @@ namespace {
 Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
   Compiled c;
   try {
-    bool ok = false;
-    const std::string src = read_file(spec.source_path, ok);
-    if (!ok) {
-      std::error_code fec;
-      c.error = spec.source_path + (fs::is_regular_file(spec.source_path, fec)
-                                        ? ": cannot read the kernel file, or it is larger than 1 MB"
-                                        : ": not a regular file (a kernel file must be one)");
+    const io::ReadResult rf = io::read_file(spec.source_path, kMaxSourceBytes, "kernel file");
+    const std::string& src = rf.text;
+    if (!rf.ok) {
+      c.error = rf.error;
       return c;
     }
     const std::string cxx = find_cxx();

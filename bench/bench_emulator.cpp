@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "kernels/simt.h"
-#include "kernels/transpose.cuh"
+#include "kernels/dialect/simt.h"
+#include "kernels/families/transpose.cuh"
 #include "sim/fiber.h"
 #include "sim/model.h"
 
@@ -31,7 +31,7 @@ void run_transpose(benchmark::State& state, bool races) {
   std::uint64_t events = 0;
   for (auto _ : state) {
     ws::sim::TotalsSink sink;
-    ws::Launcher L(sink, arrays, "kernels/transpose.cuh", opt);
+    ws::Launcher L(sink, arrays, "kernels/families/transpose.cuh", opt);
     L.launch(cfg, kernel);
     if (!L.result().ok) {
       state.SkipWithError("the launch reported a problem");

@@ -9,9 +9,9 @@
 #include <fstream>
 #include <string>
 
-#include "kernels/user_kernel.h"
+#include "kernels/user/user_kernel.h"
 #if defined(WS_HAVE_NVRTC)
-#include "kernels/user_nvrtc.h"
+#include "kernels/user/user_nvrtc.h"
 #endif
 
 namespace {

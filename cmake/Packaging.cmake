@@ -7,25 +7,28 @@
 include(GNUInstallDirs)
 
 install(TARGETS warpscope RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Student kernels on the GPU run in a process of their own (kernels/user_gpu_runner.h).
+# Student kernels on the GPU run in a process of their own (kernels/user/user_gpu_runner.h).
 if(TARGET warpscope-gpu-run)
   install(TARGETS warpscope-gpu-run RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/warpscope)
 endif()
 set(WS_SHARE ${CMAKE_INSTALL_DATADIR}/warpscope)
 # Every family header: the source view shows the kernels' code.
-file(GLOB WS_FAMILY_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.cuh)
-install(FILES ${WS_FAMILY_HEADERS} DESTINATION ${WS_SHARE}/kernels)
+file(GLOB WS_FAMILY_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/families/*.cuh)
+install(FILES ${WS_FAMILY_HEADERS} DESTINATION ${WS_SHARE}/kernels/families)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons/ DESTINATION ${WS_SHARE}/lessons
         FILES_MATCHING PATTERN "*.md")
-# Student kernels are compiled at run time against the dialect headers (kernels/simt.h and
+# Student kernels are compiled at run time against the dialect headers (kernels/dialect/simt.h and
 # what it includes); the puzzles go with them (their solutions too: CI checks them).
 # Plain CUDA runs on the emulator through kernels/cuda_emu.h. Every sim/ header goes: the
 # emulator's headers include one another (run_control.h needs progress.h).
 install(FILES
-  ${PROJECT_SOURCE_DIR}/kernels/simt.h ${PROJECT_SOURCE_DIR}/kernels/simt_emu.h
-  ${PROJECT_SOURCE_DIR}/kernels/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/catalogue.h
-  ${PROJECT_SOURCE_DIR}/kernels/cuda_emu.h
-  DESTINATION ${WS_SHARE}/include/kernels)
+  ${PROJECT_SOURCE_DIR}/kernels/dialect/simt.h ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_emu.h
+  ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/dialect/registry.h
+  DESTINATION ${WS_SHARE}/include/kernels/dialect)
+install(FILES ${PROJECT_SOURCE_DIR}/kernels/catalogue/catalogue.h
+  DESTINATION ${WS_SHARE}/include/kernels/catalogue)
+install(FILES ${PROJECT_SOURCE_DIR}/kernels/user/cuda_emu.h
+  DESTINATION ${WS_SHARE}/include/kernels/user)
 file(GLOB WS_SIM_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/sim/*.h)
 install(FILES ${WS_SIM_HEADERS} DESTINATION ${WS_SHARE}/include/sim)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/puzzles/ DESTINATION ${WS_SHARE}/puzzles)

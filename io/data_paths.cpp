@@ -74,7 +74,7 @@ std::string dialect_include_dir() {
   if (const char* e = std::getenv("WARPSCOPE_INCLUDE"); e && *e) return e;
   for (const std::string& r : header_roots()) {
     std::error_code ec;
-    if (fs::is_regular_file(fs::path(r) / "kernels" / "simt.h", ec)) return r;
+    if (fs::is_regular_file(fs::path(r) / "kernels" / "dialect" / "simt.h", ec)) return r;
   }
   return "";
 }

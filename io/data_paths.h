@@ -31,7 +31,7 @@ std::string find_data(const std::string& rel);
 // The lessons folder: the first root whose lessons/ holds a *.md file ("" when none).
 std::string lessons_dir();
 
-// The folder holding kernels/simt.h for student kernels: $WARPSCOPE_INCLUDE (an older,
+// The folder holding kernels/dialect/simt.h for student kernels: $WARPSCOPE_INCLUDE (an older,
 // narrower override) when set, else the first of header_roots() that holds it; "" when none.
 std::string dialect_include_dir();
 

@@ -107,7 +107,7 @@ fixtures() {
 # LDG/STS/LDS/STG, nothing else, the loads unrolled ahead of the BAR.
 sass() {
   local obj
-  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
+  obj=$(find "$B" -name 'fast_transpose.cu.o' | head -1)
   cuobjdump -sass "$obj" > "$LOGS/sass_fast_all.txt" || return 1
   python3 - "$LOGS/sass_fast_all.txt" <<'EOF'
 import re, sys
@@ -122,24 +122,28 @@ for f in funcs:
         print('instructions in all:', len(ops))
 EOF
   # The traced build of the same kernel, for comparison (size only).
-  obj=$(find "$B" -name 'catalogue_traced.cu.o' | head -1)
+  obj=$(find "$B" -name 'traced_transpose.cu.o' | head -1)
   cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
-  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
+  obj=$(find "$B" -name 'fast_transpose.cu.o' | head -1)
   cuobjdump -res-usage "$obj" 2>/dev/null | grep -A1 14TransposeTiledILi32ELi8EE | head -4
 }
 
 # The fast build's SASS with line information, for the app (assets/sass/<family>.sass).
 sass_record() {
   local obj work=/tmp/warpscope-device/sass_work cubin fams
-  obj=$(find "$B" -name 'catalogue_fast.cu.o' | head -1)
   rm -rf "$work" && mkdir -p "$work"
-  (cd "$work" && cuobjdump -xelf all "$obj") || return 1
-  cubin=$(ls "$work"/*.cubin | head -1)
-  echo "cubin: $cubin"
-  nvdisasm -c -gi "$cubin" > "$work/fast.nvdisasm" 2> "$work/nvdisasm.err" ||
-    nvdisasm -c -g "$cubin" > "$work/fast.nvdisasm" || return 1
+  : > "$work/fast.nvdisasm"
+  : > "$work/res_usage.txt"
+  # One object per family (kernels/catalogue/family_unit.in): every one's cubin, in turn.
+  for obj in $(find "$B" -name 'fast_*.cu.o' -path '*units*' | sort); do
+    rm -f "$work"/*.cubin
+    (cd "$work" && cuobjdump -xelf all "$obj") || return 1
+    cubin=$(ls "$work"/*.cubin | head -1)
+    echo "cubin: $obj -> $cubin"
+    { nvdisasm -c -gi "$cubin" 2> "$work/nvdisasm.err" || nvdisasm -c -g "$cubin"; } >> "$work/fast.nvdisasm" || return 1
+    cuobjdump -res-usage "$obj" >> "$work/res_usage.txt" || return 1
+  done
   head -c 3000 "$work/fast.nvdisasm"
-  cuobjdump -res-usage "$obj" > "$work/res_usage.txt" || return 1
   fams=$("$B/warpscope" list --json | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -305,7 +309,7 @@ probes() {
   local f work=/tmp/warpscope-device/probes rc=0
   mkdir -p "$work"
   for f in ${WS_PROBES:-probe_inflight probe_atomics}; do
-    nvcc -arch=native -O3 -o "$work/$f" "$root/tests/kernels/cuda/$f.cu" || { rc=1; continue; }
+    nvcc -arch=native -O3 -o "$work/$f" "$root/tests/kernels/backends/cuda/$f.cu" || { rc=1; continue; }
     echo "== $f"
     "$work/$f" || rc=1
   done

@@ -4,13 +4,13 @@ where nvdisasm and cuobjdump exist; scripts/device_run.sh stage sass_record).
 
 Input: `nvdisasm -c -gi` of the fast build's cubin and `cuobjdump -res-usage` of its
 object. Output, per family: a header line keyed by the hash of the family header and the
-dialect (kernels/simt.h, kernels/simt_cuda.h) and by the compiler version, then every
+dialect (kernels/dialect/simt.h, kernels/dialect/simt_cuda.h) and by the compiler version, then every
 function whose code comes from that family header: a marker, its resources, and its
 location and instruction lines (paths made repository-relative, spacing compacted). The
-result is still nvdisasm's text, so kernels/sass.cpp parses both.
+result is still nvdisasm's text, so kernels/hardware/sass.cpp parses both.
 
   sass_record.py --root REPO --nvdisasm FILE --res-usage FILE --compiler 13.0.88
-                 --arch sm_90 --families '{"transpose": "kernels/transpose.cuh", ...}' --out DIR
+                 --arch sm_90 --families '{"transpose": "kernels/families/transpose.cuh", ...}' --out DIR
   sass_record.py --remap OLD_REV FAMILIES_JSON     (after edits that only moved lines)
 """
 import argparse
@@ -31,7 +31,7 @@ def fnv1a(data: bytes) -> int:
 
 def source_hash(root, header):
     data = b""
-    for rel in (header, "kernels/simt.h", "kernels/simt_cuda.h"):
+    for rel in (header, "kernels/dialect/simt.h", "kernels/dialect/simt_cuda.h"):
         with open(os.path.join(root, rel), "rb") as f:
             data += f.read()
     return "%016x" % fnv1a(data)
@@ -91,7 +91,7 @@ def resources(text):
 
 def remap(root, old_rev, families):
     """Re-keys recorded SASS after edits that only moved lines: every location line of a
-    family header or kernels/simt_cuda.h is mapped from the source at `old_rev` (the one
+    family header or kernels/dialect/simt_cuda.h is mapped from the source at `old_rev` (the one
     recorded) to the current one through the unchanged lines between them. A referenced
     line whose text changed stops it: then the SASS must be recorded again on a GPU."""
     import difflib
@@ -112,7 +112,7 @@ def remap(root, old_rev, families):
 
     def fix(match):
         rel, line = match.group(1), int(match.group(2))
-        if rel not in [h for h in families.values()] + ["kernels/simt_cuda.h"]:
+        if rel not in [h for h in families.values()] + ["kernels/dialect/simt_cuda.h"]:
             return match.group(0)
         m = line_map(rel)
         if line == 0:

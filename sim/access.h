@@ -1,7 +1,7 @@
 #pragma once
 // The model's per-access analysis, written once for the host (sim/model.cpp, the
 // emulator's totals) and the device (the traced CUDA build accumulates whole-grid totals
-// in device memory with it, kernels/cuda/trace_session.cu). Plain C++ behind WS_HD: no
+// in device memory with it, kernels/backends/cuda/trace_session.cu). Plain C++ behind WS_HD: no
 // CUDA header, no heap, no standard algorithm that the device lacks.
 #include <cstdint>
 
@@ -272,7 +272,7 @@ WS_HD inline unsigned red_sector_passes(const WarpEvent& e, const AccessModel& m
 // The H100 serves a shared load whose lanes 2k and 2k+1 read one address (when both are
 // active) as if each pair were one lane: a 16 B half-warp broadcast takes 1 wavefront,
 // not 2 quarter-warp passes. Measured over 31 lane patterns of 8 B and 16 B loads
-// (tests/kernels/cuda/probe_shared.cu, docs/HARDWARE.md 3a); one unpaired pair anywhere
+// (tests/kernels/backends/cuda/probe_shared.cu, docs/HARDWARE.md 3a); one unpaired pair anywhere
 // in the warp puts the whole warp back on the unpaired passes, as measured.
 // @post true iff every pair (2k, 2k+1) with both lanes active reads one offset.
 WS_HD inline bool lanes_paired(const WarpEvent& e) {

@@ -36,7 +36,7 @@ std::string_view to_string(ProblemKind k) {
 
 namespace {
 
-// The dialect numbers shared arrays from here (kernels/simt.h kFirstSharedId); sim/ may
+// The dialect numbers shared arrays from here (kernels/dialect/simt.h kFirstSharedId); sim/ may
 // not include kernels/, so the value is repeated and a test holds the two together.
 constexpr std::uint8_t kFirstSharedArray = 0x80;
 constexpr std::uint32_t kNoKey = 0xFFFFFFFFu;

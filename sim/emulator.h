@@ -45,7 +45,7 @@ struct Problem {
 };
 
 // Global memory made on first touch: a run of a few blocks of a huge grid fills only
-// the pages those blocks read or write (kernels/lazy_arrays.h). The dialect calls
+// the pages those blocks read or write (kernels/backends/emu/lazy_arrays.h). The dialect calls
 // touch() before it loads or stores `bytes` at `addr` of a global array.
 class LazyMemory {
  public:

@@ -15,7 +15,7 @@
 namespace ws::sim {
 
 // An H100 SXM's numbers, written once. DeviceModel's defaults, the emulator's launch
-// limits (DeviceLimits in kernels/catalogue.h) and the reduction's one-wave grid read them;
+// limits (DeviceLimits in kernels/catalogue/catalogue.h) and the reduction's one-wave grid read them;
 // the CUDA backend reads a real device's limits instead.
 namespace h100 {
 inline constexpr const char* kName = "Hopper (sm_90)";
@@ -102,7 +102,7 @@ struct DeviceModel {
   // Half of the probe's warp round (shared load, __syncwarp, shared store, __syncwarp:
   // 17.2 ns), the step of a warp-synchronous reduction.
   double warp_sync_ns = 8.6;
-  // Atomics, measured on the H100 by tests/kernels/cuda/probe_atomics.cu (docs/CALIBRATION.md).
+  // Atomics, measured on the H100 by tests/kernels/backends/cuda/probe_atomics.cu (docs/CALIBRATION.md).
   // Global (reductions, applied in the L2): 2^24 updates whose words are a hash of the thread
   // index over B words, as a histogram of even data makes them: {B words, G updates/s}.
   // Fewer words, fewer L2 slices and more waiting on each word; not monotonic at 32.

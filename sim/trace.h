@@ -120,7 +120,7 @@ struct ArrayDesc {
 // Everything about one kernel launch that a view needs beside its events.
 struct LaunchInfo {
   std::string kernel;         // entry name, e.g. "transpose_tiled"
-  std::string source_file;    // the family header, e.g. "kernels/transpose.cuh"
+  std::string source_file;    // the family header, e.g. "kernels/families/transpose.cuh"
   Dim3 grid, block;
   std::uint32_t shared_bytes = 0;
   std::vector<ArrayDesc> arrays;  // global arrays first (by argument ordinal), then shared

@@ -35,7 +35,7 @@ struct MetricsInput {
   double median_ms = 0, min_ms = 0, max_ms = 0;
   int samples = 0;
   double throughput = 0;
-  std::string unit;            // "GB/s", "GFLOP/s" or "Gop/s" (the family's, kernels/catalogue.h Plan::unit)
+  std::string unit;            // "GB/s", "GFLOP/s" or "Gop/s" (the family's, kernels/catalogue/catalogue.h Plan::unit)
   std::string timed_at;        // "counts at n=1024 · times at n=8192, ..." when the time is another run's
   double copy_gbps = 0;        // device-to-device copy at the same size (0: none)
   sim::Provenance copy_source; // the copy's: measured or recorded, never modelled

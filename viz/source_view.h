@@ -16,7 +16,7 @@ struct SourceFile {
   std::string error;               // why it could not be read ("" when read)
 };
 
-// Reads `rel` (VariantInfo::source_file, e.g. "kernels/transpose.cuh") from the first
+// Reads `rel` (VariantInfo::source_file, e.g. "kernels/families/transpose.cuh") from the first
 // root that has it: the source tree, the install's share directory, ...
 // @post error.empty() iff the file was read from some root + "/" + rel; then path names it.
 SourceFile load_source(const std::string& rel, const std::vector<std::string>& roots);

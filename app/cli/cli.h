@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "app/model/options.h"
-#include "kernels/backend.h"
-#include "kernels/recording.h"
+#include "kernels/backends/backend.h"
+#include "kernels/hardware/recording.h"
 #include "viz/chart.h"
 
 namespace ws::cli {

@@ -8,8 +8,8 @@
 #include <memory>
 #include <ostream>
 
-#include "kernels/hardware.h"
-#include "kernels/sass.h"
+#include "kernels/hardware/hardware.h"
+#include "kernels/hardware/sass.h"
 #include "sim/model.h"
 
 namespace ws::cli {

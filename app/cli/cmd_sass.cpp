@@ -7,7 +7,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "kernels/sass.h"
+#include "kernels/hardware/sass.h"
 
 namespace ws::cli {
 

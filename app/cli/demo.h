@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "app/cli/report.h"
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 #include "viz/chart.h"
 
 namespace ws::cli {

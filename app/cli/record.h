@@ -1,12 +1,12 @@
 #pragma once
 // `warpscope record`: the catalogue's timed configurations measured on a GPU and written as
-// a recording (kernels/recording.h) that machines without a GPU show as measured.
+// a recording (kernels/hardware/recording.h) that machines without a GPU show as measured.
 #include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 namespace ws::cli {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "app/cli/util.h"
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "viz/chart.h"
 
 namespace ws::cli {

@@ -14,7 +14,7 @@
 #include <sstream>
 #include <unistd.h>
 
-#include "kernels/run_meta.h"
+#include "kernels/backends/run_meta.h"
 
 namespace ws::cli {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 
 namespace ws::cli {
 

@@ -11,7 +11,7 @@
 #include "app/gui/app_state.h"
 
 #include "app/paths.h"
-#include "kernels/run_meta.h"
+#include "kernels/backends/run_meta.h"
 #include "sim/event_at.h"
 #include "sim/provenance.h"
 #include "viz/view_common.h"
@@ -594,7 +594,7 @@ double AppState::peak() const {
   return 0;
 }
 
-// The same keys and words as the command line's exports (kernels/run_meta.h).
+// The same keys and words as the command line's exports (kernels/backends/run_meta.h).
 std::map<std::string, std::string> AppState::export_meta() const {
   const DeviceInfo d = worker_.device();
   const int repeats = results.main.valid() ? std::max<int>(1, int(results.main.run->timing.samples_ms.size())) : 10;

@@ -18,7 +18,7 @@
 #include "app/model/results.h"
 #include "app/model/sass_view.h"
 #include "app/model/worker.h"
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "sim/model.h"
 #include "viz/chart.h"
 #include "viz/source_view.h"

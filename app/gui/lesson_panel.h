@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "viz/view_common.h"
 
 namespace ws::gui {

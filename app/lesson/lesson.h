@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
-#include "kernels/recording.h"
+#include "kernels/backends/backend.h"
+#include "kernels/hardware/recording.h"
 
 namespace ws::lesson {
 

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "sim/provenance.h"
 
 namespace ws::lesson {

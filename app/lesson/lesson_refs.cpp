@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "app/lesson/lesson_internal.h"
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 
 namespace ws::lesson {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "app/lesson/lesson_model.h"
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 namespace ws::lesson {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "app/model/worker.h"
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "viz/chart.h"
 
 namespace ws::gui {
@@ -31,7 +31,7 @@ struct ChartContext {
   sim::Provenance peak_source;  // its data sheet (Spec): never modelled, never measured
   std::string family;       // the selected family (the bars name theirs when they differ)
   Params completed;         // the selected variant's completed parameters
-  std::map<std::string, std::string> meta;  // the export metadata (kernels/run_meta.h)
+  std::map<std::string, std::string> meta;  // the export metadata (kernels/backends/run_meta.h)
 };
 
 struct ChartModel {

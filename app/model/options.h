@@ -3,7 +3,7 @@
 // and read by the window (app/gui). No window code.
 #include <string>
 
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 
 namespace ws::gui {
 

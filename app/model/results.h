@@ -11,7 +11,7 @@
 
 #include "app/model/sass_view.h"
 #include "app/model/worker.h"
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "sim/model.h"
 #include "viz/source_view.h"
 #include "viz/stepper.h"

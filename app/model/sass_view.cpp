@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/json_whole.h"
-#include "kernels/sass.h"
+#include "kernels/hardware/sass.h"
 #include "viz/metrics_table.h"
 
 namespace ws::gui {

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 #include "viz/metrics_table.h"
 #include "viz/source_view.h"
 

@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 #include <chrono>
 

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 
 namespace ws::gui {
 

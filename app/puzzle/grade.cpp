@@ -20,7 +20,7 @@
 #include <thread>
 
 #include "io/atomic_file.h"
-#include "kernels/sandbox.h"
+#include "kernels/user/sandbox.h"
 
 namespace ws::puzzle {
 namespace fs = std::filesystem;

@@ -1,7 +1,7 @@
 #pragma once
 // Grading a class (issue 27): `warpscope puzzle --grade PUZZLE DIR --out results.csv`
 // checks every student's kernel in DIR against a puzzle on the emulator, each in the
-// sandbox (kernels/sandbox.h) and in a grading process of its own, several at once
+// sandbox (kernels/user/sandbox.h) and in a grading process of its own, several at once
 // (bounded by the cores), and writes one CSV row per student. A kernel that attacks the
 // grader fails its own row; the others are graded.
 #include <iosfwd>

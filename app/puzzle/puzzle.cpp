@@ -27,7 +27,7 @@
 #include "io/atomic_file.h"
 #include "io/read_file.h"
 #if defined(WS_HAVE_NVRTC)
-#include "kernels/user_nvrtc.h"
+#include "kernels/user/user_nvrtc.h"
 #endif
 
 namespace ws::puzzle {
@@ -532,12 +532,6 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
     }
     r.run = user::run_emu(r.compiled, spec, *job, p.params, ro, opt.limits);
   } else {
-    if (user::is_cuda_file(spec.source_path)) {
-      r.bad_input = true;
-      r.failure = "plain CUDA kernels are checked on the emulator for now (--backend emu): the "
-                  "GPU build of plain CUDA is not in this build yet";
-      return r;
-    }
 #if defined(WS_HAVE_NVRTC)
     r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled, opt.limits);
     map_errors(r.compiled);

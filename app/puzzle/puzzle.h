@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
-#include "kernels/backend.h"
-#include "kernels/user_kernel.h"
+#include "kernels/backends/backend.h"
+#include "kernels/user/user_kernel.h"
 
 namespace ws::puzzle {
 

@@ -3,7 +3,7 @@
 // float* out, int n)`, `__shared__ float tile[32][33]`, `threadIdx.x`, `if`, ...) parsed by
 // Clang (libclang, as CUDA, host side, against a small prelude of our own instead of the
 // CUDA headers) and rewritten, source to source, into the kernel dialect's emulator build
-// (kernels/simt.h, kernels/cuda_emu.h):
+// (kernels/dialect/simt.h, kernels/user/cuda_emu.h):
 //
 //  - every subscript and dereference of a pointer or array becomes a traced access
 //    (`p[i]` -> `::ws::cu::at(p, i)`, `*p` -> `::ws::cu::deref(p)`, `&p[i]` -> `::ws::cu::addr(p, i)`);
@@ -55,7 +55,7 @@ bool is_cuda_source(const std::string& source);
 
 // Parses `source` (the text of `path`) as CUDA and rewrites it for the emulator.
 // `kernel` picks the __global__ function when the file has several ("" = the only one).
-// @post ok iff errors is empty; ok implies text compiles against kernels/cuda_emu.h with
+// @post ok iff errors is empty; ok implies text compiles against kernels/user/cuda_emu.h with
 //       every line of the student's code at its own line of `path`.
 Translation translate(const std::string& source, const std::string& path,
                       const std::string& kernel = "");

@@ -1,21 +1,15 @@
 // A CUDA file rewritten for the emulator and described as a dialect kernel spec.
 #include "kernels/user/cuda_kernel.h"
+#include "io/atomic_file.h"
+#include "io/read_file.h"
 
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 namespace ws::user {
 namespace fs = std::filesystem;
 
 namespace {
-std::string slurp(const std::string& path, bool& ok) {
-  std::ifstream f(path, std::ios::binary);
-  ok = bool(f);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 std::uint64_t fnv(const std::string& s) {
   std::uint64_t h = 1469598103934665603ull;
   for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
@@ -25,19 +19,18 @@ std::uint64_t fnv(const std::string& s) {
 
 bool is_cuda_file(const std::string& path) {
   if (fs::path(path).extension() == ".cu") return true;
-  bool ok = false;
-  const std::string src = slurp(path, ok);
-  return ok && cuda::is_cuda_source(src) && src.find("operator()(Thread") == std::string::npos;
+  const io::ReadResult r = io::read_file(path, io::kDefaultReadCap, "kernel file");
+  return r.ok && cuda::is_cuda_source(r.text) && r.text.find("operator()(Thread") == std::string::npos;
 }
 
 CudaPrepared prepare_cuda(const std::string& path, const std::string& dir) {
   CudaPrepared p;
-  bool ok = false;
-  const std::string src = slurp(path, ok);
-  if (!ok || fs::is_directory(path)) {
-    p.errors.push_back({path, 1, "cannot read the kernel file"});
+  const io::ReadResult rf = io::read_file(path, io::kDefaultReadCap, "kernel file");
+  if (!rf.ok) {
+    p.errors.push_back({path, 1, rf.reason.empty() ? rf.error : rf.reason});
     return p;
   }
+  const std::string& src = rf.text;
   const std::string abs = fs::absolute(path).lexically_normal().string();
   const cuda::Translation tr = cuda::translate(src, abs);
   for (const auto& e : tr.errors) p.errors.push_back({path, e.line, e.message});
@@ -48,17 +41,8 @@ CudaPrepared prepare_cuda(const std::string& path, const std::string& dir) {
   std::error_code ec;
   fs::create_directories(d, ec);
   const fs::path out = d / fs::path(path).filename();
-  {
-    std::ofstream o(out.string() + ".tmp", std::ios::binary | std::ios::trunc);
-    o << tr.text;
-    if (!o) {
-      p.errors.push_back({path, 1, "cannot write the rewritten kernel into " + d.string()});
-      return p;
-    }
-  }
-  fs::rename(out.string() + ".tmp", out, ec);
-  if (ec) {
-    p.errors.push_back({path, 1, "cannot write the rewritten kernel into " + d.string()});
+  if (const io::WriteResult w = io::write_file(out.string(), tr.text, {.overwrite = true}); !w.ok) {
+    p.errors.push_back({path, 1, "cannot write the rewritten kernel: " + w.error});
     return p;
   }
   p.spec.source_path = out.string();

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "kernels/user/cuda_front.h"
-#include "kernels/user_kernel.h"
+#include "kernels/user/user_kernel.h"
 
 namespace ws::user {
 

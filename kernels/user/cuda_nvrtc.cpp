@@ -1,12 +1,12 @@
 // NVRTC on a student's unchanged CUDA file (cuda_nvrtc.h).
 #include "kernels/user/cuda_nvrtc.h"
+#include "io/read_file.h"
 
 #include <nvrtc.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <sstream>
 
 namespace ws::user {
@@ -35,14 +35,12 @@ int error_line(const std::string& l, std::string& msg) {
 CudaGpuBuild compile_cuda_nvrtc(const std::string& path, const std::string& arch) {
   CudaGpuBuild b;
   const auto t0 = std::chrono::steady_clock::now();
-  std::ifstream f(path, std::ios::binary);
-  if (!f) {
-    b.compiled.error = path + ": cannot read the kernel file";
+  const io::ReadResult rf = io::read_file(path, io::kDefaultReadCap, "kernel file");
+  if (!rf.ok) {
+    b.compiled.error = rf.error;
     return b;
   }
-  std::ostringstream ss;
-  ss << f.rdbuf();
-  const std::string src = ss.str();
+  const std::string& src = rf.text;
   // The front end names the kernel and its parameters (and gives CUDA mistakes the same
   // sentences as on the emulator).
   const cuda::Translation tr = cuda::translate(src, path);

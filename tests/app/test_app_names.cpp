@@ -1,5 +1,5 @@
 // app/ names no kernel family, variant or parameter: what it knows about a family it reads
-// from the catalogue (kernels/catalogue.h FamilyInfo, VariantInfo), so a family is added
+// from the catalogue (kernels/catalogue/catalogue.h FamilyInfo, VariantInfo), so a family is added
 // in its header alone. This test reads every source file under app/ and fails on a string
 // literal that is a family's, a variant's or a parameter's name.
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 
 namespace fs = std::filesystem;
 using namespace ws;

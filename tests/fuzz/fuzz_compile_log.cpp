@@ -1,4 +1,4 @@
-// libFuzzer target: the compilers' messages read without regexes (kernels/compile_log.h).
+// libFuzzer target: the compilers' messages read without regexes (kernels/user/compile_log.h).
 // Any line is either a diagnostic with a file, a line in range and a message inside the
 // line, or nothing; a shown message is bounded and printable; nothing crashes, no stack
 // grows with the input (the regexes it replaced did), no undefined behaviour (UBSan).
@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/compile_log.h"
+#include "kernels/user/compile_log.h"
 
 namespace {
 void check(std::string_view s, bool ok, const ws::user::Diagnostic& d) {

@@ -1,4 +1,4 @@
-// libFuzzer target: the recording loader (kernels/recording.h, assets/recordings/*.json).
+// libFuzzer target: the recording loader (kernels/hardware/recording.h, assets/recordings/*.json).
 // Any text is either a recording, whose JSON reads back to the same JSON and whose every
 // time is finite, positive and in order (issue 27: -1, 0 and 1e308 were shown as
 // recorded), or one line of error naming the file; nothing else escapes, nothing
@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

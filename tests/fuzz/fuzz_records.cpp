@@ -1,17 +1,17 @@
 // libFuzzer target: the record reader that takes a sandboxed kernel's stream apart
-// (kernels/sandbox.h). The first byte picks the chunk size the bytes arrive in; every
+// (kernels/user/sandbox.h). The first byte picks the chunk size the bytes arrive in; every
 // record taken has a known tag and a length within its kind's bounds, no more bytes are
 // taken than were fed, and after an error nothing more is taken.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
-#include "kernels/sandbox.h"
+#include "kernels/user/sandbox.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size == 0) return 0;
   const std::size_t chunk = std::size_t(data[0]) + 1;
-  // The kinds of kernels/user_kernel.cpp's stream (sizes as there).
+  // The kinds of kernels/user/user_kernel.cpp's stream (sizes as there).
   const std::vector<ws::sandbox::RecordKind> kinds = {
       {'B', 4, 4}, {'A', 22, 278}, {'E', 148, 148}, {'X', 0, 0}, {'P', 13, 1037}, {'R', 17, 17}, {'D', 0, 4096}};
   ws::sandbox::RecordReader rr(kinds, 1 << 16);

@@ -1,4 +1,4 @@
-// libFuzzer target: recorded SASS listings (kernels/sass.h, assets/sass/*.sass), a file a
+// libFuzzer target: recorded SASS listings (kernels/hardware/sass.h, assets/sass/*.sass), a file a
 // user may replace under $WARPSCOPE_DATA_DIR. Any text is either a listing or one line of
 // error naming a line; no crash, no stack overflow in the regexes, no undefined behaviour.
 #include <cstddef>
@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "kernels/sass.h"
+#include "kernels/hardware/sass.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -21,7 +21,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     (void)f.spill_stores();
     (void)f.spill_loads();
     for (const auto& ins : f.code) (void)ins.text();
-    (void)ws::sass::by_line(f, "kernels/transpose.cuh");
+    (void)ws::sass::by_line(f, "kernels/families/transpose.cuh");
   }
   return 0;
 }

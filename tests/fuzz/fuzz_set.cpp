@@ -6,7 +6,7 @@
 
 #include "app/cli/report.h"
 #include "app/cli/util.h"
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "kernels/catalogue.h"
+#include "kernels/catalogue/catalogue.h"
 
 namespace ws::test {
 

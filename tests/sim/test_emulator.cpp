@@ -13,8 +13,8 @@
 #include <thread>
 #include <vector>
 
-#include "kernels/simt.h"
-#include "kernels/transpose.cuh"
+#include "kernels/dialect/simt.h"
+#include "kernels/families/transpose.cuh"
 #include "sim/emulator.h"
 #include "sim/fiber.h"
 #include "sim/model.h"
@@ -929,7 +929,7 @@ AnchorRun run_anchor(const K& kernel, Dim3 grid, Dim3 block, std::uint32_t share
   sim::TotalsSink sink;
   std::vector<ArrayDesc> arrays = {{0, Space::Global, "in", 4, in.size(), 0},
                                    {1, Space::Global, "out", 4, out.size(), 0}};
-  Launcher L(sink, arrays, "kernels/transpose.cuh");
+  Launcher L(sink, arrays, "kernels/families/transpose.cuh");
   LaunchCfg cfg{"transpose", grid, block, shared};
   L.launch(cfg, kernel);
   AnchorRun r;

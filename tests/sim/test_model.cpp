@@ -362,7 +362,7 @@ TEST(Shared, EmptyMask) {
   for (int l = 0; l < 32; ++l) EXPECT_EQ(s.lane_bank[l], -1);
 }
 
-// Measured on the H100 (nvidia-h100-x1, 2026-11): tests/kernels/cuda/probe_shared.cu
+// Measured on the H100 (nvidia-h100-x1, 2026-11): tests/kernels/backends/cuda/probe_shared.cu
 // under ncu, one warp, 64 loads of one pattern per launch;
 // l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum and
 // l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum divided by

@@ -349,9 +349,9 @@ TEST(Stepper, DescribesEventsWithTheModel) {
 }
 
 TEST(SourceView, LoadsHighlightsAndExplainsMissingFiles) {
-  SourceFile f = load_source("kernels/transpose.cuh", {"/nonexistent", WS_SOURCE_DIR});
+  SourceFile f = load_source("kernels/families/transpose.cuh", {"/nonexistent", WS_SOURCE_DIR});
   ASSERT_TRUE(f.error.empty()) << f.error;
-  EXPECT_EQ(f.path, std::string(WS_SOURCE_DIR) + "/kernels/transpose.cuh");
+  EXPECT_EQ(f.path, std::string(WS_SOURCE_DIR) + "/kernels/families/transpose.cuh");
   const int line = find_struct_line(f, "TransposeTiled");
   ASSERT_GT(line, 0);
   EXPECT_NE(f.lines[std::size_t(line - 1)].find("struct TransposeTiled"), std::string::npos);

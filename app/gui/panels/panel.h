@@ -14,7 +14,7 @@
 #include "app/gui/export.h"
 #include "app/gui/panels.h"
 #include "app/gui/platform/glfw_gl3.h"
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 #include "viz/chart_paint.h"
 #include "viz/imgui_util.h"
 

@@ -32,7 +32,7 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   in.unfold_all = s.sass_unfold_all;
   in.memory_only = !s.sass_all_instructions;
   in.fit_current = s.presenter_on;  // large type: the line being stepped stays whole
-  // The family header as the catalogue names it (kernels/transpose.cuh): the same on every
+  // The family header as the catalogue names it (kernels/families/transpose.cuh): the same on every
   // machine, where the path it was read from is not.
   if (!l.source.path.empty())
     ImGui::TextDisabled("%s", (l.info ? l.info->source_file : l.source.path).c_str());

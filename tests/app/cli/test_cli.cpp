@@ -21,7 +21,7 @@
 #include "app/cli/report.h"
 #include "app/cli/util.h"
 #include "app/paths.h"
-#include "kernels/backend.h"
+#include "kernels/backends/backend.h"
 
 namespace ws::cli {
 namespace {
@@ -288,7 +288,7 @@ TEST(CliMetrics, ByLineSplitsTheLaunchBySourceLine) {
   const Out t = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set", "n=256",
                      "--backend", "emu", "--by-line"});
   ASSERT_EQ(t.code, 0) << t.err;
-  EXPECT_NE(t.out.find("by source line (kernels/transpose.cuh)"), std::string::npos);
+  EXPECT_NE(t.out.find("by source line (kernels/families/transpose.cuh)"), std::string::npos);
   // Without the flag the JSON has no lines.
   const Out plain = cli({"metrics", "--kernel", "transpose", "--variant", "tiled", "--set",
                          "n=256", "--backend", "emu", "--json"});

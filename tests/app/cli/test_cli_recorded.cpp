@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/report.h"
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 #include "sim/run_control.h"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "app/cli/record.h"
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 using namespace ws;
 namespace fs = std::filesystem;

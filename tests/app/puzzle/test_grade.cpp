@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "app/puzzle/grade.h"
-#include "kernels/sandbox.h"
+#include "kernels/user/sandbox.h"
 
 namespace ws::puzzle {
 namespace {

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "kernels/user/cuda_kernel.h"
-#include "kernels/user_kernel.h"
+#include "kernels/user/user_kernel.h"
 
 namespace ws::user {
 namespace {

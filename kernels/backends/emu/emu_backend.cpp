@@ -1,0 +1,369 @@
+// The emulator backend: runs a catalogue variant on the SIMT emulator (sim/emulator.h)
+// over host arrays, streams every warp event into the model's totals and into the kept
+// blocks' traces, and checks the output against the CPU reference. Its times are
+// modelled from the totals (sim::modelled_time_us), never measured.
+#define WS_MODE_EMU
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <cstdlib>
+#include <exception>
+#include <new>
+#include <thread>
+
+#include "kernels/backends/backend.h"
+#include "kernels/backends/emu/lazy_arrays.h"
+#include "kernels/dialect/registry.h"
+
+namespace ws {
+namespace {
+
+// The emulator issues about ten million lane events a second. A run estimated above
+// this many (half a minute) is refused with a message instead of appearing to hang. The
+// estimate: a few events per thread, one per 4 bytes of logical traffic, one per
+// multiply-add (the naive matmul's count; blocked ones do fewer), and the rounds of
+// marked work loops at kWorkRoundsPerEvent rounds for the time of one event.
+constexpr double kMaxLaneEvents = double(1ull << 28);
+constexpr double kWorkRoundsPerEvent = 8;  // measured: ~5 ns a round, emulated + reference
+
+}  // namespace
+
+double estimated_lane_events(const Plan& plan) {
+  double threads = 0;
+  for (const auto& l : plan.launches) threads += double(l.grid.count()) * double(l.block.count());
+  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2 +
+         plan.work_rounds / kWorkRoundsPerEvent;
+}
+
+std::string emulator_refusal(const Plan& plan) {
+  // WS_EMU_MAX_LANE_EVENTS raises the limit for a patient caller (scripts/calibrate.py
+  // on a machine with no GPU runs the calibration sizes, minutes each).
+  double limit = kMaxLaneEvents;
+  if (const char* env = std::getenv("WS_EMU_MAX_LANE_EVENTS"); env && *env) {
+    char* end = nullptr;
+    const double v = std::strtod(env, &end);
+    if (end == env || *end != '\0' || !(v > 0) || !std::isfinite(v))
+      return "refused: WS_EMU_MAX_LANE_EVENTS='" + std::string(env) +
+             "' is not a positive number of lane events";
+    limit = v;
+  }
+  const double e = estimated_lane_events(plan);
+  if (e <= limit) return "";
+  return "too large to emulate in reasonable time (an estimated " +
+         std::to_string((long long)(e / 1e6)) + " million lane events, the limit is " +
+         std::to_string((long long)(limit / 1e6)) + " million): use a smaller size, or a GPU";
+}
+
+namespace {
+
+// Counters per source site, per launch in launch order (the launch's totals are their
+// sum, as on the GPU).
+class PerLaunchSites : public TraceSink {
+ public:
+  void begin_launch(const LaunchInfo&) override {
+    sites_.emplace_back();
+    heat_.emplace_back();
+  }
+  void on_event(const WarpEvent& e) override {
+    if (sites_.empty()) begin_launch({});
+    sites_.back().on_event(e);
+    heat_.back().on_event(e);
+  }
+  const std::vector<sim::SiteSink>& sites() const { return sites_; }
+  // How each launch's global atomics spread over words (sim::AtomicHeat).
+  const std::vector<sim::AtomicHeatSink>& heat() const { return heat_; }
+  // Adds another part of the same launches, launch by launch.
+  void merge(const PerLaunchSites& o) {
+    if (sites_.size() < o.sites_.size()) sites_.resize(o.sites_.size());
+    if (heat_.size() < o.heat_.size()) heat_.resize(o.heat_.size());
+    for (std::size_t i = 0; i < o.sites_.size(); ++i) sites_[i].merge(o.sites_[i].sites());
+    for (std::size_t i = 0; i < o.heat_.size(); ++i) heat_[i].merge(o.heat_[i]);
+  }
+
+ private:
+  std::vector<sim::SiteSink> sites_;
+  std::vector<sim::AtomicHeatSink> heat_;
+};
+
+// Cores for a whole-grid emulation: all of them (at most 16), or WS_EMU_THREADS.
+unsigned emu_threads() {
+  if (const char* env = std::getenv("WS_EMU_THREADS")) {
+    const long v = std::strtol(env, nullptr, 10);
+    if (v >= 1 && v <= 256) return unsigned(v);
+  }
+  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
+}
+
+std::string names_of(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+std::string unknown_variant(const std::string& family, const std::string& variant) {
+  std::vector<std::string> families, variants;
+  for (const auto& v : emu::registry()) {
+    if (std::find(families.begin(), families.end(), v.info.family) == families.end())
+      families.push_back(v.info.family);
+    if (v.info.family == family) variants.push_back(v.info.name);
+  }
+  if (variants.empty())
+    return "unknown kernel family '" + family + "' (families: " + names_of(families) + ")";
+  return "unknown variant '" + variant + "' of " + family + " (variants: " + names_of(variants) +
+         ")";
+}
+
+class EmuBackend : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::Emu; }
+
+  DeviceInfo device() const override {
+    DeviceInfo d;
+    d.name = "emulator";
+    d.limits = DeviceLimits{};
+    d.sm_count = d.limits.sm_count;
+    d.peak_gbps = sim::DeviceModel{}.dram_gbps;
+    d.peak_gflops = sim::DeviceModel{}.fp32_gflops;
+    return d;
+  }
+
+  RunResult run(const std::string& family, const std::string& variant, const Params& params,
+                const RunOptions& opt) override {
+    RunResult res;
+    // The run's control, or the one of this thread (a GUI worker's job); the CPU
+    // reference's work loops see it through the scope.
+    RunOptions o = opt;
+    if (!o.control) o.control = thread_control();
+    ThreadControlScope scope(o.control);
+    if (opt.hardware_runs > 0) {
+      res.hardware.unavailable = HardwareUnavailable::NoGpu;
+      res.hardware.detail = "the emulator has a model, not counters";
+    }
+    try {
+      run_checked(family, variant, params, o, res);
+    } catch (const RunCancelled&) {
+      res.cancelled = true;
+    } catch (const std::bad_alloc&) {
+      res.error = "not enough host memory for the arrays of " + family + "/" + variant + " (" +
+                  to_string(res.params) + ")";
+    } catch (const std::exception& e) {
+      res.error = std::string("the emulator failed: ") + e.what();
+    }
+    if (res.cancelled) {
+      res.error = "cancelled";
+      res.verified = false;
+    }
+    return res;
+  }
+
+  std::string refusal(const std::string& family, const std::string& variant,
+                      const Params& params, const RunOptions& opt) const override {
+    const VariantInfo* v = find_variant(family, variant);
+    Params done;
+    if (!v || !validate(*v, params, DeviceLimits{}, done).empty()) return "";  // run() says why
+    const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
+    if (!whole) return "";
+    const std::string why = emulator_refusal(v->plan(done));
+    return why.empty() ? "" : family + "/" + variant + " with " + to_string(done) + " is " + why;
+  }
+
+  PeerResult run_peer(Peer p, const Params&, const RunOptions&) override {
+    PeerResult r;
+    r.peer = p;
+    r.error = "peers need a GPU: " + std::string(to_string(p)) + " cannot run on the emulator";
+    return r;
+  }
+
+ private:
+  static void run_checked(const std::string& family, const std::string& variant,
+                          const Params& params, const RunOptions& opt, RunResult& res) {
+    const emu::Variant* v = emu::find(family, variant);
+    if (!v) {
+      res.error = unknown_variant(family, variant);
+      res.rejected = true;
+      return;
+    }
+    if (opt.recorded_only) {
+      res.error = "no recording of " + family + "/" + variant + " at these parameters";
+      return;
+    }
+    res.error = validate(v->info, params, DeviceLimits{}, res.params);
+    res.rejected = !res.error.empty();
+    if (res.rejected) return;
+    res.plan = v->info.plan(res.params);
+
+    // Whole-grid runs are needed for totals, modelled time and verification; without
+    // them only the kept blocks are emulated, which is what a huge grid needs.
+    const bool whole = opt.totals || opt.timing || opt.keep_all_blocks || opt.keep_blocks.empty();
+    unsigned long long max_grid = 0;
+    for (const auto& l : res.plan.launches) max_grid = std::max(max_grid, l.grid.count());
+    sim::EmuOptions eo;
+    if (!whole) {
+      // Each launch keeps the kept blocks its grid has (simt_emu.h's Launcher).
+      for (auto b : opt.keep_blocks)
+        if (b < max_grid) eo.only_blocks.push_back(b);
+      if (eo.only_blocks.empty()) {
+        res.error = "none of the blocks to keep is in the grid of " +
+                    std::to_string(max_grid) + " blocks";
+        return;
+      }
+    } else if (std::string why = emulator_refusal(res.plan); !why.empty()) {
+      res.error = family + "/" + variant + " with " + to_string(res.params) + " is " + why;
+      res.rejected = true;
+      return;
+    }
+
+    double progress_total = 0;  // blocks, over every launch
+    if (opt.control) {
+      for (const auto& l : res.plan.launches)
+        progress_total += eo.only_blocks.empty() ? double(l.grid.count())
+                                                 : double(eo.only_blocks.size());
+      eo.control = opt.control;
+      eo.progress_stage = "preparing the arrays";
+      opt.control->start(progress_total, eo.progress_stage);
+    }
+    throw_if_cancelled();
+    // A run of the kept blocks only is not verified, so its arrays are made where those
+    // blocks touch them: a one-block trace of a huge grid costs what the block reads.
+    HostArrays h;
+    std::unique_ptr<LazyArrays> lazy;
+    if (whole) {
+      h = HostArrays::allocate(res.plan);
+      fill_inputs(h, res.plan, opt.seed);
+    } else {
+      lazy = std::make_unique<LazyArrays>(res.plan, opt.seed);
+      eo.lazy = lazy.get();
+    }
+    emu::Args args;
+    std::vector<ArrayDesc> arrays;
+    for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
+      const ArraySpec& s = res.plan.arrays[i];
+      // Poisoned outputs: a kernel that skips an element leaves NaN / -1 behind.
+      if (s.output && !lazy) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
+      args.ptr.push_back(lazy ? static_cast<void*>(lazy->data(i)) : h.data[i].data());
+      args.count.push_back(s.count);
+      ArrayDesc d;
+      d.id = std::uint8_t(i);
+      d.space = Space::Global;
+      d.name = s.name;
+      d.elem_bytes = s.elem_bytes;
+      d.count = s.count;
+      arrays.push_back(d);
+    }
+
+    // The whole grid of a one-launch plan runs on every core, a contiguous range of
+    // blocks each (blocks are independent and write disjoint outputs); the counters are
+    // added up and the kept blocks' events joined in block order, so the result is the
+    // one a single core gives (tests/kernels/test_emu_backend.cpp holds them equal).
+    const unsigned long long grid = res.plan.launches.empty() ? 0 : res.plan.launches[0].grid.count();
+    unsigned parts = emu_threads();
+    if (!whole || opt.keep_all_blocks || res.plan.launches.size() != 1 || grid < 2ull * parts)
+      parts = 1;
+    struct Part {
+      PerLaunchSites totals;
+      std::unique_ptr<KeepSink> keep;
+      sim::EmuResult result;
+      std::string error;  // the launcher's (a launch it refused)
+    };
+    std::vector<Part> part(parts);
+    auto run_part = [&](unsigned p) {
+      Part& me = part[p];
+      std::vector<TraceSink*> sinks = {&me.totals};
+      if (opt.keep_all_blocks)
+        me.keep = std::make_unique<KeepSink>();
+      else if (!opt.keep_blocks.empty())
+        me.keep = std::make_unique<KeepSink>(opt.keep_blocks);
+      if (me.keep) sinks.push_back(me.keep.get());
+      TeeSink tee(sinks);
+      sim::EmuOptions po = eo;
+      if (parts > 1) {
+        const unsigned long long lo = grid * p / parts, hi = grid * (p + 1) / parts;
+        for (unsigned long long b = lo; b < hi; ++b) po.only_blocks.push_back(std::uint32_t(b));
+        // Every part polls cancel and adds the blocks it finished to the run's count.
+      }
+      emu::Launcher launcher(tee, arrays, v->info.source_file, po);
+      v->launch(launcher, res.params, res.plan, args);
+      me.error = launcher.error();
+      me.result = launcher.result();
+    };
+    if (parts == 1) {
+      run_part(0);
+    } else {
+      std::vector<std::thread> ts;
+      std::vector<std::exception_ptr> errs(parts);
+      for (unsigned p = 0; p < parts; ++p)
+        ts.emplace_back([&, p] {
+          ThreadControlScope scope(eo.control);
+          try {
+            run_part(p);
+          } catch (...) {
+            errs[p] = std::current_exception();
+          }
+        });
+      for (auto& t : ts) t.join();
+      for (auto& e : errs)
+        if (e) std::rethrow_exception(e);
+    }
+    for (const Part& pt : part)
+      if (!pt.error.empty()) {
+        res.error = pt.error;
+        return;
+      }
+    sim::EmuResult er = part[0].result;
+    PerLaunchSites& totals = part[0].totals;
+    std::unique_ptr<KeepSink>& keep = part[0].keep;
+    for (unsigned p = 1; p < parts; ++p) {
+      const sim::EmuResult& o = part[p].result;
+      er.ok = er.ok && o.ok;
+      er.cancelled = er.cancelled || o.cancelled;
+      er.events += o.events;
+      er.threads_run += o.threads_run;
+      // A single core stops at the first block with a problem: keep the earliest part's.
+      if (er.problems.empty()) er.problems = o.problems;
+      totals.merge(part[p].totals);
+      if (keep && part[p].keep && !part[p].keep->launches().empty()) {
+        auto& dst = keep->launches();
+        auto& src = part[p].keep->launches().front().events;
+        if (dst.empty()) dst.push_back(std::move(part[p].keep->launches().front()));
+        else dst.front().events.insert(dst.front().events.end(), src.begin(), src.end());
+      }
+    }
+    if (er.cancelled) throw RunCancelled{};
+    res.problems = er.problems;
+    if (keep) res.kept = std::move(keep->launches());
+
+    for (std::size_t i = 0; i < totals.sites().size(); ++i) {
+      LaunchTotals lt;
+      if (i < res.plan.launches.size()) lt.cfg = res.plan.launches[i];
+      lt.sites = totals.sites()[i].sites();
+      if (i < totals.heat().size()) lt.heat = totals.heat()[i].heat();
+      for (const sim::SiteTotals& st : lt.sites) lt.totals.merge(st.totals);
+      res.totals.merge(lt.totals);
+      res.launches.push_back(lt);
+    }
+
+    if (!er.ok || !res.problems.empty()) {
+      res.verify_message = "not verified: the emulator reported " +
+                           std::to_string(res.problems.size()) + " problem(s)";
+    } else if (!whole) {
+      res.verify_message = "not verified: only " + std::to_string(eo.only_blocks.size()) +
+                           " of " + std::to_string(max_grid) +
+                           " blocks were emulated (totals off)";
+    } else {
+      if (opt.control)
+        opt.control->report(progress_total, progress_total, "checking the result on the CPU");
+      res.verify_message = v->info.verify(h, res.params);
+      res.verified = res.verify_message.empty();
+    }
+
+    attach_loads_in_flight(res.launches, family, variant, res.params);
+    if (opt.timing && whole && res.launches.size() == res.plan.launches.size())
+      res.timing = modelled_timing(res.plan, res.launches, res.regs_per_thread);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_emu_backend() { return std::make_unique<EmuBackend>(); }
+
+}  // namespace ws

@@ -1,0 +1,320 @@
+#pragma once
+// WS_MODE_EMU: the dialect on the host compiler. Every access goes through a Ref that
+// reports to the emulator's current lane, which parks the thread until its warp issues
+// the access; then the Ref performs the load or store on host memory.
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <typeinfo>
+#include <vector>
+
+#include "kernels/catalogue/catalogue.h"
+#include "sim/emulator.h"
+
+// CUDA's vector types, for kernels that load 8 or 16 bytes per lane.
+struct alignas(8) int2 { int x, y; };
+struct alignas(16) int4 { int x, y, z, w; };
+struct alignas(8) float2 { float x, y; };
+struct alignas(16) float4 { float x, y, z, w; };
+
+// kernels/user/cuda_emu.h makes a CUDA pointer parameter's handle from a Global.
+namespace ws::cu {
+struct Access;
+}
+
+namespace ws {
+inline namespace emu {
+
+// A reference to one element of a global or shared array, tagged with its site.
+template <class T>
+class Ref {
+ public:
+  using V = std::remove_const_t<T>;
+  Ref(T* base, std::uint64_t count, std::int64_t i, std::uint8_t array, std::uint32_t base_off,
+      bool shared, std::uint16_t line)
+      : base_(base), count_(count), i_(i), array_(array), base_off_(base_off), shared_(shared),
+        line_(line) {}
+
+  operator V() const {
+    touch(shared_ ? EventKind::SharedLoad : EventKind::GlobalLoad);
+    return base_[i_];
+  }
+  Ref& operator=(const V& v) requires(!std::is_const_v<T>) {
+    touch(shared_ ? EventKind::SharedStore : EventKind::GlobalStore);
+    base_[i_] = v;
+    return *this;
+  }
+  Ref& operator=(const Ref& o) requires(!std::is_const_v<T>) { return *this = V(o); }
+  template <class U>
+  Ref& operator=(const Ref<U>& o) requires(!std::is_const_v<T>) { return *this = V(o); }
+  Ref& operator+=(const V& v) requires(!std::is_const_v<T>) { return *this = V(*this) + v; }
+  Ref& operator-=(const V& v) requires(!std::is_const_v<T>) { return *this = V(*this) - v; }
+  Ref& operator*=(const V& v) requires(!std::is_const_v<T>) { return *this = V(*this) * v; }
+
+  // The atomic: one event of kind *Atomic, then the read-modify-write. No result: the
+  // dialect's atomics are reductions (kernels/dialect/simt.h).
+  void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
+    touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    base_[i_] = base_[i_] + v;
+  }
+  // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
+  // kernels/user/cuda_emu.h).
+  template <class F>
+  V atomic_apply(F f) const requires(!std::is_const_v<T>) {
+    touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    const V old = base_[i_];
+    base_[i_] = f(old);
+    return old;
+  }
+
+ private:
+  void touch(EventKind k) const {
+    auto& lane = sim::current_lane();
+    // "array #N" is the trace's array id: callers that know the names substitute them.
+    if (i_ < 0 || std::uint64_t(i_) >= count_)
+      lane.fail(sim::ProblemKind::OutOfBounds, line_,
+                std::string("out-of-bounds ") +
+                    (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
+                    (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
+                    " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
+                    " elements)");
+    lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
+    if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
+  }
+  T* base_;
+  std::uint64_t count_;
+  std::int64_t i_;
+  std::uint8_t array_;
+  std::uint32_t base_off_;
+  bool shared_;
+  std::uint16_t line_;
+};
+
+// A global array passed to a kernel: pointer, element count, argument ordinal.
+//
+// In a student's build (WS_STUDENT_BUILD, kernels/user/user_kernel.cpp) the pointer, count and
+// id are private: every access goes through a traced Ref, so a raw copy through `out.ptr`
+// cannot cheat the counts (issue 27). The catalogue's kernels keep the aggregate.
+#if defined(WS_STUDENT_BUILD)
+#define WS_STUDENT_HIDDEN private:
+#define WS_STUDENT_SHOWN public:
+#else
+#define WS_STUDENT_HIDDEN
+#define WS_STUDENT_SHOWN
+#endif
+template <class T>
+struct Global {
+#if defined(WS_STUDENT_BUILD)
+  Global() = default;
+  Global(T* p, std::uint64_t count, std::uint8_t i) : ptr(p), n(count), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
+  friend struct ::ws::cu::Access;
+  T* ptr = nullptr;
+  std::uint64_t n = 0;
+  std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
+  Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
+    return Ref<T>(ptr, n, i, id, 0, false, std::uint16_t(line));
+  }
+  void atomic_add(std::int64_t i, std::remove_const_t<T> v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
+  }
+  std::uint64_t size() const { return n; }
+};
+
+// A 1D shared array.
+template <class T>
+struct Shared {
+#if defined(WS_STUDENT_BUILD)
+  Shared() = default;
+  Shared(T* p, std::uint32_t o, std::uint32_t count, std::uint8_t i) : ptr(p), off(o), n(count), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
+  T* ptr = nullptr;
+  std::uint32_t off = 0, n = 0;
+  std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
+  Ref<T> operator()(std::int64_t i, int line = __builtin_LINE()) const {
+    return Ref<T>(ptr, n, i, id, off, true, std::uint16_t(line));
+  }
+  void atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add(v);
+  }
+};
+
+// A 2D shared array, row-major with `cols` words per row (padding included), like
+// `__shared__ T tile[rows][cols]`.
+template <class T>
+struct Shared2D {
+#if defined(WS_STUDENT_BUILD)
+  Shared2D() = default;
+  Shared2D(T* p, std::uint32_t o, int r, int c, std::uint8_t i) : ptr(p), off(o), rows(r), cols(c), id(i) {}
+#endif
+ WS_STUDENT_HIDDEN
+  T* ptr = nullptr;
+  std::uint32_t off = 0;
+  int rows = 0, cols = 0;
+  std::uint8_t id = kNoArray;
+ WS_STUDENT_SHOWN
+  Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
+    if (r < 0 || r >= rows || c < 0 || c >= cols)
+      sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                               "shared tile index (" + std::to_string(r) + ", " +
+                                   std::to_string(c) + ") is outside " + std::to_string(rows) +
+                                   " x " + std::to_string(cols));
+    return Ref<T>(ptr, std::uint64_t(rows) * cols, std::int64_t(r) * cols + c, id, off, true,
+                  std::uint16_t(line));
+  }
+};
+
+// The thread context a kernel body receives.
+class Thread {
+ public:
+  Dim3 threadIdx, blockIdx, blockDim, gridDim;
+
+  Thread() : lane_(sim::current_lane()) {
+    threadIdx = lane_.thread_idx;
+    blockIdx = lane_.block_idx;
+    blockDim = lane_.block_dim;
+    gridDim = lane_.grid_dim;
+  }
+  unsigned tid() const { return lane_.linear_tid; }
+  unsigned lane() const { return lane_.linear_tid % 32; }
+  unsigned warp() const { return lane_.linear_tid / 32; }
+
+  void syncthreads(int line = __builtin_LINE()) { lane_.syncthreads(std::uint16_t(line)); }
+  void syncwarp(unsigned mask = WS_FULL_MASK, int line = __builtin_LINE()) {
+    lane_.syncwarp(mask, std::uint16_t(line));
+  }
+  bool branch(bool cond, int line = __builtin_LINE()) {
+    return lane_.branch(cond, std::uint16_t(line));
+  }
+  // The instructions this path runs here (t.work(n)): one Work event at the lanes' mask.
+  void work(unsigned instructions, int line = __builtin_LINE()) {
+    lane_.access(EventKind::Work, kNoArray, instructions, 0, std::uint16_t(line));
+  }
+  unsigned ballot_sync(unsigned mask, bool pred, int line = __builtin_LINE()) {
+    return lane_.ballot(mask, pred, std::uint16_t(line));
+  }
+  unsigned activemask(int line = __builtin_LINE()) {
+    return lane_.activemask(std::uint16_t(line));
+  }
+  template <class V>
+  V shfl_sync(unsigned mask, V v, int src, int width = 32, int line = __builtin_LINE()) {
+    return shuffle(sim::ShuffleKind::Idx, mask, v, src, width, line);
+  }
+  template <class V>
+  V shfl_up_sync(unsigned mask, V v, int delta, int width = 32, int line = __builtin_LINE()) {
+    return shuffle(sim::ShuffleKind::Up, mask, v, delta, width, line);
+  }
+  template <class V>
+  V shfl_down_sync(unsigned mask, V v, int delta, int width = 32, int line = __builtin_LINE()) {
+    return shuffle(sim::ShuffleKind::Down, mask, v, delta, width, line);
+  }
+  template <class V>
+  V shfl_xor_sync(unsigned mask, V v, int lane_mask, int width = 32,
+                  int line = __builtin_LINE()) {
+    return shuffle(sim::ShuffleKind::Xor, mask, v, lane_mask, width, line);
+  }
+
+  template <class T>
+  Shared<T> shared(std::uint32_t count, const char* name = "shared", int line = __builtin_LINE()) {
+    std::uint32_t off = lane_.alloc_shared(std::uint64_t(count) * sizeof(T), alignment<T>(),
+                                           sizeof(T), name, std::uint16_t(line), 0);
+    return Shared<T>{reinterpret_cast<T*>(lane_.shared_base() + off), off, count, next_id_++};
+  }
+  template <class T>
+  Shared2D<T> shared2d(int rows, int cols, const char* name = "tile",
+                       int line = __builtin_LINE()) {
+    std::uint32_t off = lane_.alloc_shared(std::uint64_t(rows) * cols * sizeof(T),
+                                           alignment<T>(), sizeof(T), name, std::uint16_t(line),
+                                           std::uint32_t(cols));
+    return Shared2D<T>{reinterpret_cast<T*>(lane_.shared_base() + off), off, rows, cols,
+                       next_id_++};
+  }
+
+ private:
+  template <class T>
+  static constexpr std::uint32_t alignment() {
+    return alignof(T) < 16 ? 16 : alignof(T);
+  }
+  template <class V>
+  V shuffle(sim::ShuffleKind k, unsigned mask, V v, int arg, int width, int line) {
+    static_assert(sizeof(V) <= 8 && std::is_trivially_copyable_v<V>);
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &v, sizeof(V));
+    bits = lane_.shuffle(k, mask, bits, arg, width, std::uint16_t(line));
+    V out;
+    std::memcpy(&out, &bits, sizeof(V));
+    return out;
+  }
+  sim::Lane& lane_;
+  std::uint8_t next_id_ = kFirstSharedId;
+};
+
+// Runs a variant's launches on the emulator, streaming events to one sink. A launch after
+// a failed one is skipped: its inputs would be garbage.
+class Launcher {
+ public:
+  Launcher(TraceSink& sink, std::vector<ArrayDesc> arrays, std::string source_file,
+           sim::EmuOptions opt = {})
+      : sink_(sink), arrays_(std::move(arrays)), source_file_(std::move(source_file)),
+        opt_(std::move(opt)) {}
+
+  // Names the kernel structs launched (typeid, mangled) instead of running them: which
+  // template instance of the fast build runs for these parameters (its SASS).
+  void names_only(std::vector<std::string>* names) { names_ = names; }
+
+  template <class K>
+  void launch(const LaunchCfg& cfg, const K& kernel) {
+    if (names_) {
+      names_->push_back(typeid(K).name());
+      return;
+    }
+    if (!result_.ok || !error_.empty()) return;
+    opt_.progress_stage = "emulating " + cfg.kernel;
+    sim::EmuLaunch l;
+    l.info = LaunchInfo{cfg.kernel, source_file_, cfg.grid, cfg.block, cfg.shared_bytes, arrays_};
+    l.thread_body = [&kernel] {
+      Thread t;
+      kernel(t);
+    };
+    // Kept blocks are per launch, as in the traced CUDA build: a launch keeps those of the
+    // blocks that its grid has (a second pass of one block keeps block 0 only), and a
+    // launch that has none of them is not emulated.
+    sim::EmuOptions o = opt_;
+    if (!opt_.only_blocks.empty()) {
+      o.only_blocks.clear();
+      for (std::uint32_t b : opt_.only_blocks)
+        if (b < cfg.grid.count()) o.only_blocks.push_back(b);
+      if (o.only_blocks.empty()) return;
+    }
+    sim::EmuResult r = sim::run(l, sink_, o);
+    result_.ok = result_.ok && r.ok;
+    result_.events += r.events;
+    result_.threads_run += r.threads_run;
+    result_.steps += r.steps;
+    result_.cancelled = result_.cancelled || r.cancelled;
+    result_.problems.insert(result_.problems.end(), r.problems.begin(), r.problems.end());
+  }
+  const sim::EmuResult& result() const { return result_; }
+  // A variant's launch function found no instance for its parameters: nothing runs.
+  void refuse(std::string why) {
+    if (error_.empty()) error_ = std::move(why);
+    result_.ok = false;
+  }
+  const std::string& error() const { return error_; }
+
+ private:
+  std::string error_;
+  TraceSink& sink_;
+  std::vector<ArrayDesc> arrays_;
+  std::string source_file_;
+  sim::EmuOptions opt_;
+  sim::EmuResult result_;
+  std::vector<std::string>* names_ = nullptr;
+};
+
+}  // namespace emu
+}  // namespace ws

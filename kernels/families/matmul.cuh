@@ -1,0 +1,577 @@
+#pragma once
+// Matrix multiply C = A * B for row-major n x n FP32 matrices, from the naive loop to a
+// register-blocked, vectorized kernel that gets close to cuBLAS. Every variant does the
+// same 2 n^3 flops; what changes is how many bytes each flop costs: from global memory,
+// from shared memory, or from registers. Bodies are the lesson's code: keep each access
+// on its own line, and let each source access be exactly one memory instruction (where a
+// variant vectorizes, it says so with float4 handles).
+#include <cmath>
+
+#include "kernels/dialect/registry.h"
+
+// Loop unrolling: on nvcc the register arrays of the blocked kernels must be indexed by
+// constants only (else they spill to local memory), and the textbook loops must stay
+// rolled so the compiler does not fuse four scalar shared loads into one 128-bit load.
+// The host compiler needs neither.
+WS_BEGIN_MODE
+
+// Naive: one thread per element of C, reading a row of A and a column of B straight from
+// global memory: two loads per multiply-add. Within a warp the A load is a broadcast and
+// the B load is coalesced, and the caches catch much of the reuse, but every flop still
+// waits on a load instruction.
+struct MatmulNaive {
+  Global<const float> a, b;
+  Global<float> c;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    int row = t.blockIdx.y * t.blockDim.y + t.threadIdx.y;
+    int col = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    float sum = 0.f;
+    for (int k = 0; k < n; ++k) {
+      sum += a(row * n + k) * b(k * n + col);
+    }
+    c(row * n + col) = sum;
+  }
+};
+
+// Shared-memory tiles: a TILE x TILE block loads one tile of A and one of B per step
+// (one element per thread each), then every thread reads 2 x TILE words of shared
+// memory. Global traffic drops by a factor of TILE; the inner loop now costs two shared
+// loads per multiply-add. The block is TILE x TILE threads, shown as it is: tile 4 is 16
+// threads, half a warp left empty; tile 8 packs 4 tile rows into each warp; tile 32 is
+// 1024 threads, the most a block may have. The k loop stays rolled so each shared read
+// stays one 32-bit load.
+template <int TILE>
+struct MatmulTiled {
+  Global<const float> a, b;
+  Global<float> c;
+  int n;
+  static constexpr std::uint32_t kSharedBytes = 2 * TILE * TILE * sizeof(float);
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float>(TILE, TILE, "As");
+    auto bs = t.shared2d<float>(TILE, TILE, "Bs");
+    int tx = t.threadIdx.x;
+    int ty = t.threadIdx.y;
+    int row = t.blockIdx.y * TILE + ty;
+    int col = t.blockIdx.x * TILE + tx;
+    float sum = 0.f;
+    for (int p = 0; p < n / TILE; ++p) {
+      as(ty, tx) = a(row * n + p * TILE + tx);
+      bs(ty, tx) = b((p * TILE + ty) * n + col);
+      t.syncthreads();
+      WS_NO_UNROLL
+      for (int k = 0; k < TILE; ++k) {
+        sum += as(ty, k) * bs(k, tx);
+      }
+      t.syncthreads();
+    }
+    c(row * n + col) = sum;
+  }
+};
+
+// 1D register blocking: a 64 x 64 block tile from 512 threads, each computing a column
+// of TM = 8 results. A value of B read from shared memory is kept in a register and used
+// for 8 multiply-adds, so shared loads per multiply-add fall from 2 to 9/8. The eight
+// A reads of a step are a broadcast (all lanes of a warp share a thread row).
+struct MatmulReg1D {
+  static constexpr int BM = 64, BN = 64, BK = 8, TM = 8;
+  static constexpr std::uint32_t kSharedBytes = (BM * BK + BK * BN) * sizeof(float);
+  Global<const float> a, b;
+  Global<float> c;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float>(BM, BK, "As");
+    auto bs = t.shared2d<float>(BK, BN, "Bs");
+    int tid = t.threadIdx.x;
+    int trow = tid / BN;  // results in rows trow*TM .. trow*TM+TM-1 of the block tile
+    int tcol = tid % BN;
+    int arow = tid / BK;  // the 64 x 8 tile of A: one element per thread
+    int acol = tid % BK;
+    int brow = tid / BN;  // the 8 x 64 tile of B: one element per thread
+    int bcol = tid % BN;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[TM] = {};
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      as(arow, acol) = a((row0 + arow) * n + k0 + acol);
+      bs(brow, bcol) = b((k0 + brow) * n + col0 + bcol);
+      t.syncthreads();
+      WS_NO_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        float bv = bs(k, tcol);
+        WS_UNROLL
+        for (int m = 0; m < TM; ++m) {
+          acc[m] += as(trow * TM + m, k) * bv;
+        }
+      }
+      t.syncthreads();
+    }
+    WS_UNROLL
+    for (int m = 0; m < TM; ++m) {
+      c((row0 + trow * TM + m) * n + col0 + tcol) = acc[m];
+    }
+  }
+};
+
+// 2D register blocking: a 128 x 128 block tile from 256 threads, each computing an 8 x 8
+// micro-tile. Per step of k a thread loads 8 values of A and 8 of B into registers and
+// does 64 multiply-adds with them: 1/4 shared load per multiply-add. A thread's columns
+// are 16 apart so that the 16 lanes of a thread row read 16 consecutive words of Bs.
+// The A reads are broadcasts, but the two thread rows of a warp read words 64 apart,
+// the same bank: a 2-way conflict that the next step removes by storing A transposed.
+struct MatmulReg2D {
+  static constexpr int BM = 128, BN = 128, BK = 8, TM = 8, TN = 8;
+  static constexpr std::uint32_t kSharedBytes = (BM * BK + BK * BN) * sizeof(float);
+  Global<const float> a, b;
+  Global<float> c;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float>(BM, BK, "As");
+    auto bs = t.shared2d<float>(BK, BN, "Bs");
+    int tid = t.threadIdx.x;
+    int trow = tid / (BN / TN);  // rows trow*TM .. trow*TM+7
+    int tcol = tid % (BN / TN);  // columns tcol, tcol+16, ..., tcol+112
+    int arow = tid / BK;         // the 128 x 8 tile of A: 4 elements per thread
+    int acol = tid % BK;
+    int brow = tid / BN;         // the 8 x 128 tile of B: 4 elements per thread
+    int bcol = tid % BN;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[TM][TN] = {};
+    float am[TM];
+    float bn[TN];
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      WS_UNROLL
+      for (int o = 0; o < BM; o += 32) {
+        as(arow + o, acol) = a((row0 + arow + o) * n + k0 + acol);
+      }
+      WS_UNROLL
+      for (int o = 0; o < BK; o += 2) {
+        bs(brow + o, bcol) = b((k0 + brow + o) * n + col0 + bcol);
+      }
+      t.syncthreads();
+      WS_NO_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        WS_UNROLL
+        for (int m = 0; m < TM; ++m) {
+          am[m] = as(trow * TM + m, k);
+        }
+        WS_UNROLL
+        for (int j = 0; j < TN; ++j) {
+          bn[j] = bs(k, tcol + j * (BN / TN));
+        }
+        WS_UNROLL
+        for (int m = 0; m < TM; ++m) {
+          WS_UNROLL
+          for (int j = 0; j < TN; ++j) {
+            acc[m][j] += am[m] * bn[j];
+          }
+        }
+      }
+      t.syncthreads();
+    }
+    WS_UNROLL
+    for (int m = 0; m < TM; ++m) {
+      WS_UNROLL
+      for (int j = 0; j < TN; ++j) {
+        c((row0 + trow * TM + m) * n + col0 + tcol + j * (BN / TN)) = acc[m][j];
+      }
+    }
+  }
+};
+
+namespace matmul_detail {
+
+// The 128 x 8 tile of A, global -> registers: warps 0 and 1 each fetch 4 x 4 blocks of
+// A (four float4 rows). Lanes 0-15 take k 0-3 of 16 consecutive row groups, lanes 16-31
+// k 4-7, so one load instruction reads 16 rows x 32 bytes: 16 full sectors.
+template <class GA>
+WS_DEVICE void fetch_a(const GA& a4, int n, int tid, int row0, int k0, float4 (&ra)[4]) {
+  int mb = (tid / 32) * 16 + tid % 16;  // row group: rows 4*mb .. 4*mb+3
+  int kb = (tid % 32) / 16;             // k group: k 4*kb .. 4*kb+3
+  WS_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    ra[i] = a4(((row0 + mb * 4 + i) * n + k0) / 4 + kb);
+  }
+}
+
+// Registers -> shared, transposed on the way: As[k][m/4] is a float4 of four consecutive
+// rows m at one k, so the compute loop reads A with float4 loads along m. The 4 x 4 block
+// a thread holds is turned in registers; a quarter warp stores 8 consecutive float4s of
+// one row of As: 128 contiguous bytes, no bank conflict.
+template <class SA>
+WS_DEVICE void stash_a(const SA& as, int tid, int buf, const float4 (&ra)[4]) {
+  int mb = (tid / 32) * 16 + tid % 16;
+  int kb = (tid % 32) / 16;
+  as(buf + kb * 4 + 0, mb) = float4{ra[0].x, ra[1].x, ra[2].x, ra[3].x};
+  as(buf + kb * 4 + 1, mb) = float4{ra[0].y, ra[1].y, ra[2].y, ra[3].y};
+  as(buf + kb * 4 + 2, mb) = float4{ra[0].z, ra[1].z, ra[2].z, ra[3].z};
+  as(buf + kb * 4 + 3, mb) = float4{ra[0].w, ra[1].w, ra[2].w, ra[3].w};
+}
+
+}  // namespace matmul_detail
+
+// Vectorized: the 2D-blocked kernel with every access widened to 16 bytes. Global loads
+// of A and B and stores of C are float4; A is stored transposed in shared memory (turned
+// in registers on the way, see stash_a) so that a thread's 8 values of A are two float4
+// loads along a row of As, as its 8 values of B are two float4 loads along a row of Bs.
+// Four times fewer load instructions. What is left: a thread's 8 columns are contiguous,
+// so in a quarter warp 8 lanes read float4s 32 bytes apart, a 2-way bank conflict on
+// every Bs read, and each C store touches twice the sectors it needs.
+struct MatmulVectorized {
+  static constexpr int BM = 128, BN = 128, BK = 8;
+  static constexpr std::uint32_t kSharedBytes = (BK * (BM / 4) + BK * (BN / 4)) * sizeof(float4);
+  Global<const float4> a4, b4;
+  Global<float4> c4;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float4>(BK, BM / 4, "As");  // transposed: As[k][m/4]
+    auto bs = t.shared2d<float4>(BK, BN / 4, "Bs");
+    int tid = t.threadIdx.x;
+    int trow = tid / 16;  // rows 8*trow .. 8*trow+7
+    int tcol = tid % 16;  // columns 8*tcol .. 8*tcol+7
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[8][8] = {};
+    float4 ra[4];
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      if (tid < 64) {
+        matmul_detail::fetch_a(a4, n, tid, row0, k0, ra);
+        matmul_detail::stash_a(as, tid, 0, ra);
+      }
+      bs(tid / 32, tid % 32) = b4(((k0 + tid / 32) * n + col0) / 4 + tid % 32);
+      t.syncthreads();
+      WS_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        float4 a0 = as(k, trow * 2);
+        float4 a1 = as(k, trow * 2 + 1);
+        float4 b0 = bs(k, tcol * 2);
+        float4 b1 = bs(k, tcol * 2 + 1);
+        float am[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        float bn[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+        WS_UNROLL
+        for (int i = 0; i < 8; ++i) {
+          WS_UNROLL
+          for (int j = 0; j < 8; ++j) {
+            acc[i][j] += am[i] * bn[j];
+          }
+        }
+      }
+      t.syncthreads();
+    }
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      int base = ((row0 + trow * 8 + i) * n + col0) / 4 + tcol * 2;
+      c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
+      c4(base + 1) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
+    }
+  }
+};
+
+// Warp-tiled and double-buffered, the fastest step. Three changes to the vectorized
+// kernel. (1) Lanes are laid out by warp: a warp owns a 64 x 32 part of the block tile,
+// and a thread's 8 x 8 results are four 4 x 4 pieces 32 rows and 16 columns apart. A
+// quarter warp then reads 2 float4s of As (a broadcast) and 4 consecutive float4s of Bs:
+// no bank conflicts, and each C store covers 8 rows x 64 bytes, 16 full sectors.
+// (2) Two shared buffers: the global loads of the next tile are issued into registers
+// before the multiply-adds of this one, so their latency hides behind 512 FMAs per
+// thread, and one barrier per tile suffices (a buffer is rewritten only after the
+// barrier that ends the step that read it). (3) Registers decide how many blocks share
+// an SM: every thread now gathers one float4 of As itself, four rows of A at one k with
+// four 4-byte loads (8 lanes cover a 32-byte row segment, so each load is still whole
+// sectors), instead of holding a 4 x 4 block. That keeps the kernel near 120 registers,
+// two blocks per SM. As rows are padded by one float4 so the 8 rows a quarter warp
+// writes start 4 banks apart instead of on the same bank.
+struct MatmulWarpTiled {
+  static constexpr int BM = 128, BN = 128, BK = 8;
+  static constexpr std::uint32_t kSharedBytes =
+      (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
+  Global<const float> a;
+  Global<const float4> b4;
+  Global<float4> c4;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float4>(2 * BK, BM / 4 + 1, "As");  // [buffer * BK + k][m/4]
+    auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
+    int tid = t.threadIdx.x;
+    int warp = tid / 32;
+    int lane = tid % 32;
+    int wm4 = (warp / 4) * 16;     // the warp's first row / 4: warps form 2 x 4
+    int wn4 = (warp % 4) * 8;      // the warp's first column / 4
+    int lm = lane / 4;             // rows 4*lm .. +3 and 32 + 4*lm .. +3 of the warp tile
+    int ln = lane % 4;             // columns 4*ln .. +3 and 16 + 4*ln .. +3
+    int ak = tid % BK;             // this thread's As element: k = ak, rows 4*am .. +3
+    int am = tid / BK;
+    int bk = tid / 32;             // this thread's Bs element: row bk, float4 column bc
+    int bc = tid % 32;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[8][8] = {};
+    float4 ra;
+    float4 rb;
+    ra.x = a((row0 + am * 4 + 0) * n + ak);
+    ra.y = a((row0 + am * 4 + 1) * n + ak);
+    ra.z = a((row0 + am * 4 + 2) * n + ak);
+    ra.w = a((row0 + am * 4 + 3) * n + ak);
+    rb = b4((bk * n + col0) / 4 + bc);
+    as(ak, am) = ra;
+    bs(bk, bc) = rb;
+    t.syncthreads();
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      int cur = (k0 / BK) % 2 * BK;
+      int next = BK - cur;
+      bool more = k0 + BK < n;
+      if (more) {
+        ra.x = a((row0 + am * 4 + 0) * n + k0 + BK + ak);
+        ra.y = a((row0 + am * 4 + 1) * n + k0 + BK + ak);
+        ra.z = a((row0 + am * 4 + 2) * n + k0 + BK + ak);
+        ra.w = a((row0 + am * 4 + 3) * n + k0 + BK + ak);
+        rb = b4(((k0 + BK + bk) * n + col0) / 4 + bc);
+      }
+      WS_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        float4 a0 = as(cur + k, wm4 + lm);
+        float4 a1 = as(cur + k, wm4 + 8 + lm);
+        float4 b0 = bs(cur + k, wn4 + ln);
+        float4 b1 = bs(cur + k, wn4 + 4 + ln);
+        float am8[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        float bn8[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+        WS_UNROLL
+        for (int i = 0; i < 8; ++i) {
+          WS_UNROLL
+          for (int j = 0; j < 8; ++j) {
+            acc[i][j] += am8[i] * bn8[j];
+          }
+        }
+      }
+      if (more) {
+        as(next + ak, am) = ra;
+        bs(next + bk, bc) = rb;
+      }
+      t.syncthreads();
+    }
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      int row = row0 + wm4 * 4 + (i / 4) * 32 + lm * 4 + i % 4;
+      int base = (row * n + col0) / 4 + wn4 + ln;
+      c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
+      c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
+    }
+  }
+};
+
+namespace matmul_detail {
+
+inline Plan plan(const Params& p, const char* kernel, Dim3 block, long long tile_m,
+                 long long tile_n, std::uint32_t shared_bytes) {
+  const long long n = p.at("n");
+  Plan pl;
+  const auto nn = std::uint64_t(n * n);
+  pl.arrays = {{"A", 4, nn, false, {Fill::UnitFloat}},
+               {"B", 4, nn, false, {Fill::UnitFloat}},
+               {"C", 4, nn, true}};
+  LaunchCfg c;
+  c.kernel = kernel;
+  c.grid = {unsigned(n / tile_n), unsigned(n / tile_m), 1};
+  c.block = block;
+  c.shared_bytes = shared_bytes;
+  pl.launches = {c};
+  pl.logical_bytes = 3.0 * double(n) * double(n) * 4.0;
+  pl.flops = 2.0 * double(n) * double(n) * double(n);
+  pl.ref.kind = RefKind::Gemm;  // C (array 2) = A (0) B (1)
+  pl.ref.n = std::uint64_t(n);
+  pl.ref.a = 0;
+  pl.ref.b = 1;
+  pl.ref.out = 2;
+  return pl;
+}
+
+// `what` names the size n must be a multiple of: "tile", or "the block tile".
+inline std::string check_multiple(const Params& p, long long m, const std::string& what) {
+  const long long n = p.at("n");
+  if (n % m != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of " + what + "=" + std::to_string(m) +
+           " (" + (what.rfind("the ", 0) == 0 ? what : "the " + what) + " must divide n)";
+  return "";
+}
+
+// Every element up to n = 512; above, 16 whole rows and 16 whole columns spread over C
+// (every tile row and column of any variant is crossed), so a 4096^3 check stays well
+// under a second. FP32 rounding grows like sqrt(n): the tolerance is 16 sqrt(n) ulps of
+// the sum of |a||b|, far below what one wrong or missing term costs.
+inline std::string verify(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto A = h.as<float>(0);
+  auto B = h.as<float>(1);
+  auto C = h.as<float>(2);
+  const double ulp = std::ldexp(1.0, -23);
+  auto check = [&](long long i, long long j) -> std::string {
+    double ref = 0, mag = 0;
+    for (long long k = 0; k < n; ++k) {
+      const double x = A[std::size_t(i * n + k)], y = B[std::size_t(k * n + j)];
+      ref += x * y;
+      mag += std::fabs(x * y);
+    }
+    const double got = C[std::size_t(i * n + j)];
+    const double tol = 16.0 * std::sqrt(double(n)) * ulp * mag + 1e-6;
+    if (!(std::fabs(got - ref) <= tol))
+      return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
+             std::to_string(got) + ", expected " + std::to_string(ref);
+    return "";
+  };
+  if (n <= 512) {
+    for (long long i = 0; i < n; ++i)
+      for (long long j = 0; j < n; ++j)
+        if (auto e = check(i, j); !e.empty()) return e;
+    return "";
+  }
+  for (long long s = 0; s < 16; ++s) {
+    const long long line = (s * (n - 1)) / 15;
+    for (long long j = 0; j < n; ++j) {
+      if (auto e = check(line, j); !e.empty()) return e;
+      if (auto e = check(j, line); !e.empty()) return e;
+    }
+  }
+  return "";
+}
+
+inline ParamSpec n_param(long long min) {
+  return {"n", 128, min, 8192, {}, "matrix side (floats)"};
+}
+using Tiles = Choices<4, 8, 16, 32>;
+
+inline ParamSpec tile_param() {
+  return {"tile", 16, 0, 0, Tiles::list(), "tile side: the block is tile x tile threads"};
+}
+
+// The plan's float arrays seen four floats at a time.
+inline Global<const float4> in4(const Args& a, int i) {
+  return {static_cast<const float4*>(a.ptr.at(i)), a.count.at(i) / 4, std::uint8_t(i)};
+}
+inline Global<float4> out4(const Args& a, int i) {
+  return {static_cast<float4*>(a.ptr.at(i)), a.count.at(i) / 4, std::uint8_t(i)};
+}
+
+}  // namespace matmul_detail
+
+// @post appends the matmul family and its variants to r in teaching order (naive to
+//       warptiled).
+inline void add_matmul(Registry& r) {
+  using namespace matmul_detail;
+  r.family({.name = "matmul",
+            .source_file = "kernels/families/matmul.cuh",
+            .peers = {Peer::CublasSgemm},
+            .size_params = {"n"},
+            .timing = {{"n", 4096}},
+            .small = {{"n", 128}},
+            .latency = {.variant = "warptiled"},
+            .bar_sizes = {{{"n", 4096}}},
+            .recorded_sweeps = {{"tiled", {{"n", 4096}}, "tile", {8, 16, 32}}}});
+  r.add({.info = {.name = "naive",
+                  .title = "Naive",
+                  .why = "The baseline: every multiply-add issues two global loads.",
+                  .entry = "MatmulNaive",
+                  .params = {n_param(16), tile_param()},
+                  .check = [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
+                  .plan = [](const Params& p) {
+                    const unsigned tl = unsigned(p.at("tile"));
+                    return plan(p, "matmul_naive", {tl, tl, 1}, tl, tl, 0);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulNaive{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled",
+                  .title = "Shared-memory tiles",
+                  .why = "Faster than naive: each element loaded from global memory is reused "
+                         "TILE times from shared memory; bigger tiles, more reuse.",
+                  .entry = "MatmulTiled",
+                  .params = {n_param(16), tile_param()},
+                  .check = [](const Params& p) { return check_multiple(p, p.at("tile"), "tile"); },
+                  .plan = [](const Params& p) {
+                    const unsigned tl = unsigned(p.at("tile"));
+                    std::uint32_t bytes = 0;
+                    Tiles::dispatch(tl, [&]<long long T>() { bytes = MatmulTiled<T>::kSharedBytes; });
+                    return plan(p, "matmul_tiled", {tl, tl, 1}, tl, tl, bytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           const LaunchCfg& c = pl.launches[0];
+           auto A = a.in<float>(0);
+           auto B = a.in<float>(1);
+           auto C = a.out<float>(2);
+           const int n = int(p.at("n"));
+           with_choice<Tiles>(L, "tile", p.at("tile"), [&]<long long T>() {
+             L.launch(c, MatmulTiled<T>{A, B, C, n});
+           });
+         }});
+  r.add({.info = {.name = "reg_1d",
+                  .title = "1D register blocking (64 x 64, 8 per thread)",
+                  .why = "Faster than tiles: each B value read from shared memory serves 8 "
+                         "results held in registers, so shared loads per multiply-add drop from "
+                         "2 to 9/8.",
+                  .entry = "MatmulReg1D",
+                  .params = {n_param(64)},
+                  .check = [](const Params& p) { return check_multiple(p, 64, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_reg_1d", {512, 1, 1}, 64, 64, MatmulReg1D::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulReg1D{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "reg_2d",
+                  .title = "2D register blocking (128 x 128, 8 x 8 per thread)",
+                  .why = "Faster: an 8 x 8 micro-tile per thread turns 16 shared loads into 64 "
+                         "multiply-adds (1/4 load per FMA); A's reads still have a 2-way "
+                         "conflict.",
+                  .entry = "MatmulReg2D",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_reg_2d", {256, 1, 1}, 128, 128,
+                                MatmulReg2D::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulReg2D{a.in<float>(0), a.in<float>(1),
+                                                a.out<float>(2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "vectorized",
+                  .title = "Vectorized (float4, A transposed)",
+                  .why = "Faster: float4 loads and stores everywhere and A stored transposed, "
+                         "four times fewer load instructions; a 2-way conflict on B remains.",
+                  .entry = "MatmulVectorized",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_vectorized", {256, 1, 1}, 128, 128,
+                                MatmulVectorized::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulVectorized{in4(a, 0), in4(a, 1), out4(a, 2),
+                                                     int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "warptiled",
+                  .title = "Warp-tiled, double-buffered",
+                  .why = "Fastest: lanes laid out by warp remove the last bank conflicts and "
+                         "halve the C sectors; two shared buffers overlap the next tile's loads "
+                         "with the multiply-adds; few enough registers for two blocks per SM.",
+                  .entry = "MatmulWarpTiled",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
+                                MatmulWarpTiled::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),
+                                                    int(p.at("n"))});
+         }});
+}
+
+WS_END_MODE

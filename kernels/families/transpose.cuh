@@ -1,0 +1,335 @@
+#pragma once
+// Matrix transpose: out = in^T for an n x n float matrix. Every variant moves the same
+// 2 * n^2 * 4 bytes; what changes is how each warp's accesses fall on sectors and banks.
+// Bodies are the lesson's code: keep each access on its own line.
+#include <cmath>
+
+#include "kernels/dialect/registry.h"
+
+WS_BEGIN_MODE
+
+// Copy: the same launch shape as the transposes below, but every thread writes where
+// it read. Both accesses of a warp are 32 consecutive floats (4 sectors per request),
+// the ideal pattern. It is still not the fastest kernel of the family: its loop runs to
+// blockDim.x, a run-time value, so it is not unrolled and each thread waits for one load
+// at a time. Compare it with the tiled copy below, whose loops are unrolled.
+struct TransposeCopy {
+  Global<const float> in;
+  Global<float> out;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    int x = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    int y = t.blockIdx.y * t.blockDim.x + t.threadIdx.y;
+    for (int j = 0; j < int(t.blockDim.x); j += t.blockDim.y) {
+      out((y + j) * n + x) = in((y + j) * n + x);
+    }
+  }
+};
+
+// Tiled copy: the copy routed through a shared tile, with the barrier a tiled
+// transpose needs. Every element takes a round trip through shared memory and each
+// block waits at the barrier, but the tile and its rows per thread are template
+// parameters, so the loops are unrolled and each thread has all its loads in flight
+// before the barrier (the plain copy above has one). Rows go in and out of the tile the
+// same way, so there are no bank conflicts; this is the ceiling for the tiled
+// transposes.
+template <int TILE, int ROWS>
+struct TransposeTiledCopy {
+  Global<const float> in;
+  Global<float> out;
+  int n;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes() { return TILE * TILE * sizeof(float); }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(TILE, TILE, "tile");
+    int x = t.blockIdx.x * TILE + t.threadIdx.x;
+    int y = t.blockIdx.y * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      out((y + j) * n + x) = s(t.threadIdx.y + j, t.threadIdx.x);
+    }
+  }
+};
+
+// Naive: each thread moves one element. The read of a warp is 32 consecutive floats
+// (4 sectors); the write strides by n floats, so every lane lands in its own sector:
+// 32 sectors per store request, 8x the bytes the store needs.
+struct TransposeNaive {
+  Global<const float> in;
+  Global<float> out;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    int x = t.blockIdx.x * t.blockDim.x + t.threadIdx.x;
+    int y = t.blockIdx.y * t.blockDim.x + t.threadIdx.y;
+    for (int j = 0; j < int(t.blockDim.x); j += t.blockDim.y) {
+      out(x * n + (y + j)) = in((y + j) * n + x);
+    }
+  }
+};
+
+// Tiled: a block stages a tile in shared memory, so both the global read and the global
+// write are row-wise and coalesced (4 sectors per request). The price moves to shared
+// memory: reading a tile column with `pad == 0` puts all 32 lanes in one bank, a 32-way
+// conflict. `pad == 1` shifts each row by one bank and the conflict disappears. TILE and
+// ROWS (= blockDim.y) are template parameters: with TILE / ROWS known, both loops are
+// unrolled and a thread's TILE / ROWS loads are all in flight before the barrier.
+template <int TILE, int ROWS>
+struct TransposeTiled {
+  Global<const float> in;
+  Global<float> out;
+  int n, pad;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes(int pad) {
+    return TILE * (TILE + pad) * sizeof(float);
+  }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
+    int x = t.blockIdx.x * TILE + t.threadIdx.x;
+    int y = t.blockIdx.y * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    x = t.blockIdx.y * TILE + t.threadIdx.x;
+    y = t.blockIdx.x * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
+    }
+  }
+};
+
+// Diagonal: the tiled transpose with the blocks renumbered along diagonals. On GT200
+// (the course slides), memory was split into a few partitions by address, and blocks
+// running side by side hit the same partition ("partition camping"); walking the tiles
+// diagonally spread them out. Hopper hashes addresses over its channels, so expect no
+// gain over tiled: the counts are identical by construction, only the block order moves.
+template <int TILE, int ROWS>
+struct TransposeDiagonal {
+  Global<const float> in;
+  Global<float> out;
+  int n, pad;
+  // The shared tile the body carves; the plan launches with exactly this much.
+  static constexpr std::uint32_t shared_bytes(int pad) {
+    return TILE * (TILE + pad) * sizeof(float);
+  }
+  WS_DEVICE void operator()(Thread& t) const {
+    auto s = t.shared2d<float>(TILE, TILE + pad, "tile");
+    int by = t.blockIdx.x;
+    int bx = (t.blockIdx.x + t.blockIdx.y) % t.gridDim.x;
+    int x = bx * TILE + t.threadIdx.x;
+    int y = by * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      s(t.threadIdx.y + j, t.threadIdx.x) = in((y + j) * n + x);
+    }
+    t.syncthreads();
+    x = by * TILE + t.threadIdx.x;
+    y = bx * TILE + t.threadIdx.y;
+    WS_UNROLL
+    for (int j = 0; j < TILE; j += ROWS) {
+      out((y + j) * n + x) = s(t.threadIdx.x, t.threadIdx.y + j);
+    }
+  }
+};
+
+namespace transpose_detail {
+
+using Tiles = Choices<8, 16, 32>;
+// block_rows: a power of two dividing the tile (check() makes sure), so one of these.
+using Rows = Choices<1, 2, 4, 8, 16, 32>;
+
+inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes) {
+  const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
+  Plan pl;
+  pl.arrays = {{"in", 4, std::uint64_t(n * n), false, {Fill::UnitFloat}},
+               {"out", 4, std::uint64_t(n * n), true}};
+  LaunchCfg c;
+  c.kernel = kernel;
+  c.grid = {unsigned(n / tile), unsigned(n / tile), 1};
+  c.block = {unsigned(tile), unsigned(rows), 1};
+  c.shared_bytes = shared_bytes;
+  pl.launches = {c};
+  pl.logical_bytes = 2.0 * double(n) * double(n) * 4.0;
+  // A copy gathers out[i] = in[i]; a transpose swaps the indices.
+  const bool copy = std::string_view(kernel).find("copy") != std::string_view::npos;
+  pl.ref.kind = copy ? RefKind::Gather : RefKind::Transpose;
+  pl.ref.count = std::uint64_t(n * n);
+  pl.ref.n = std::uint64_t(n);
+  return pl;
+}
+
+// The shared bytes of kernel K's instance for this tile, from K itself.
+template <template <int, int> class K, class... A>
+std::uint32_t tile_shared_bytes(const Params& p, A... a) {
+  std::uint32_t b = 0;
+  Tiles::dispatch(p.at("tile"), [&]<long long T>() { b = K<T, 1>::shared_bytes(a...); });
+  return b;
+}
+
+inline std::string check(const Params& p) {
+  const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
+  if (n % tile != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of tile=" + std::to_string(tile) +
+           " (the tile must divide n)";
+  if (tile % rows != 0)
+    return "block_rows=" + std::to_string(rows) + " does not divide tile=" +
+           std::to_string(tile) + " (each thread moves tile/block_rows elements)";
+  return "";
+}
+
+inline std::string verify(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto in = h.as<float>(0);
+  auto out = h.as<float>(1);
+  for (long long y = 0; y < n; ++y)
+    for (long long x = 0; x < n; ++x)
+      if (out[x * n + y] != in[y * n + x])
+        return "out[" + std::to_string(x) + "][" + std::to_string(y) + "] = " +
+               std::to_string(out[x * n + y]) + ", expected " + std::to_string(in[y * n + x]);
+  return "";
+}
+
+inline std::string verify_copy(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto in = h.as<float>(0);
+  auto out = h.as<float>(1);
+  for (long long i = 0; i < n * n; ++i)
+    if (out[i] != in[i])
+      return "out[" + std::to_string(i / n) + "][" + std::to_string(i % n) + "] = " +
+             std::to_string(out[i]) + ", expected " + std::to_string(in[i]);
+  return "";
+}
+
+inline std::vector<ParamSpec> params(bool with_pad, long long rows_def, long long pad_def = 0) {
+  std::vector<ParamSpec> ps = {
+      {"n", 1024, 32, 16384, {}, "matrix side (floats)"},
+      {"tile", 32, 0, 0, Tiles::list(), "tile side: threads per block in x"},
+      {"block_rows", rows_def, 1, 32, {}, "threads per block in y; each does tile/block_rows rows"},
+  };
+  if (with_pad) ps.push_back({"pad", pad_def, 0, 2, {}, "extra floats per shared row"});
+  return ps;
+}
+
+// One instance per (tile, block_rows) the parameters allow: the kernel's loops are then
+// unrolled (see TransposeTiled).
+template <template <int, int> class K, class... Extra>
+void launch_tiled(Launcher& L, const Params& p, const Plan& pl, const Args& a, Extra... extra) {
+  const LaunchCfg& c = pl.launches[0];
+  with_choice<Tiles>(L, "tile", p.at("tile"), [&]<long long T>() {
+    with_choice<Rows>(L, "block_rows", p.at("block_rows"), [&]<long long R>() {
+      if constexpr (R <= T)
+        L.launch(c, K<T, R>{a.in<float>(0), a.out<float>(1), extra...});
+      else
+        L.refuse("block_rows=" + std::to_string(R) + " exceeds tile=" + std::to_string(T));
+    });
+  });
+}
+
+}  // namespace transpose_detail
+
+// @post appends the transpose family and its variants to r in teaching order (copy,
+//       tiled_copy, naive, tiled, diagonal).
+inline void add_transpose(Registry& r) {
+  using namespace transpose_detail;
+  r.family({.name = "transpose",
+            .source_file = "kernels/families/transpose.cuh",
+            .peers = {Peer::MemcpyD2D},
+            .copy_bytes = [](const Params& p) { return 4.0 * double(p.at("n")) * double(p.at("n")); },
+            .sweeps = {{"tile", "pad"}},
+            .size_params = {"n"},
+            .compare_flip = "pad",
+            .timing = {{"n", 8192}},
+            .small = {{"n", 64}},
+            .demo = true,
+            .latency = {.variant = "tiled", .block_at_timing = true,
+                        .sweep_xs = {8, 16, 32}, .sweep_ss = {0, 1, 2}},
+            .bar_sizes = {{{"n", 8192}}, {{"n", 8192}, {"pad", 1}}},
+            .recorded_sweeps = {{"naive", {{"n", 8192}}, "block_rows", {8, 16, 32}},
+                                {"tiled", {{"n", 8192}, {"pad", 1}}, "block_rows", {1, 2, 4, 8, 16, 32}},
+                                {"tiled_copy", {{"n", 8192}}, "block_rows", {1, 2, 4, 8, 16, 32}}}});
+  r.add({.info = {.name = "copy",
+                  .title = "Copy (no transpose)",
+                  .why = "Not a transpose: the same launch copying rows to rows, both accesses "
+                         "coalesced, one load in flight per thread (the loop is not unrolled).",
+                  .entry = "TransposeCopy",
+                  .params = params(false, 8),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "transpose_copy", 0); },
+                  .verify = verify_copy},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TransposeCopy{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled_copy",
+                  .title = "Copy through a shared tile",
+                  .why = "Faster than the plain copy despite the round trip through shared "
+                         "memory and the barrier: its loops are unrolled, so every load of a "
+                         "thread is in flight at once. The ceiling for the tiled transposes.",
+                  .entry = "TransposeTiledCopy",
+                  .params = params(false, 8),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_tiled_copy",
+                                    tile_shared_bytes<TransposeTiledCopy>(p));
+                      },
+                  .verify = verify_copy},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeTiledCopy>(L, p, pl, a, int(p.at("n")));
+         }});
+  r.add({.info = {.name = "naive",
+                  .title = "Naive",
+                  .why = "The baseline: coalesced reads, but each store of a warp is spread "
+                         "over 32 sectors.",
+                  .entry = "TransposeNaive",
+                  .params = params(false, 32),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, "transpose_naive", 0); },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TransposeNaive{a.in<float>(0), a.out<float>(1), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tiled",
+                  .title = "Tiled in shared memory",
+                  .why = "Faster than naive: both global accesses are coalesced; with pad=0 the "
+                         "column read of the tile is a 32-way bank conflict, pad=1 removes it.",
+                  .entry = "TransposeTiled",
+                  .params = params(true, 8),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_tiled",
+                                    tile_shared_bytes<TransposeTiled>(p, int(p.at("pad"))));
+                      },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeTiled>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
+         }});
+  r.add({.info = {.name = "diagonal",
+                  .title = "Tiled, blocks in diagonal order",
+                  .why = "The padded tiled transpose with blocks walked along diagonals, the "
+                         "cure for partition camping on old GPUs; on Hopper it brings no gain "
+                         "over tiled.",
+                  .entry = "TransposeDiagonal",
+                  .params = params(true, 8, 1),
+                  .check = check,
+                  .plan =
+                      [](const Params& p) {
+                        return plan(p, "transpose_diagonal",
+                                    tile_shared_bytes<TransposeDiagonal>(p, int(p.at("pad"))));
+                      },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           launch_tiled<TransposeDiagonal>(L, p, pl, a, int(p.at("n")), int(p.at("pad")));
+         }});
+}
+
+WS_END_MODE

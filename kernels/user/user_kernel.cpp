@@ -1,0 +1,1236 @@
+// Student kernels on the emulator: the runtime build (system C++ compiler -> shared object)
+// and the sandbox (a child process per run, streaming its warp events back through a pipe).
+#define WS_MODE_EMU
+#include "kernels/user/user_kernel.h"
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/syscall.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <sstream>
+
+#include "kernels/user/compile_log.h"
+#include "io/read_file.h"
+#include "io/atomic_file.h"
+#include "io/data_paths.h"
+#include "kernels/dialect/registry.h"
+#include "kernels/user/sandbox.h"
+#include "kernels/user/cuda_kernel.h"
+
+extern char** environ;
+
+namespace ws::user {
+namespace fs = std::filesystem;
+
+// The child's exit status when its pipe to warpscope fails (warpscope gone, or the kernel
+// closed the descriptor).
+constexpr int kExitPipeGone = 120;
+
+namespace {
+
+struct TypeInfo {
+  const char* name;
+  std::size_t bytes;
+  bool scalar;  // may be a scalar member (a job parameter)
+};
+constexpr TypeInfo kTypes[] = {
+    {"float", 4, true},     {"int", 4, true},       {"unsigned", 4, true},
+    {"long long", 8, true}, {"double", 8, false},   {"float2", 8, false},
+    {"float4", 16, false},  {"int2", 8, false},     {"int4", 16, false},
+};
+
+const TypeInfo* type_info(const std::string& t) {
+  for (const auto& ti : kTypes)
+    if (t == ti.name) return &ti;
+  return nullptr;
+}
+
+// A kernel file: a regular file of at most 1 MB (a FIFO or /dev/zero is refused), read by
+// io's one reader.
+constexpr std::size_t kMaxSourceBytes = 1 << 20;
+
+bool executable(const std::string& p) { return ::access(p.c_str(), X_OK) == 0 && !fs::is_directory(p); }
+
+std::string self_exe() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// FNV-1a, 64 bits: names cached builds by their inputs.
+std::uint64_t fnv(const std::string& s, std::uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+std::string hex(std::uint64_t v) {
+  char b[20];
+  std::snprintf(b, sizeof b, "%016llx", (unsigned long long)v);
+  return b;
+}
+
+bool ident_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+// The line of `struct NAME` (or `class NAME`) in the student's source (1 when not found):
+// errors of the generated launch code are attributed to it. A linear scan, no regex: a
+// file may hold one 100 KB token.
+int struct_line(const std::string& src, const std::string& name, bool any = false) {
+  int line = 1;
+  for (std::size_t i = 0; i < src.size(); ++i) {
+    if (src[i] == '\n') {
+      ++line;
+      continue;
+    }
+    if (i > 0 && ident_char(src[i - 1])) continue;
+    std::size_t kw = 0;
+    if (src.compare(i, 6, "struct") == 0) kw = 6;
+    else if (src.compare(i, 5, "class") == 0) kw = 5;
+    if (!kw) continue;
+    std::size_t j = i + kw;
+    std::size_t ws = j;
+    while (j < src.size() && (src[j] == ' ' || src[j] == '\t')) ++j;
+    if (j == ws || j >= src.size()) continue;
+    if (any) {
+      if ((src[j] >= 'a' && src[j] <= 'z') || (src[j] >= 'A' && src[j] <= 'Z') || src[j] == '_') return line;
+      continue;
+    }
+    if (src.compare(j, name.size(), name) == 0 &&
+        (j + name.size() == src.size() || !ident_char(src[j + name.size()])))
+      return line;
+  }
+  return any ? 1 : struct_line(src, name, true);  // misnamed: the first struct
+}
+
+std::string launch_expression(const KernelSpec& spec) {
+  std::string s = spec.struct_name + "{";
+  for (std::size_t k = 0; k < spec.fields.size(); ++k) {
+    const Field& f = spec.fields[k];
+    s += k ? ", " : "";
+    s += f.name;
+  }
+  return s + "}";
+}
+
+}  // namespace
+
+bool is_scalar_type(const std::string& t) {
+  const TypeInfo* ti = type_info(t);
+  return ti && ti->scalar;
+}
+bool is_element_type(const std::string& t) { return type_info(t) != nullptr; }
+std::size_t element_bytes(const std::string& t) {
+  const TypeInfo* ti = type_info(t);
+  return ti ? ti->bytes : 0;
+}
+
+std::string CompileError::text() const {
+  return file + ":" + std::to_string(line) + ": " + message;
+}
+
+std::string Compiled::message() const {
+  if (!error.empty()) return error;
+  std::string s;
+  for (const auto& e : errors) s += e.text() + "\n";
+  return s;
+}
+
+std::string find_cxx() {
+  std::string want = "c++";
+  if (const char* e = std::getenv("CXX"); e && *e) want = e;
+  if (want.find('/') != std::string::npos) return executable(want) ? want : "";
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    std::size_t end = p.find(':', start);
+    if (end == std::string::npos) end = p.size();
+    std::string dir = p.substr(start, end - start);
+    if (dir.empty()) dir = ".";
+    if (executable(dir + "/" + want)) return dir + "/" + want;
+    start = end + 1;
+  }
+  return "";
+}
+
+double default_compile_time_limit() {
+  if (const char* e = std::getenv("WARPSCOPE_COMPILE_TIME_LIMIT"); e && *e) {
+    char* end = nullptr;
+    const double v = std::strtod(e, &end);
+    if (end && *end == '\0' && v > 0 && v <= 3600) return v;
+  }
+  return 30;
+}
+
+std::string cache_dir() {
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
+    return (fs::path(x) / "warpscope" / "kernels").string();
+  if (const char* h = std::getenv("HOME"); h && *h)
+    return (fs::path(h) / ".cache" / "warpscope" / "kernels").string();
+  return (fs::temp_directory_path() / "warpscope-kernels").string();
+}
+
+namespace {
+// What every emulator build includes first: the dialect, and the headers a kernel may
+// include (so the student's own #include inside the namespace finds them guarded).
+// Compiled once into a precompiled header in the cache: a recompile then parses only
+// the student's file (about half the compiler's time).
+constexpr const char* kEmuPrelude =
+    "#define WS_MODE_EMU\n#define WS_STUDENT_BUILD\n#include \"kernels/dialect/simt.h\"\n"
+    "#include \"kernels/user/cuda_emu.h\"\n"
+    "#include <algorithm>\n#include <cmath>\n#include <cstdint>\n#include <climits>\n";
+}  // namespace
+
+std::string emu_wrapper(const KernelSpec& spec) {
+  std::string s;
+  s += "// Generated by warpscope: the emulator build of " + spec.source_path + "\n";
+  // The dialect, precompiled once per compiler and header set (see kEmuPrelude).
+  s += "#include \"ws_emu_prelude.h\"\n";
+  s += "WS_BEGIN_MODE\n";
+  s += "#include \"" + fs::absolute(spec.source_path).string() + "\"\n";
+  s += "WS_END_MODE\n";
+  s += "extern \"C\" void ws_user_launch(ws::emu::Launcher& ws_L, const ws::LaunchCfg& ws_cfg,\n"
+       "    void* const* ws_ptr, const std::uint64_t* ws_bytes, const std::uint8_t* ws_ids,\n"
+       "    const long long* ws_scalars) {\n"
+       "  using namespace ws::emu;\n";
+  for (std::size_t k = 0; k < spec.fields.size(); ++k) {
+    const Field& f = spec.fields[k];
+    const std::string K = std::to_string(k);
+    if (f.array) {
+      const std::string T = (f.is_const ? "const " : "") + f.type;
+      s += "  Global<" + T + "> " + f.name + "{static_cast<" + T + "*>(ws_ptr[" + K + "]), ws_bytes[" +
+           K + "] / sizeof(" + f.type + "), ws_ids[" + K + "]};\n";
+    } else {
+      s += "  " + f.type + " " + f.name + " = static_cast<" + f.type + ">(ws_scalars[" + K + "]);\n";
+    }
+  }
+  s += "  ws_L.launch(ws_cfg, " + launch_expression(spec) + ");\n}\n";
+  return s;
+}
+
+std::string check_fields(const KernelSpec& spec, const Plan& plan, const Params& params) {
+  if (spec.struct_name.empty()) return "the kernel struct has no name";
+  for (const Field& f : spec.fields) {
+    const TypeInfo* ti = type_info(f.type);
+    if (!ti) return "member " + f.name + " has an unknown type '" + f.type + "'";
+    if (f.array) {
+      bool found = false;
+      for (const auto& a : plan.arrays) {
+        if (a.name != f.from()) continue;
+        found = true;
+        if ((a.count * a.elem_bytes) % ti->bytes != 0)
+          return "array " + a.name + " of " + std::to_string(a.count * a.elem_bytes) +
+                 " bytes is not a whole number of " + f.type + " (" + std::to_string(ti->bytes) +
+                 " bytes)";
+      }
+      if (!found) return "member " + f.name + " names no array of the job ('" + f.from() + "')";
+    } else {
+      if (!ti->scalar) return "member " + f.name + ": a parameter must be int, unsigned, long long or float";
+      if (!params.count(f.from()))
+        return "member " + f.name + " names no parameter of the job ('" + f.from() + "')";
+    }
+  }
+  return "";
+}
+
+// ------------------------------------------------------------------------- compile
+
+namespace {
+
+// The compiler's environment: the user's, in plain ASCII (no locale quotes), its
+// temporary files in `tmp` (the only place besides the cache it may write).
+std::vector<std::string> compiler_env(const std::string& tmp) {
+  std::vector<std::string> env;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "LC_ALL=", 7) != 0 && std::strncmp(*e, "LANG=", 5) != 0 &&
+        std::strncmp(*e, "LANGUAGE=", 9) != 0 && std::strncmp(*e, "TMPDIR=", 7) != 0)
+      env.push_back(*e);
+  env.push_back("LC_ALL=C");
+  env.push_back("TMPDIR=" + tmp);
+  return env;
+}
+
+// Runs the compiler with stdout+stderr into `log_path` under the sandbox's limits (own
+// session, address space, CPU, file size, writes only into `dir`); returns the exit status,
+// -1 if it could not start, -2 when killed after opt.time_s.
+int run_compiler(const std::vector<std::string>& argv, const std::string& log_path,
+                 const std::string& dir, const CompileOptions& opt) {
+  const std::string tmp = (fs::path(dir) / "tmp").string();
+  std::error_code ec;
+  fs::create_directories(tmp, ec);
+  sandbox::SpawnLimits lim;
+  lim.time_s = opt.time_s;
+  lim.memory_bytes = opt.memory_mb << 20;
+  lim.file_bytes = 512ull << 20;  // the precompiled prelude is the largest output
+  lim.cpu_s = std::uint64_t(opt.time_s) + 2;
+  lim.writable = {dir, "/dev/null"};
+  const sandbox::SpawnResult r = sandbox::spawn_limited(argv, compiler_env(tmp), log_path, lim);
+  switch (r.status) {
+    case sandbox::SpawnStatus::NotStarted: return -1;
+    case sandbox::SpawnStatus::TimedOut: return -2;
+    case sandbox::SpawnStatus::Signaled:
+      return r.code == SIGXCPU || r.code == SIGKILL ? -2 : 128 + r.code;
+    case sandbox::SpawnStatus::Exited: return r.code;
+  }
+  return -1;
+}
+
+// The compiler's errors on the student's lines. Errors inside the dialect's headers are
+// moved to the student's line that instantiated them ("required from here"); errors of
+// the generated launch code go to the struct's line, with what the launch builds. Read
+// line by line with a linear scan (compile_log.h); every message is bounded.
+std::vector<CompileError> parse_errors(const std::string& log, const std::string& user_abs,
+                                       const std::string& shown, const std::string& wrapper,
+                                       int struct_at, const KernelSpec& spec) {
+  std::vector<CompileError> out;
+  int last_user_line = 0;
+  const std::string user_name = fs::path(user_abs).filename().string();
+  std::size_t start = 0;
+  while (start < log.size() && out.size() < 50) {
+    std::size_t end = log.find('\n', start);
+    if (end == std::string::npos) end = log.size();
+    const std::string_view line(log.data() + start, end - start);
+    start = end + 1;
+    Diagnostic d;
+    if (!parse_gcc_line(line, d)) continue;
+    const std::string file(d.file.substr(0, 4096));
+    const bool user = file == user_abs || fs::path(file).filename() == user_name;
+    if (d.kind != "error" && d.kind != "fatal error") {
+      if (user) last_user_line = d.line;
+      continue;
+    }
+    const std::string msg = short_message(d.message);
+    CompileError e;
+    e.file = shown;
+    if (user) {
+      e.line = d.line;
+      e.message = msg;
+    } else if (file == wrapper) {
+      e.line = struct_at;
+      e.message = msg + " (the job builds " + launch_expression(spec) +
+                  ": check the struct's name and members)";
+    } else {
+      e.line = last_user_line ? last_user_line : struct_at;
+      e.message = msg + " (in " + short_message(fs::path(file).filename().string()) + ")";
+    }
+    bool dup = false;
+    for (const auto& o : out) dup = dup || (o.line == e.line && o.message == e.message);
+    if (!dup) out.push_back(e);
+    last_user_line = 0;
+  }
+  return out;
+}
+
+// A name for temporary files no other thread or process of this user picks.
+std::string unique_tag() {
+  static std::atomic<unsigned> n{0};
+  return std::to_string(::getpid()) + "-" + std::to_string(n++);
+}
+
+}  // namespace
+
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt);
+}
+
+Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
+  if (!is_cuda_file(spec.source_path) || fs::is_directory(spec.source_path))
+    return compile_dialect(spec, opt);
+  Compiled c;
+  const CudaPrepared p = prepare_cuda(spec.source_path, opt.cache_dir.empty() ? cache_dir() : opt.cache_dir);
+  if (!p.ok) {
+    c.errors = p.errors;
+    return c;
+  }
+  c = compile_dialect(p.spec, opt);
+  for (auto& e : c.errors) e.file = spec.source_path;
+  c.translated = p.spec;
+  return c;
+}
+
+namespace {
+Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
+  Compiled c;
+  try {
+    const io::ReadResult rf = io::read_file(spec.source_path, kMaxSourceBytes, "kernel file");
+    const std::string& src = rf.text;
+    if (!rf.ok) {
+      c.error = rf.error;
+      return c;
+    }
+    const std::string cxx = find_cxx();
+    if (cxx.empty()) {
+      c.error = "no C++ compiler found: install g++ (or set CXX) to build kernels for the emulator";
+      return c;
+    }
+    const std::string inc = paths::dialect_include_dir();
+    if (inc.empty() || !fs::exists(fs::path(inc) / "kernels" / "dialect" / "simt.h")) {
+      c.error = "the dialect headers (kernels/dialect/simt.h) were not found: set WARPSCOPE_INCLUDE";
+      return c;
+    }
+    const std::string dir = opt.cache_dir.empty() ? cache_dir() : opt.cache_dir;
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) {
+      c.error = "cannot create the kernel cache " + dir + ": " + ec.message();
+      return c;
+    }
+    const std::string wrapper_text = emu_wrapper(spec);
+    const std::vector<std::string> flags = {"-std=c++20", "-O1", "-fPIC", "-shared",
+                                            "-fno-diagnostics-color", "-fmax-errors=20",
+                                            "-fdiagnostics-plain-output"};
+    std::string key = wrapper_text + src + cxx + inc + kEmuPrelude + __DATE__ __TIME__;
+    for (const auto& f : flags) key += f;
+    // The precompiled prelude, built on first use (a failure only costs speed).
+    std::string pkey = std::string(kEmuPrelude) + cxx + inc + __DATE__ __TIME__;
+    for (const auto& f : flags) pkey += f;
+    const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
+    if (!fs::exists(pdir / "ws_emu_prelude.h.gch")) {
+      fs::create_directories(pdir, ec);
+      const std::string tag = "." + unique_tag();
+      const fs::path h = pdir / "ws_emu_prelude.h";
+      io::write_file(h.string(), kEmuPrelude, {.overwrite = true});  // a failure only costs speed
+      std::vector<std::string> pargv = {cxx};
+      for (const auto& f : flags)
+        if (f != "-shared") pargv.push_back(f);
+      pargv.insert(pargv.end(), {"-I" + inc, "-x", "c++-header", h.string(), "-o",
+                                 h.string() + ".gch" + tag});
+      if (run_compiler(pargv, (pdir / ("prelude.log" + tag)).string(), dir, opt) == 0)
+        fs::rename(h.string() + ".gch" + tag, h.string() + ".gch", ec);
+      fs::remove(h.string() + ".gch" + tag, ec);
+      fs::remove(pdir / ("prelude.log" + tag), ec);
+    }
+    const std::string base = (fs::path(dir) / ("k" + hex(fnv(key)))).string();
+    c.artifact = base + ".so";
+    if (opt.use_cache && fs::exists(c.artifact)) {
+      c.ok = true;
+      c.cached = true;
+      return c;
+    }
+    const std::string tag = unique_tag();
+    const std::string wrapper = base + "." + tag + ".cpp", log = base + "." + tag + ".log";
+    const std::string tmp = base + "." + tag + ".tmp.so";
+    struct RemoveWrapper {
+      std::string f;
+      ~RemoveWrapper() {
+        std::error_code e;
+        fs::remove(f, e);
+      }
+    } remove_wrapper{wrapper};
+    if (const io::WriteResult w = io::write_file(wrapper, wrapper_text); !w.ok) {
+      c.error = w.error;
+      return c;
+    }
+    std::vector<std::string> argv = {cxx};
+    argv.insert(argv.end(), flags.begin(), flags.end());
+    argv.insert(argv.end(), {"-I" + pdir.string(), "-I" + inc, "-o", tmp, wrapper});
+    const auto t0 = std::chrono::steady_clock::now();
+    const int rc = run_compiler(argv, log, dir, opt);
+    c.seconds = seconds_since(t0);
+    {
+      // The log is bounded: a 200 KB #error or 30,000-character names must not grow it.
+      const int lfd = ::open(log.c_str(), O_RDONLY | O_CLOEXEC);
+      bool cut = false;
+      c.log = sandbox::read_bounded(lfd, kMaxLogBytes, &cut);
+      if (lfd >= 0) ::close(lfd);
+      if (cut) c.log += "\n[the compiler's output was cut at " + std::to_string(kMaxLogBytes / 1024) + " KB]";
+      fs::remove(log, ec);
+    }
+    if (rc == -1) {
+      c.error = "could not start the compiler " + cxx;
+      return c;
+    }
+    if (rc == -2) {
+      std::ostringstream t;
+      t << opt.time_s;
+      // The kernel's doing, so an error on its file (not `error`, which says nothing
+      // could be built).
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler did not finish in " + t.str() +
+                              " s (its limit; WARPSCOPE_COMPILE_TIME_LIMIT sets it): templates or "
+                              "constexpr evaluation too heavy?"});
+      return c;
+    }
+    if (rc != 0 && (c.log.find("memory exhausted") != std::string::npos ||
+                    c.log.find("out of memory") != std::string::npos)) {
+      c.errors.push_back({spec.source_path, 1,
+                          "the compiler ran out of memory (its limit is " + std::to_string(opt.memory_mb) +
+                              " MB): templates or constexpr evaluation too heavy?"});
+      return c;
+    }
+    if (rc != 0) {
+      c.errors = parse_errors(c.log, fs::absolute(spec.source_path).string(), spec.source_path,
+                              wrapper, struct_line(src, spec.struct_name), spec);
+      if (c.errors.empty())
+        c.errors.push_back({spec.source_path, 1,
+                            "the compiler failed (exit " + std::to_string(rc) + "): " +
+                                short_message(c.log.substr(0, 300))});
+      fs::remove(tmp, ec);
+      return c;
+    }
+    fs::rename(tmp, c.artifact, ec);
+    if (ec) {
+      c.error = "cannot move the built kernel into " + c.artifact + ": " + ec.message();
+      return c;
+    }
+    c.ok = true;
+  } catch (const std::exception& e) {
+    c.error = std::string("building the kernel failed: ") + e.what();
+  }
+  return c;
+}
+}  // namespace
+
+// ------------------------------------------------------------------------- sandbox
+
+namespace {
+
+// Written by the child, read by the parent after it ends (a MAP_SHARED page). The child
+// runs the student's code, so the parent checks every field before use.
+struct ChildStatus {
+  volatile int signal;        // the fatal signal, 0 if none
+  volatile int line;          // the line of the last event issued before it
+  volatile int overflow;      // the fault was next to the stack pointer: a stack overflow
+  volatile int out_of_memory; // std::bad_alloc in the kernel's process
+  volatile int finished;      // the child wrote its result and exits normally
+  volatile int syscall;       // SIGSYS: the system call the filter stopped
+  volatile int fs_policy;     // sandbox::FsPolicy, + 1 (0: not reached)
+  volatile int no_filter;     // this build has no syscall filter
+};
+
+ChildStatus* g_status = nullptr;
+volatile int g_last_line = 0;
+
+void on_fatal(int sig, siginfo_t* si, void* uc_) {
+  if (g_status) {
+    g_status->signal = sig;
+    g_status->line = g_last_line;
+    if (sig == SIGSYS) g_status->syscall = si->si_syscall;
+    if (sig == SIGSEGV || sig == SIGBUS) {
+      auto* uc = static_cast<ucontext_t*>(uc_);
+      std::uintptr_t sp = 0;
+#if defined(__x86_64__)
+      sp = std::uintptr_t(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+      sp = std::uintptr_t(uc->uc_mcontext.sp);
+#endif
+      const auto a = std::uintptr_t(si->si_addr);
+      if (sp && a + 65536 > sp && a < sp + 65536) g_status->overflow = 1;
+    }
+  }
+  ::_exit(128 + sig);
+}
+
+// Tagged records on the pipe: tag(1) size(4) payload(size).
+class PipeWriter {
+ public:
+  explicit PipeWriter(int fd) : fd_(fd) { buf_.reserve(1 << 16); }
+  void record(char tag, const void* p, std::uint32_t n) {
+    buf_.push_back(tag);
+    buf_.append(reinterpret_cast<const char*>(&n), 4);
+    buf_.append(static_cast<const char*>(p), n);
+    if (buf_.size() >= (1 << 16)) flush();
+  }
+  void record(char tag, const std::string& s) {
+    record(tag, s.data(), std::uint32_t(std::min<std::size_t>(s.size(), kMaxText)));
+  }
+  void flush() {
+    std::size_t off = 0;
+    while (off < buf_.size()) {
+      const ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) ::_exit(kExitPipeGone);  // the parent is gone, or the kernel closed the pipe
+      off += std::size_t(w);
+    }
+    buf_.clear();
+  }
+  static constexpr std::size_t kMaxText = 4096;
+
+ private:
+  int fd_;
+  std::string buf_;
+};
+
+template <class T>
+void put(std::string& s, T v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
+template <class T>
+T get(const std::string& s, std::size_t& at) {
+  T v{};
+  if (at + sizeof v <= s.size()) std::memcpy(&v, s.data() + at, sizeof v);
+  at += sizeof v;
+  return v;
+}
+
+class PipeSink : public TraceSink {
+ public:
+  explicit PipeSink(PipeWriter& w) : w_(w) {}
+  void begin_launch(const LaunchInfo&) override {
+    std::uint32_t i = launch_++;
+    w_.record('B', &i, 4);
+  }
+  void on_array(const ArrayDesc& a) override {
+    std::string s;
+    put(s, a.id);
+    put(s, std::uint8_t(a.space));
+    put(s, a.elem_bytes);
+    put(s, a.count);
+    put(s, a.base_offset);
+    put(s, a.cols);
+    s += a.name.substr(0, 256);
+    w_.record('A', s);
+  }
+  void on_event(const WarpEvent& e) override {
+    g_last_line = e.line;
+    w_.record('E', &e, sizeof e);
+  }
+  void end_launch() override { w_.record('X', nullptr, 0); }
+
+ private:
+  PipeWriter& w_;
+  std::uint32_t launch_ = 0;
+};
+
+using LaunchFn = void (*)(emu::Launcher&, const LaunchCfg&, void* const*, const std::uint64_t*,
+                          const std::uint8_t*, const long long*);
+
+// What the child needs, prepared before the fork.
+struct ChildSetup {
+  pid_t parent = 0;
+  int pipe_fd = -1, output_fd = -1, null_fd = -1;
+  std::string scratch;
+  sandbox::Rlimits limits;
+  std::string so;
+  const std::vector<LaunchCfg>* launches = nullptr;
+  const std::vector<ArrayDesc>* arrays = nullptr;
+  std::string source;
+  const std::vector<void*>* ptr = nullptr;
+  const std::vector<std::uint64_t>* bytes = nullptr;
+  const std::vector<std::uint8_t>* ids = nullptr;
+  const std::vector<long long>* scalars = nullptr;
+};
+
+// Moves `fd` to `to` whatever the numbers (`fd` may already sit on 0, 1 or 2).
+void place_fd(int fd, int to) {
+  if (fd == to) {
+    ::fcntl(to, F_SETFD, 0);
+    return;
+  }
+  ::dup2(fd, to);
+}
+
+// The child: never returns. The sandbox in order: session, descriptors (0 /dev/null,
+// 1 and 2 the output file, 3 the pipe, nothing else), scratch directory, rlimits,
+// Landlock, fatal-signal handlers, the syscall filter; only then the student's code
+// (its global initializers run in dlopen).
+[[noreturn]] void child_main(const ChildSetup& cs) {
+  if (!sandbox::detach(cs.parent)) ::_exit(125);
+  // Above every number in use, so the dup2s below cannot overwrite one another.
+  const int p = ::fcntl(cs.pipe_fd, F_DUPFD, 100), o = ::fcntl(cs.output_fd, F_DUPFD, 100),
+            n = ::fcntl(cs.null_fd, F_DUPFD, 100);
+  if (p < 0 || o < 0 || n < 0) ::_exit(124);
+  place_fd(n, 0);
+  place_fd(o, 1);
+  place_fd(o, 2);
+  place_fd(p, 3);
+  ::syscall(SYS_close_range, 4u, ~0u, 0u);
+  if (::chdir(cs.scratch.c_str()) != 0) ::_exit(124);
+  sandbox::apply_limits(cs.limits);
+  g_status->fs_policy = int(sandbox::restrict_filesystem({cs.scratch})) + 1;
+
+  // Signals are handled on a stack of their own: a fiber that overflowed has none left.
+  static std::byte alt[64 * 1024];
+  stack_t ss{};
+  ss.ss_sp = alt;
+  ss.ss_size = sizeof alt;
+  ::sigaltstack(&ss, nullptr);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_fatal;
+  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+  sigemptyset(&sa.sa_mask);
+  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) ::sigaction(s, &sa, nullptr);
+
+  PipeWriter w(3);
+  std::string why;
+  if (!sandbox::have_filter()) {
+    g_status->no_filter = 1;  // said with the result
+  } else if (!sandbox::install_filter(sandbox::Profile::Kernel, why)) {
+    w.record('D', "the sandbox could not start (" + why + "): your kernel was not run");
+    w.flush();
+    ::_exit(2);
+  }
+  try {
+    void* h = ::dlopen(cs.so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+      w.record('D', std::string("your kernel could not be loaded: ") + ::dlerror());
+      w.flush();
+      ::_exit(2);
+    }
+    auto fn = reinterpret_cast<LaunchFn>(::dlsym(h, "ws_user_launch"));
+    if (!fn) {
+      w.record('D', "your kernel's library has no ws_user_launch");
+      w.flush();
+      ::_exit(2);
+    }
+    PipeSink sink(w);
+    sim::EmuOptions eo;  // student runs are small: always the whole grid
+    emu::Launcher L(sink, *cs.arrays, cs.source, eo);
+    for (const auto& cfg : *cs.launches)
+      fn(L, cfg, cs.ptr->data(), cs.bytes->data(), cs.ids->data(), cs.scalars->data());
+    std::fflush(nullptr);  // the kernel's printf, before the result
+    const sim::EmuResult& r = L.result();
+    for (const auto& pb : r.problems) {
+      std::string s;
+      put(s, std::uint8_t(pb.kind));
+      put(s, pb.line);
+      put(s, pb.other_line);
+      put(s, pb.block);
+      put(s, pb.thread);
+      s += pb.message.substr(0, 1024);
+      w.record('P', s);
+    }
+    std::string s;
+    put(s, std::uint8_t(r.ok));
+    put(s, r.events);
+    put(s, r.threads_run);
+    w.record('R', s);
+    w.flush();
+    g_status->finished = 1;
+    ::_exit(0);
+  } catch (const std::bad_alloc&) {
+    g_status->out_of_memory = 1;
+    ::_exit(3);
+  } catch (const std::exception& e) {
+    w.record('D', std::string("your kernel threw an exception: ") + e.what());
+    w.flush();
+    ::_exit(4);
+  }
+}
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV, an invalid memory access";
+    case SIGBUS: return "SIGBUS, a misaligned or unmapped access";
+    case SIGFPE: return "SIGFPE, an integer division by zero";
+    case SIGILL: return "SIGILL, an illegal instruction";
+    case SIGABRT: return "SIGABRT, abort() or a failed assert";
+    case SIGTRAP: return "SIGTRAP, __builtin_trap()";
+    case SIGKILL: return "SIGKILL";
+    case SIGXCPU: return "SIGXCPU, its CPU time ran out";
+    case SIGSYS: return "SIGSYS, a forbidden system call";
+  }
+  return "signal " + std::to_string(sig);
+}
+
+// "global array #1" -> "`out`", with the names the launch declared. A linear scan.
+std::string name_arrays(const std::string& msg, const std::vector<ArrayDesc>& arrays) {
+  std::string out;
+  std::size_t at = 0;
+  for (;;) {
+    std::size_t best = std::string::npos, skip = 0;
+    for (const char* w : {"global array #", "shared array #"}) {
+      const std::size_t f = msg.find(w, at);
+      if (f < best) {
+        best = f;
+        skip = std::strlen(w);
+      }
+    }
+    if (best == std::string::npos) break;
+    std::size_t e = best + skip;
+    int id = 0;
+    while (e < msg.size() && msg[e] >= '0' && msg[e] <= '9' && e - best - skip < 4) id = id * 10 + (msg[e++] - '0');
+    out.append(msg, at, best - at);
+    std::string name = msg.substr(best, e - best);
+    if (e > best + skip)
+      for (const auto& a : arrays)
+        if (a.id == id && !a.name.empty()) name = "`" + a.name + "`";
+    out += name;
+    at = e;
+  }
+  return out + msg.substr(at);
+}
+
+// The last line of the kernel's output (for a crash message).
+std::string last_line(const std::string& s) {
+  std::string t = s;
+  while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
+  const auto nl = t.rfind('\n');
+  return sandbox::printable(nl == std::string::npos ? t : t.substr(nl + 1), 300);
+}
+
+// The records the child may send, each with its size bounds (sandbox::RecordReader).
+std::vector<sandbox::RecordKind> record_kinds() {
+  const std::uint32_t array_head = 1 + 1 + 4 + 8 + 4 + 4;
+  const std::uint32_t problem_head = 1 + 2 + 2 + 4 + 4;
+  return {{'B', 4, 4},
+          {'A', array_head, array_head + 256},
+          {'E', sizeof(WarpEvent), sizeof(WarpEvent)},
+          {'X', 0, 0},
+          {'P', problem_head, problem_head + 1024},
+          {'R', 17, 17},
+          {'D', 0, std::uint32_t(PipeWriter::kMaxText)}};
+}
+
+bool valid_event(const WarpEvent& e) {
+  const unsigned k = unsigned(e.kind);
+  const unsigned b = e.bytes;
+  return k < unsigned(kEventKindCount) && (b == 0 || b == 1 || b == 2 || b == 4 || b == 8 || b == 16);
+}
+
+}  // namespace
+
+std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profile::Kernel); }
+
+RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
+                  const Params& params, const RunOptions& opt, const Limits& limits) {
+  // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
+  // to an array of another name (a puzzle's `a: const float @A`).
+  KernelSpec bound;
+  if (c.translated) {
+    bound = *c.translated;
+    for (Field& f : bound.fields)
+      for (const Field& g : caller_spec.fields)
+        if (g.name == f.name && !g.source.empty()) f.source = g.source;
+  }
+  const KernelSpec& spec = c.translated ? bound : caller_spec;
+  RunResult res;
+  try {
+    if (!c.ok) {
+      res.error = c.message().empty() ? "the kernel was not compiled" : c.message();
+      return res;
+    }
+    res.error = validate(job, params, DeviceLimits{}, res.params);
+    if (!res.error.empty()) return res;
+    res.plan = job.plan(res.params);
+    if (std::string why = check_fields(spec, res.plan, res.params); !why.empty()) {
+      res.error = why;
+      return res;
+    }
+
+    HostArrays h = HostArrays::allocate(res.plan);
+    fill_inputs(h, res.plan, opt.seed);
+    // The arrays live in a shared mapping, so the child's outputs survive its end.
+    std::vector<std::size_t> off;
+    std::size_t total = 0;
+    for (const auto& d : h.data) {
+      off.push_back(total);
+      total += (d.size() + 255) / 256 * 256;
+    }
+    const std::size_t map_bytes = total + 4096;
+    void* mem = ::mmap(nullptr, map_bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED) {
+      res.error = "not enough memory for the arrays of the job";
+      return res;
+    }
+    struct Unmap {
+      void* p;
+      std::size_t n;
+      ~Unmap() { ::munmap(p, n); }
+    } unmap{mem, map_bytes};
+    auto* base = static_cast<std::byte*>(mem) + 4096;
+    auto* status = static_cast<ChildStatus*>(mem);
+    std::vector<ArrayDesc> arrays;
+    for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
+      const ArraySpec& s = res.plan.arrays[i];
+      if (s.output) std::memset(h.data[i].data(), 0xFF, h.data[i].size());
+      std::memcpy(base + off[i], h.data[i].data(), h.data[i].size());
+      ArrayDesc d;
+      d.id = std::uint8_t(i);
+      d.space = Space::Global;
+      d.name = s.name;
+      d.elem_bytes = s.elem_bytes;
+      d.count = s.count;
+      arrays.push_back(d);
+    }
+    std::vector<void*> ptr;
+    std::vector<std::uint64_t> bytes;
+    std::vector<std::uint8_t> ids;
+    std::vector<long long> scalars;
+    for (const Field& f : spec.fields) {
+      void* p = nullptr;
+      std::uint64_t b = 0;
+      std::uint8_t id = kNoArray;
+      long long v = 0;
+      if (f.array) {
+        for (std::size_t i = 0; i < res.plan.arrays.size(); ++i)
+          if (res.plan.arrays[i].name == f.from()) {
+            p = base + off[i];
+            b = h.data[i].size();
+            id = std::uint8_t(i);
+          }
+      } else {
+        v = res.params.at(f.from());
+      }
+      ptr.push_back(p);
+      bytes.push_back(b);
+      ids.push_back(id);
+      scalars.push_back(v);
+    }
+
+    // The descriptors and the scratch directory, all closed or removed on every return.
+    struct Resources {
+      int fds[2] = {-1, -1};
+      int out = -1, null = -1;
+      std::string scratch;
+      ~Resources() {
+        for (int fd : {fds[0], fds[1], out, null})
+          if (fd >= 0) ::close(fd);
+        std::error_code ec;
+        if (!scratch.empty()) fs::remove_all(scratch, ec);
+      }
+    } rs;
+    if (::pipe2(rs.fds, O_CLOEXEC) != 0) {
+      res.error = "cannot create a pipe for the kernel's process";
+      return res;
+    }
+    // The kernel's stdout and stderr: a memory file, bounded by the file-size limit.
+    rs.out = ::memfd_create("warpscope-kernel-output", MFD_CLOEXEC);
+    rs.null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    {
+      std::string tmpl = (fs::temp_directory_path() / "warpscope-kernel-XXXXXX").string();
+      if (::mkdtemp(tmpl.data())) rs.scratch = tmpl;
+    }
+    if (rs.out < 0 || rs.null < 0 || rs.scratch.empty()) {
+      res.error = std::string("cannot prepare the kernel's sandbox: ") + std::strerror(errno);
+      return res;
+    }
+
+    ChildSetup cs;
+    cs.parent = ::getpid();
+    cs.pipe_fd = rs.fds[1];
+    cs.output_fd = rs.out;
+    cs.null_fd = rs.null;
+    cs.scratch = rs.scratch;
+    cs.limits.address_space = limits.memory_mb << 20;
+    cs.limits.file_bytes = limits.file_mb << 20;
+    cs.limits.cpu_s = std::uint64_t(limits.time_s) + 2;
+    cs.limits.open_files = 64;
+    cs.so = c.artifact;
+    cs.launches = &res.plan.launches;
+    cs.arrays = &arrays;
+    cs.source = caller_spec.source_path;
+    cs.ptr = &ptr;
+    cs.bytes = &bytes;
+    cs.ids = &ids;
+    cs.scalars = &scalars;
+    // Resident memory is watched too: a kernel that unmaps what it inherited could map
+    // that much again under the address-space limit.
+    const std::uint64_t rss_limit = sandbox::resident_bytes(::getpid()) + (limits.memory_mb << 20) + (64ull << 20);
+
+    // Unwritten output would be copied into the child and written again from there (as the
+    // kernel's own): flushed first.
+    std::cout.flush();
+    std::cerr.flush();
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid < 0) {
+      res.error = "cannot start a process for the kernel";
+      return res;
+    }
+    if (pid == 0) {
+      g_status = status;
+      child_main(cs);
+    }
+    ::close(rs.fds[1]);
+    rs.fds[1] = -1;
+
+    // The parent: events into the model's totals and the kept blocks as they come.
+    std::vector<sim::Totals> per_launch;
+    sim::DeviceModel model;
+    std::unique_ptr<KeepSink> keep;
+    if (opt.keep_all_blocks)
+      keep = std::make_unique<KeepSink>();
+    else if (!opt.keep_blocks.empty())
+      keep = std::make_unique<KeepSink>(opt.keep_blocks);
+    std::vector<ArrayDesc> seen = arrays;
+    std::string done_msg, protocol_error;
+    std::vector<sim::Problem> problems;
+    bool got_result = false, emu_ok = false;
+    sandbox::RecordReader reader(record_kinds(), limits.stream_mb << 20);
+    auto handle = [&](const sandbox::Record& rec) {
+      const std::string& payload = rec.payload;
+      std::size_t p = 0;
+      if (got_result && rec.tag != 'D') {
+        protocol_error = "a record after its result";
+        return;
+      }
+      switch (rec.tag) {
+        case 'B': {
+          const auto i = get<std::uint32_t>(payload, p);
+          if (i != per_launch.size() || i >= res.plan.launches.size()) {
+            protocol_error = "launch " + std::to_string(i) + " out of order";
+            return;
+          }
+          per_launch.emplace_back();
+          if (keep) {
+            const LaunchCfg& cfg = res.plan.launches[i];
+            keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
+                                          cfg.shared_bytes, arrays});
+          }
+          break;
+        }
+        case 'A': {
+          if (seen.size() > 4096) {
+            protocol_error = "too many arrays";
+            return;
+          }
+          ArrayDesc d;
+          d.id = get<std::uint8_t>(payload, p);
+          const auto space = get<std::uint8_t>(payload, p);
+          d.elem_bytes = get<std::uint32_t>(payload, p);
+          d.count = get<std::uint64_t>(payload, p);
+          d.base_offset = get<std::uint32_t>(payload, p);
+          d.cols = get<decltype(d.cols)>(payload, p);
+          if (space > std::uint8_t(Space::Shared) || d.elem_bytes > 64) {
+            protocol_error = "a malformed array record";
+            return;
+          }
+          d.space = Space(space);
+          d.name = sandbox::printable(payload.substr(std::min(p, payload.size())), 64);
+          seen.push_back(d);
+          if (keep) keep->on_array(d);
+          break;
+        }
+        case 'E': {
+          WarpEvent e;
+          std::memcpy(&e, payload.data(), sizeof e);
+          if (!valid_event(e) || per_launch.empty()) {
+            protocol_error = "a malformed event";
+            return;
+          }
+          per_launch.back().add(e, model);
+          if (keep) keep->on_event(e);
+          break;
+        }
+        case 'X':
+          if (keep) keep->end_launch();
+          break;
+        case 'P': {
+          if (problems.size() >= 1000) break;  // the first thousand are plenty
+          sim::Problem pb;
+          const auto kind = get<std::uint8_t>(payload, p);
+          if (kind > std::uint8_t(sim::ProblemKind::Internal)) {
+            protocol_error = "a malformed problem record";
+            return;
+          }
+          pb.kind = sim::ProblemKind(kind);
+          pb.line = get<std::uint16_t>(payload, p);
+          pb.other_line = get<std::uint16_t>(payload, p);
+          pb.block = get<std::uint32_t>(payload, p);
+          pb.thread = get<std::uint32_t>(payload, p);
+          pb.message = name_arrays(sandbox::printable(payload.substr(std::min(p, payload.size())), 400), seen);
+          problems.push_back(pb);
+          break;
+        }
+        case 'R':
+          emu_ok = get<std::uint8_t>(payload, p) != 0;
+          got_result = true;
+          break;
+        case 'D':
+          // Text (dlerror, an exception's what()): control bytes mean a forged record.
+          for (char ch : payload)
+            if (static_cast<unsigned char>(ch) < 0x20 && ch != '\n' && ch != '\t') {
+              protocol_error = "a done record that is not text";
+              return;
+            }
+          done_msg = sandbox::printable(payload, 400);
+          break;
+        default:
+          protocol_error = "an unknown record";
+          break;
+      }
+    };
+
+    const auto t0 = sandbox::Clock::now();
+    const auto deadline = t0 + std::chrono::duration_cast<sandbox::Clock::duration>(
+                                   std::chrono::duration<double>(limits.time_s));
+    bool timed_out = false, eof = false, reaped = false, over_memory = false, over_disk = false;
+    int wst = 0;
+    auto next_memory_check = t0;
+    std::vector<char> chunk(1 << 16);
+    while (!reaped) {
+      const auto now = sandbox::Clock::now();
+      if (now >= deadline) {
+        timed_out = true;
+        break;
+      }
+      if (now >= next_memory_check) {
+        if (limits.memory_mb && sandbox::resident_bytes(pid) > rss_limit) {
+          over_memory = true;
+          break;
+        }
+        // The scratch directory may be in memory (tmpfs): bounded as a whole, not only
+        // file by file.
+        if (sandbox::directory_bytes(rs.scratch) > (limits.scratch_mb << 20)) {
+          over_disk = true;
+          break;
+        }
+        next_memory_check = now + std::chrono::milliseconds(100);
+      }
+      if (eof) {
+        // The child closed its end (or every descriptor it had): its end is still
+        // awaited under the deadline.
+        reaped = sandbox::wait_until(pid, wst, std::min(deadline, now + std::chrono::milliseconds(50)));
+        continue;
+      }
+      const double left = std::chrono::duration<double>(deadline - now).count();
+      pollfd pf{rs.fds[0], POLLIN, 0};
+      const int pr = ::poll(&pf, 1, int(std::min(left, 0.05) * 1000) + 1);
+      if (pr <= 0) continue;
+      const ssize_t n = ::read(rs.fds[0], chunk.data(), chunk.size());
+      if (n < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+      if (n <= 0) {
+        eof = true;
+        continue;
+      }
+      reader.feed(chunk.data(), std::size_t(n));
+      sandbox::Record rec;
+      while (protocol_error.empty() && reader.next(rec)) handle(rec);
+      if (protocol_error.empty() && !reader.error().empty()) protocol_error = reader.error();
+      if (!protocol_error.empty()) break;
+    }
+    if (!reaped) wst = sandbox::kill_and_reap(pid);
+
+    // The kernel's output, bounded; the rest is counted.
+    {
+      struct stat st {};
+      const std::uint64_t size = ::fstat(rs.out, &st) == 0 ? std::uint64_t(st.st_size) : 0;
+      const std::string raw = sandbox::read_bounded(rs.out, std::size_t(limits.output_kb) << 10);
+      res.kernel_output = sandbox::printable(raw, raw.size(), true);
+      if (size > raw.size())
+        res.kernel_output += "\n[... " + std::to_string(size - raw.size()) + " more bytes of output not kept]";
+    }
+    const int fsp = status->fs_policy - 1;
+    if (fsp == int(sandbox::FsPolicy::Unsupported))
+      res.sandbox_note = "no Landlock in this Linux kernel: your kernel could write outside its scratch directory";
+    else if (fsp == int(sandbox::FsPolicy::Failed))
+      res.sandbox_note = "the filesystem policy (Landlock) could not be applied";
+    if (!sandbox::have_filter())
+      res.sandbox_note += std::string(res.sandbox_note.empty() ? "" : "; ") +
+                          "no syscall filter (warpscope was built without libseccomp): your kernel "
+                          "could signal other processes, start programs and reach the network";
+
+    const std::string& file = caller_spec.source_path;
+    auto limit_s = [&] {
+      std::ostringstream s;
+      s << limits.time_s;
+      return s.str();
+    };
+    const std::string stderr_tail = last_line(res.kernel_output);
+    if (timed_out) {
+      res.error = "your kernel did not finish in " + limit_s() + " s (an endless loop, or too "
+                  "much work for the emulator): it was stopped";
+      return res;
+    }
+    // std::bad_alloc thrown where nothing catches it (a global initializer) aborts.
+    const bool abort_oom = status->signal == SIGABRT && res.kernel_output.find("std::bad_alloc") != std::string::npos;
+    if (over_memory || status->out_of_memory || abort_oom) {
+      res.error = "your kernel ran out of memory (the limit is " +
+                  std::to_string(limits.memory_mb) + " MB)";
+      return res;
+    }
+    if (over_disk) {
+      res.error = "your kernel wrote more than " + std::to_string(limits.scratch_mb) +
+                  " MB (or 10,000 files) into its scratch directory: it was stopped";
+      return res;
+    }
+    if (!protocol_error.empty()) {
+      res.error = "your kernel's process broke the sandbox's protocol (" + protocol_error +
+                  "): it was stopped";
+      return res;
+    }
+    const int sig = status->signal;
+    if (sig > 0 && sig < 65) {
+      const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
+      const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
+      if (sig == SIGSYS) {
+        res.error = where + "your kernel made a forbidden system call (" +
+                    sandbox::syscall_name(status->syscall) + "): the sandbox stopped it";
+      } else if (status->overflow) {
+        res.error = where + "your kernel overflowed its stack (deep or endless recursion?)" +
+                    (line ? " after line " + std::to_string(line) : std::string());
+      } else {
+        res.error = where + "your kernel crashed (" + signal_name(sig) + ")" +
+                    (line ? ", after the access at line " + std::to_string(line) : std::string()) +
+                    (stderr_tail.empty() ? "" : ": " + stderr_tail);
+      }
+      return res;
+    }
+    if (!done_msg.empty()) {
+      res.error = done_msg;
+      return res;
+    }
+    if (!got_result || !(WIFEXITED(wst) && WEXITSTATUS(wst) == 0)) {
+      if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGSYS)  // with signals blocked (posix_spawn)
+        res.error = file + ": your kernel made a forbidden system call: the sandbox stopped it";
+      else if (WIFSIGNALED(wst))
+        res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
+      else if (WIFEXITED(wst) && WEXITSTATUS(wst) == kExitPipeGone)
+        res.error = "your kernel closed the pipe its results go back through (a descriptor it did not "
+                    "open): it was stopped";
+      else
+        res.error = "your kernel's process ended early (exit " +
+                    std::to_string(WIFEXITED(wst) ? WEXITSTATUS(wst) : -1) + ")" +
+                    (stderr_tail.empty() ? "" : ": " + stderr_tail);
+      return res;
+    }
+
+    for (const auto& pb : problems)
+      if (pb.message.find("bad_alloc") != std::string::npos) {
+        res.error = "your kernel ran out of memory (the limit is " +
+                    std::to_string(limits.memory_mb) + " MB)";
+        return res;
+      }
+    res.problems = problems;
+    if (keep) res.kept = std::move(keep->launches());
+    for (std::size_t i = 0; i < per_launch.size(); ++i) {
+      LaunchTotals lt;
+      if (i < res.plan.launches.size()) lt.cfg = res.plan.launches[i];
+      lt.totals = per_launch[i];
+      res.totals.merge(lt.totals);
+      res.launches.push_back(lt);
+    }
+    for (std::size_t i = 0; i < h.data.size(); ++i)
+      std::memcpy(h.data[i].data(), base + off[i], h.data[i].size());
+    if (!emu_ok || !res.problems.empty()) {
+      res.verify_message = "not verified: the emulator reported " +
+                           std::to_string(res.problems.size()) + " problem(s)";
+    } else {
+      res.verify_message = job.verify(h, res.params);
+      res.verified = res.verify_message.empty();
+    }
+    if (opt.timing && res.launches.size() == res.plan.launches.size())
+      res.timing = modelled_timing(res.plan, res.launches, res.regs_per_thread);
+  } catch (const std::bad_alloc&) {
+    res.error = "not enough host memory for the arrays of the job";
+  } catch (const std::exception& e) {
+    res.error = std::string("running the kernel failed: ") + e.what();
+  }
+  return res;
+}
+
+}  // namespace ws::user

@@ -134,6 +134,77 @@ std::string knob_ratios(const BenchReport& r, const std::string& knob) {
   return out;
 }
 
+namespace {
+
+// The demo's table: counts from the counting runs `r`, times (and their sources) from
+// `times`, row for row, each variant's label with the compare knob's value.
+void print_demo_table(const BenchReport& r, const BenchReport& rt, const BenchReport& times,
+                      const std::string& knob, std::ostream& out) {
+  const std::string unit = times.unit();
+  // Each time says where it comes from (a configuration in the shipped recording is that
+  // measurement, recorded; the others on the emulator are modelled), row by row.
+  std::vector<std::vector<std::string>> rows;
+  for (std::size_t i = 0; i < r.rows.size(); ++i) {
+    const BenchRow& row = r.rows[i];
+    const BenchRow& trow = i < times.rows.size() ? times.rows[i] : row;
+    const auto& t = row.result.totals;
+    std::string label = row.cfg.variant->name;
+    if (auto it = row.cfg.completed.find(knob); !knob.empty() && it != row.cfg.completed.end())
+      label += " " + knob + "=" + std::to_string(it->second);
+    if (row.failed() || trow.failed()) {
+      rows.push_back({label, "", "", "", "", "", "", "", "FAILED"});
+      continue;
+    }
+    const bool ok = row.status() == "ok" && trow.status() == "ok";
+    rows.push_back({label, cell(per(t.global_ld_sectors, t.global_ld_requests)),
+                    cell(per(t.global_st_sectors, t.global_st_requests)),
+                    cell(per(t.shared_ld_wavefronts, t.shared_ld_requests)),
+                    std::to_string(t.shared_ld_conflicts() + t.shared_st_conflicts()),
+                    cell(trow.result.timing.median_ms, 4),
+                    row.wrong() || trow.wrong() ? "WRONG" : cell(trow.result.timing.throughput, 4),
+                    sim::short_label(trow.result.timing.source),
+                    ok ? "verified" : row.status() != "ok" ? row.status() : trow.status()});
+  }
+  const sim::SourceWording w = sim::describe_sources(times.sources());
+  out << format_table({"variant", "ld sectors/req", "st sectors/req", "smem wavefronts/ld",
+                       "bank conflicts", "time ms", unit, "source", "result"},
+                      rows, {false, true, true, true, true, true, true, false, false});
+  out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
+         "conflicts)\n";
+  if (!w.sources.empty()) out << "(times " << w.subtitle << ")\n";
+  if (!knob.empty()) out << knob_ratios(times, knob);
+  for (const BenchReport* rep : {&r, &rt})
+    for (const auto& row : rep->rows)
+      if (row.status() != "ok")
+        out << row.status() << " " << row.cfg.variant->name << " " << params_text(row.cfg.completed) << ": "
+            << row.message() << "\n";
+
+}
+
+// A chart of an earlier demo is never replaced: the first free name, transpose.svg,
+// transpose-2.svg, ..., for all three formats alike. "" with `why` when it cannot be made.
+std::string free_chart_prefix(const std::string& dir, const std::string& family, std::string& why) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) {
+    why = "cannot create " + dir + ": " + ec.message();
+    return "";
+  }
+  std::string prefix = dir + "/" + family;
+  for (int n = 2; n < 1000; ++n) {
+    bool free = true;
+    for (const char* ext : {".svg", ".png", ".csv"}) {
+      struct stat st {};
+      free = free && ::lstat((prefix + ext).c_str(), &st) != 0 && errno == ENOENT;
+    }
+    if (free) break;
+    prefix = dir + "/" + family + "-" + std::to_string(n);
+  }
+  return prefix;
+}
+
+}  // namespace
+
 int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   const FamilyInfo* fam = nullptr;
   for (const FamilyInfo& f : families())
@@ -222,62 +293,12 @@ int run_demo(const DemoOptions& opt, std::ostream& out, std::ostream& err) {
   if (have_timed) rt = run_bench(*b, family, std::move(timed), bt);
   const BenchReport& times = have_timed ? rt : r;
 
-  const std::string unit = times.unit();
-  // Each time says where it comes from (a configuration in the shipped recording is that
-  // measurement, recorded; the others on the emulator are modelled), row by row.
-  std::vector<std::vector<std::string>> rows;
-  for (std::size_t i = 0; i < r.rows.size(); ++i) {
-    const BenchRow& row = r.rows[i];
-    const BenchRow& trow = i < times.rows.size() ? times.rows[i] : row;
-    const auto& t = row.result.totals;
-    std::string label = row.cfg.variant->name;
-    if (auto it = row.cfg.completed.find(knob); !knob.empty() && it != row.cfg.completed.end())
-      label += " " + knob + "=" + std::to_string(it->second);
-    if (row.failed() || trow.failed()) {
-      rows.push_back({label, "", "", "", "", "", "", "", "FAILED"});
-      continue;
-    }
-    const bool ok = row.status() == "ok" && trow.status() == "ok";
-    rows.push_back({label, cell(per(t.global_ld_sectors, t.global_ld_requests)),
-                    cell(per(t.global_st_sectors, t.global_st_requests)),
-                    cell(per(t.shared_ld_wavefronts, t.shared_ld_requests)),
-                    std::to_string(t.shared_ld_conflicts() + t.shared_st_conflicts()),
-                    cell(trow.result.timing.median_ms, 4),
-                    row.wrong() || trow.wrong() ? "WRONG" : cell(trow.result.timing.throughput, 4),
-                    sim::short_label(trow.result.timing.source),
-                    ok ? "verified" : row.status() != "ok" ? row.status() : trow.status()});
-  }
-  const sim::SourceWording w = sim::describe_sources(times.sources());
-  out << format_table({"variant", "ld sectors/req", "st sectors/req", "smem wavefronts/ld",
-                       "bank conflicts", "time ms", unit, "source", "result"},
-                      rows, {false, true, true, true, true, true, true, false, false});
-  out << "\n(ideal: 4 sectors per request of 32 floats, 1 wavefront per shared load, 0 "
-         "conflicts)\n";
-  if (!w.sources.empty()) out << "(times " << w.subtitle << ")\n";
-  if (!knob.empty()) out << knob_ratios(times, knob);
-  for (const BenchReport* rep : {&r, &rt})
-    for (const auto& row : rep->rows)
-      if (row.status() != "ok")
-        out << row.status() << " " << row.cfg.variant->name << " " << params_text(row.cfg.completed) << ": "
-            << row.message() << "\n";
+  print_demo_table(r, rt, times, knob, out);
 
-  std::error_code ec;
-  std::filesystem::create_directories(opt.dir, ec);
-  if (ec) {
-    err << "warpscope: cannot create " << opt.dir << ": " << ec.message() << "\n";
+  const std::string prefix = free_chart_prefix(opt.dir, family, why);
+  if (prefix.empty()) {
+    err << "warpscope: " << why << "\n";
     return kExitFailed;
-  }
-  // A chart of an earlier demo is never replaced: the first free name, transpose.svg,
-  // transpose-2.svg, ..., for all three formats alike.
-  std::string prefix = opt.dir + "/" + family;
-  for (int n = 2; n < 1000; ++n) {
-    bool free = true;
-    for (const char* ext : {".svg", ".png", ".csv"}) {
-      struct stat st {};
-      free = free && ::lstat((prefix + ext).c_str(), &st) != 0 && errno == ENOENT;
-    }
-    if (free) break;
-    prefix = opt.dir + "/" + family + "-" + std::to_string(n);
   }
   std::vector<std::string> written;
   if (!write_chart(bench_chart(times), prefix, {"svg", "png", "csv"}, false, true, written, why, out)) {

@@ -38,6 +38,70 @@ std::string recording_slug(const std::string& name) {
   return s.empty() ? "gpu" : s;
 }
 
+namespace {
+
+// One configuration to time, completed and validated.
+struct RecordJob {
+  const VariantInfo* v;
+  Params p;
+  std::string source;
+};
+
+// The targets completed and de-duplicated first, so the count in the progress lines is
+// right. "" or the first target that does not validate, with where it came from.
+std::string complete_jobs(const std::vector<RecordTarget>& targets, const DeviceLimits& limits,
+                          std::vector<RecordJob>& jobs) {
+  for (const auto& t : targets) {
+    const VariantInfo* v = find_variant(t.family, t.variant);
+    Params done;
+    std::string why = v ? validate(*v, t.params, limits, done)
+                        : "unknown variant " + t.family + "/" + t.variant;
+    if (!why.empty())
+      return t.source + ": " + t.family + "/" + t.variant + " " + params_text(t.params) + ": " + why;
+    bool dup = false;
+    for (const auto& j : jobs) dup = dup || (j.v == v && j.p == done);
+    if (!dup) jobs.push_back({v, done, t.source});
+  }
+  return "";
+}
+
+// One configuration timed and counted. Its counts come from the traced build; where that
+// fails (a trace too large for the device, say) the time is kept and `counted` is false.
+// Short runs run again with more repeats until their spread is small (or the cap).
+RunResult measure(Backend& backend, const RecordJob& j, const RunOptions& ro, std::ostream& err,
+                  bool& counted) {
+  RunResult r = backend.run(j.v->family, j.v->name, j.p, ro);
+  counted = true;
+  if (!r.error.empty() && !r.cancelled) {
+    RunOptions time_only = ro;
+    time_only.totals = false;
+    RunResult t = backend.run(j.v->family, j.v->name, j.p, time_only);
+    if (t.error.empty()) {
+      err << " (counts not traced: " << r.error << ")";
+      r = std::move(t);
+      counted = false;
+    }
+  }
+  if (!r.error.empty() || !r.verified) {
+    err << " " << (r.error.empty() ? "WRONG: " + r.verify_message : "FAILED: " + r.error) << "\n";
+    return r;
+  }
+  int repeats = ro.repeats;
+  for (int round = 0; round < kSteadyRounds && needs_steadier(r.timing); ++round) {
+    RunOptions more = ro;
+    more.totals = false;
+    more.repeats = repeats *= 2;
+    RunResult again = backend.run(j.v->family, j.v->name, j.p, more);
+    if (again.error.empty() && again.verified && timing_spread(again.timing) < timing_spread(r.timing))
+      r.timing = again.timing;
+  }
+  err << " " << fmt(r.timing.median_ms) << " ms, spread " << fmt(timing_spread(r.timing) * 100) << " %"
+      << (repeats > ro.repeats ? " (up to " + std::to_string(repeats) + " repeats)" : "") << "\n";
+  return r;
+}
+
+}  // namespace
+
 int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::ostream& err) {
   if (backend.kind() != BackendKind::Cuda) {
     err << "warpscope: record needs a GPU: it measures; the emulator only models "
@@ -73,26 +137,10 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
     return kExitUsage;
   }
 
-  // Complete and de-duplicate first, so the count in the progress lines is right.
-  struct Job {
-    const VariantInfo* v;
-    Params p;
-    std::string source;
-  };
-  std::vector<Job> jobs;
-  for (const auto& t : targets) {
-    const VariantInfo* v = find_variant(t.family, t.variant);
-    Params done;
-    std::string why = v ? validate(*v, t.params, rec.device.limits, done)
-                        : "unknown variant " + t.family + "/" + t.variant;
-    if (!why.empty()) {
-      err << "warpscope: " << t.source << ": " << t.family << "/" << t.variant << " "
-          << params_text(t.params) << ": " << why << "\n";
-      return kExitUsage;
-    }
-    bool dup = false;
-    for (const auto& j : jobs) dup = dup || (j.v == v && j.p == done);
-    if (!dup) jobs.push_back({v, done, t.source});
+  std::vector<RecordJob> jobs;
+  if (std::string why = complete_jobs(targets, rec.device.limits, jobs); !why.empty()) {
+    err << "warpscope: " << why << "\n";
+    return kExitUsage;
   }
 
   int failed = 0;
@@ -126,42 +174,15 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
         << (w.error.empty() ? "" : " failed (" + w.error + "); timing cold") << "\n";
   }
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    const Job& j = jobs[i];
+    const RecordJob& j = jobs[i];
     const Plan plan = j.v->plan(j.p);
     err << "[" << i + 1 << "/" << jobs.size() << "] " << j.v->family << "/" << j.v->name << " "
         << params_text(j.p) << " (" << j.source << ") ..." << std::flush;
-    RunResult r = backend.run(j.v->family, j.v->name, j.p, ro);
     bool counted = true;
-    if (!r.error.empty() && !r.cancelled) {
-      // The traced build failed (a trace too large for the device, say): keep the time.
-      RunOptions time_only = ro;
-      time_only.totals = false;
-      RunResult t = backend.run(j.v->family, j.v->name, j.p, time_only);
-      if (t.error.empty()) {
-        err << " (counts not traced: " << r.error << ")";
-        r = std::move(t);
-        counted = false;
-      }
-    }
+    RunResult r = measure(backend, j, ro, err, counted);
     if (!r.error.empty() || !r.verified) {
-      err << " " << (r.error.empty() ? "WRONG: " + r.verify_message : "FAILED: " + r.error) << "\n";
       ++failed;
       if (!r.error.empty()) continue;
-    } else {
-      // Short runs again with more repeats until their spread is small (or the cap).
-      int repeats = ro.repeats;
-      for (int round = 0; round < kSteadyRounds && needs_steadier(r.timing); ++round) {
-        RunOptions more = ro;
-        more.totals = false;
-        more.repeats = repeats *= 2;
-        RunResult again = backend.run(j.v->family, j.v->name, j.p, more);
-        if (again.error.empty() && again.verified &&
-            timing_spread(again.timing) < timing_spread(r.timing))
-          r.timing = again.timing;
-      }
-      err << " " << fmt(r.timing.median_ms) << " ms, spread "
-          << fmt(timing_spread(r.timing) * 100) << " %"
-          << (repeats > ro.repeats ? " (up to " + std::to_string(repeats) + " repeats)" : "") << "\n";
     }
     RecordedRun x;
     x.family = j.v->family;

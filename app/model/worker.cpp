@@ -435,6 +435,202 @@ bool Worker::staged(Job& j, JobResult& r, double t0) {
   return true;
 }
 
+// The peers that put this kernel's number in context, as its family declares them,
+// sized from this run's own plan (peer_params), not guessed by the backend.
+void Worker::run_peers(Job& j, JobResult& r) {
+  Params full;
+  const VariantInfo* v = find_variant(j.family, j.variant);
+  const FamilyInfo* f = find_family(j.family);
+  const bool planned = v && validate(*v, j.params, backend_->device().limits, full).empty();
+  const Plan plan = planned ? v->plan(full) : Plan{};
+  // A run that cannot be planned has no size to give its peers: none are timed.
+  const std::vector<Peer> peers =
+      f && planned ? peers_for(*f, plan.gflops()) : std::vector<Peer>{};
+  total_ = int(peers.size());
+  plan_phases(j, std::vector<std::pair<std::string, const RunOptions*>>(
+                     peers.size(), {"timing a peer", nullptr}));
+  for (Peer p : peers) {
+    control_.enter(std::size_t(done_.load()));
+    const Params pp = peer_params(p, plan, full);
+    r.peers.push_back(peer_cached(p, pp, j.opt));
+    control_.finish(std::size_t(done_.load()));
+    ++done_;
+  }
+}
+
+// Every variant of the family as a bar: at the counting size, or at the timing size (a time
+// and a verdict only) with the counting size as the emulator's fallback.
+void Worker::run_bars(Job& j, JobResult& r) {
+  std::vector<const VariantInfo*> vs;
+  for (const VariantInfo& v : catalogue())
+    if (v.family == j.family) vs.push_back(&v);
+  total_ = int(vs.size());
+  const DeviceLimits limits = backend_->device().limits;
+  // A bar is a measured time and a verdict: on a GPU no traced build is needed (the
+  // emulator's time is modelled from its counters, so it runs whole).
+  RunOptions bar_opt = j.opt;
+  bar_opt.keep_blocks.clear();
+  bar_opt.keep_all_blocks = false;
+  if (backend_->kind() == BackendKind::Cuda) bar_opt.totals = false;
+  const bool emu = backend_->kind() == BackendKind::Emu;
+  const bool timed = !j.counting.empty() && j.counting != j.params;
+  auto bars_at = [&](const Params& at, const RunOptions& o) {
+    r.bars.clear();
+    r.bars_at = at;
+    done_ = 0;
+    {
+      // One phase per variant, weighted by its run (a variant it cannot run weighs 1).
+      std::vector<Phase> phases;
+      for (const VariantInfo* v : vs) {
+        Params given, full;
+        for (const ParamSpec& ps : v->params)
+          if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
+        phases.push_back({v->name, validate(*v, given, limits, full).empty()
+                                       ? backend_->expected_work(j.family, v->name, full, o)
+                                       : 1});
+      }
+      control_.plan(std::move(phases));
+    }
+    for (const VariantInfo* v : vs) {
+      if (superseded(j.kind)) {
+        r.cancelled = true;
+        break;
+      }
+      BarPoint b;
+      b.variant = v->name;
+      // Each variant gets the parameters it knows; the rest take its defaults.
+      Params given;
+      for (const ParamSpec& ps : v->params)
+        if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
+      Params full;
+      b.skipped = validate(*v, given, limits, full);
+      control_.enter(std::size_t(done_.load()));
+      if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, o);
+      control_.finish(std::size_t(done_.load()));
+      r.bars.push_back(std::move(b));
+      ++done_;
+    }
+  };
+  if (!timed) {
+    bars_at(j.params, bar_opt);
+    return;
+  }
+  // At the timing size: a time and a verdict only (the emulator: from the recording).
+  RunOptions t_opt = bar_opt;
+  t_opt.totals = false;
+  t_opt.recorded_only = true;
+  bars_at(j.params, t_opt);
+  // The emulator without the selected variant's recording at that size: every bar
+  // modelled at the counting size (one size per chart). Other variants the recording
+  // lacks stand as "(n/a)" with the reason.
+  const bool mine = std::any_of(r.bars.begin(), r.bars.end(), [&](const BarPoint& b) {
+    return b.variant == j.variant && b.skipped.empty() && b.result.error.empty();
+  });
+  if (emu && !mine && !r.cancelled) {
+    r.bars_why = "modelled: no recording at " + ws::to_string(j.params);
+    bars_at(j.counting, bar_opt);
+    return;
+  }
+  if (emu)
+    for (BarPoint& b : r.bars)
+      if (b.skipped.empty() && !b.result.error.empty()) b.skipped = "not recorded at this size";
+}
+
+// The sweep's points (measured first, then on a GPU each point's counters in a second pass,
+// posted between as a partial result).
+void Worker::run_sweep(Job& j, JobResult& r, double t0) {
+  const VariantInfo* v = find_variant(j.family, j.variant);
+  std::vector<long long> ss = j.sweep_series.empty() ? std::vector<long long>{0} : j.ss;
+  total_ = int(j.xs.size() * ss.size());
+  const DeviceLimits limits = backend_->device().limits;
+  const bool gpu = backend_->kind() == BackendKind::Cuda;
+  RunOptions o = j.opt;
+  o.keep_blocks.clear();
+  o.keep_all_blocks = false;
+  // On a GPU the measured points land first (posted as a partial result), then each
+  // point's counters; the emulator's modelled times need the counters in one pass.
+  RunOptions measured = o;
+  if (gpu) measured.totals = false;
+  RunOptions counters = o;
+  counters.timing = false;
+  counters.verify = false;
+  const bool count_after = gpu && o.totals;  // a second pass for each point's counters
+  {
+    // Every point's run, then (on a GPU) every point's counters: one bar over them.
+    std::vector<std::pair<std::string, const RunOptions*>> runs;
+    std::vector<Params> at;
+    for (int pass = 0; pass < (count_after ? 2 : 1); ++pass)
+      for (long long s2 : ss)
+        for (long long x : j.xs) {
+          Params given = j.params, full;
+          given[j.sweep_x] = x;
+          if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
+          const bool ok = v && validate(*v, given, limits, full).empty();
+          runs.push_back({pass ? "counting " + j.sweep_x + "=" + std::to_string(x)
+                               : j.sweep_x + "=" + std::to_string(x),
+                          ok ? (pass ? &counters : &measured) : nullptr});
+          at.push_back(ok ? full : given);
+        }
+    plan_phases(j, runs, at);
+  }
+  std::size_t phase = 0;
+  std::vector<Params> fulls;
+  for (long long s2 : ss) {
+    for (long long x : j.xs) {
+      if (superseded(j.kind)) {
+        r.cancelled = true;
+        break;
+      }
+      SweepPoint p;
+      p.x = x;
+      p.s = s2;
+      Params given = j.params;
+      given[j.sweep_x] = x;
+      if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
+      Params full;
+      p.skipped = v ? validate(*v, given, limits, full) : "unknown variant";
+      control_.enter(phase);
+      if (p.skipped.empty()) {
+        const auto rr = run_cached(j.family, j.variant, full, measured);
+        p.verified = rr->ok();
+        p.error = rr->error;
+        p.source = rr->timing.source;
+        p.throughput = rr->timing.throughput;
+        p.unit = rr->timing.unit;
+        if (!gpu) p.plain = rr->totals.plain();
+      }
+      fulls.push_back(p.skipped.empty() ? full : Params{});
+      r.sweep.push_back(std::move(p));
+      control_.finish(phase++);
+      ++done_;
+    }
+    if (r.cancelled) break;
+  }
+  if (count_after && !r.cancelled) {
+    JobResult partial = r;
+    partial.final = false;
+    partial.seconds = now_seconds() - t0;
+    partial.job = j;
+    post(std::move(partial));
+    done_ = 0;
+    phase = j.xs.size() * ss.size();
+    for (std::size_t i = 0; i < r.sweep.size(); ++i) {
+      if (superseded(j.kind)) {
+        r.cancelled = true;
+        break;
+      }
+      SweepPoint& p = r.sweep[i];
+      control_.enter(phase);
+      if (p.skipped.empty() && p.error.empty()) {
+        const auto rr = run_cached(j.family, j.variant, fulls[i], counters);
+        if (rr->error.empty()) p.plain = rr->totals.plain();
+      }
+      control_.finish(phase++);
+      ++done_;
+    }
+  }
+}
+
 JobResult Worker::execute(Job& j) {
   JobResult r;
   r.kind = j.kind;
@@ -455,198 +651,15 @@ JobResult Worker::execute(Job& j) {
         j.task(cb);
       }
       break;
-    case JobKind::Peers: {
-      // The peers that put this kernel's number in context, as its family declares them,
-      // sized from this run's own plan (peer_params), not guessed by the backend.
-      Params full;
-      const VariantInfo* v = find_variant(j.family, j.variant);
-      const FamilyInfo* f = find_family(j.family);
-      const bool planned = v && validate(*v, j.params, backend_->device().limits, full).empty();
-      const Plan plan = planned ? v->plan(full) : Plan{};
-      // A run that cannot be planned has no size to give its peers: none are timed.
-      const std::vector<Peer> peers =
-          f && planned ? peers_for(*f, plan.gflops()) : std::vector<Peer>{};
-      total_ = int(peers.size());
-      plan_phases(j, std::vector<std::pair<std::string, const RunOptions*>>(
-                         peers.size(), {"timing a peer", nullptr}));
-      for (Peer p : peers) {
-        control_.enter(std::size_t(done_.load()));
-        const Params pp = peer_params(p, plan, full);
-        r.peers.push_back(peer_cached(p, pp, j.opt));
-        control_.finish(std::size_t(done_.load()));
-        ++done_;
-      }
+    case JobKind::Peers:
+      run_peers(j, r);
       break;
-    }
-    case JobKind::Bars: {
-      std::vector<const VariantInfo*> vs;
-      for (const VariantInfo& v : catalogue())
-        if (v.family == j.family) vs.push_back(&v);
-      total_ = int(vs.size());
-      const DeviceLimits limits = backend_->device().limits;
-      // A bar is a measured time and a verdict: on a GPU no traced build is needed (the
-      // emulator's time is modelled from its counters, so it runs whole).
-      RunOptions bar_opt = j.opt;
-      bar_opt.keep_blocks.clear();
-      bar_opt.keep_all_blocks = false;
-      if (backend_->kind() == BackendKind::Cuda) bar_opt.totals = false;
-      const bool emu = backend_->kind() == BackendKind::Emu;
-      const bool timed = !j.counting.empty() && j.counting != j.params;
-      auto run_bars = [&](const Params& at, const RunOptions& o) {
-        r.bars.clear();
-        r.bars_at = at;
-        done_ = 0;
-        {
-          // One phase per variant, weighted by its run (a variant it cannot run weighs 1).
-          std::vector<Phase> phases;
-          for (const VariantInfo* v : vs) {
-            Params given, full;
-            for (const ParamSpec& ps : v->params)
-              if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
-            phases.push_back({v->name, validate(*v, given, limits, full).empty()
-                                           ? backend_->expected_work(j.family, v->name, full, o)
-                                           : 1});
-          }
-          control_.plan(std::move(phases));
-        }
-        for (const VariantInfo* v : vs) {
-          if (superseded(j.kind)) {
-            r.cancelled = true;
-            break;
-          }
-          BarPoint b;
-          b.variant = v->name;
-          // Each variant gets the parameters it knows; the rest take its defaults.
-          Params given;
-          for (const ParamSpec& ps : v->params)
-            if (auto it = at.find(ps.name); it != at.end()) given[ps.name] = it->second;
-          Params full;
-          b.skipped = validate(*v, given, limits, full);
-          control_.enter(std::size_t(done_.load()));
-          if (b.skipped.empty()) b.result = *run_cached(j.family, v->name, full, o);
-          control_.finish(std::size_t(done_.load()));
-          r.bars.push_back(std::move(b));
-          ++done_;
-        }
-      };
-      if (!timed) {
-        run_bars(j.params, bar_opt);
-        break;
-      }
-      // At the timing size: a time and a verdict only (the emulator: from the recording).
-      RunOptions t_opt = bar_opt;
-      t_opt.totals = false;
-      t_opt.recorded_only = true;
-      run_bars(j.params, t_opt);
-      // The emulator without the selected variant's recording at that size: every bar
-      // modelled at the counting size (one size per chart). Other variants the recording
-      // lacks stand as "(n/a)" with the reason.
-      const bool mine = std::any_of(r.bars.begin(), r.bars.end(), [&](const BarPoint& b) {
-        return b.variant == j.variant && b.skipped.empty() && b.result.error.empty();
-      });
-      if (emu && !mine && !r.cancelled) {
-        r.bars_why = "modelled: no recording at " + ws::to_string(j.params);
-        run_bars(j.counting, bar_opt);
-        break;
-      }
-      if (emu)
-        for (BarPoint& b : r.bars)
-          if (b.skipped.empty() && !b.result.error.empty()) b.skipped = "not recorded at this size";
+    case JobKind::Bars:
+      run_bars(j, r);
       break;
-    }
-    case JobKind::Sweep: {
-      const VariantInfo* v = find_variant(j.family, j.variant);
-      std::vector<long long> ss = j.sweep_series.empty() ? std::vector<long long>{0} : j.ss;
-      total_ = int(j.xs.size() * ss.size());
-      const DeviceLimits limits = backend_->device().limits;
-      const bool gpu = backend_->kind() == BackendKind::Cuda;
-      RunOptions o = j.opt;
-      o.keep_blocks.clear();
-      o.keep_all_blocks = false;
-      // On a GPU the measured points land first (posted as a partial result), then each
-      // point's counters; the emulator's modelled times need the counters in one pass.
-      RunOptions measured = o;
-      if (gpu) measured.totals = false;
-      RunOptions counters = o;
-      counters.timing = false;
-      counters.verify = false;
-      const bool count_after = gpu && o.totals;  // a second pass for each point's counters
-      {
-        // Every point's run, then (on a GPU) every point's counters: one bar over them.
-        std::vector<std::pair<std::string, const RunOptions*>> runs;
-        std::vector<Params> at;
-        for (int pass = 0; pass < (count_after ? 2 : 1); ++pass)
-          for (long long s2 : ss)
-            for (long long x : j.xs) {
-              Params given = j.params, full;
-              given[j.sweep_x] = x;
-              if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
-              const bool ok = v && validate(*v, given, limits, full).empty();
-              runs.push_back({pass ? "counting " + j.sweep_x + "=" + std::to_string(x)
-                                   : j.sweep_x + "=" + std::to_string(x),
-                              ok ? (pass ? &counters : &measured) : nullptr});
-              at.push_back(ok ? full : given);
-            }
-        plan_phases(j, runs, at);
-      }
-      std::size_t phase = 0;
-      std::vector<Params> fulls;
-      for (long long s2 : ss) {
-        for (long long x : j.xs) {
-          if (superseded(j.kind)) {
-            r.cancelled = true;
-            break;
-          }
-          SweepPoint p;
-          p.x = x;
-          p.s = s2;
-          Params given = j.params;
-          given[j.sweep_x] = x;
-          if (!j.sweep_series.empty()) given[j.sweep_series] = s2;
-          Params full;
-          p.skipped = v ? validate(*v, given, limits, full) : "unknown variant";
-          control_.enter(phase);
-          if (p.skipped.empty()) {
-            const auto rr = run_cached(j.family, j.variant, full, measured);
-            p.verified = rr->ok();
-            p.error = rr->error;
-            p.source = rr->timing.source;
-            p.throughput = rr->timing.throughput;
-            p.unit = rr->timing.unit;
-            if (!gpu) p.plain = rr->totals.plain();
-          }
-          fulls.push_back(p.skipped.empty() ? full : Params{});
-          r.sweep.push_back(std::move(p));
-          control_.finish(phase++);
-          ++done_;
-        }
-        if (r.cancelled) break;
-      }
-      if (count_after && !r.cancelled) {
-        JobResult partial = r;
-        partial.final = false;
-        partial.seconds = now_seconds() - t0;
-        partial.job = j;
-        post(std::move(partial));
-        done_ = 0;
-        phase = j.xs.size() * ss.size();
-        for (std::size_t i = 0; i < r.sweep.size(); ++i) {
-          if (superseded(j.kind)) {
-            r.cancelled = true;
-            break;
-          }
-          SweepPoint& p = r.sweep[i];
-          control_.enter(phase);
-          if (p.skipped.empty() && p.error.empty()) {
-            const auto rr = run_cached(j.family, j.variant, fulls[i], counters);
-            if (rr->error.empty()) p.plain = rr->totals.plain();
-          }
-          control_.finish(phase++);
-          ++done_;
-        }
-      }
+    case JobKind::Sweep:
+      run_sweep(j, r, t0);
       break;
-    }
   }
   r.seconds = now_seconds() - t0;
   r.final = true;  // what the loop posts is the job's last result, stopped early or not

@@ -144,6 +144,10 @@ class Worker {
  private:
   void loop();
   JobResult execute(Job& j);
+  // execute()'s job kinds other than the staged main run and the lesson's task.
+  void run_peers(Job& j, JobResult& r);
+  void run_bars(Job& j, JobResult& r);
+  void run_sweep(Job& j, JobResult& r, double t0);
   bool superseded(JobKind k) const;
   void notify_ui();
   void post(JobResult r);

@@ -1,5 +1,11 @@
 // Recordings: reading and writing assets/recordings/<gpu>.json, and the emulator backend
 // that answers timed runs at recorded configurations with the recorded measurement.
+// Index (search for "[SECTION] <name>"):
+//   JSON of parameters, timings and totals
+//   Recordings: lookup, staleness, writing and reading
+//   The shipped recordings, by device name
+//   The recorded backend: the emulator's counts, the recording's times
+//   What `record` times
 #include "kernels/hardware/recording.h"
 #include "io/data_paths.h"
 #include "io/json_whole.h"
@@ -31,6 +37,7 @@ namespace {
 using json = nlohmann::json;
 constexpr int kFormat = 1;
 
+// [SECTION] JSON of parameters, timings and totals
 json params_json(const Params& p) {
   json j = json::object();
   for (const auto& [k, v] : p) j[k] = v;
@@ -151,6 +158,7 @@ std::string peer_name(Peer p) {
 
 sim::Provenance Recording::source() const { return sim::Provenance::recorded(device.name, date); }
 
+// [SECTION] Recordings: lookup, staleness, writing and reading
 std::string Recording::counts_label() const {
   return "model counts recorded on " + device.name + ", " + date.substr(0, 10);
 }
@@ -364,6 +372,7 @@ namespace {
 
 // Every recording this machine has: $WARPSCOPE_RECORDING alone when set ("none": none),
 // else every *.json of the first assets/recordings/ found. Loaded once.
+// [SECTION] The shipped recordings, by device name
 struct Shelf {
   std::vector<std::unique_ptr<Recording>> recs;
   std::string why;
@@ -422,6 +431,7 @@ const Recording* recording_for_device(const std::string& device_name) {
 
 namespace {
 
+// [SECTION] The recorded backend: the emulator's counts, the recording's times
 class RecordedBackend : public Backend {
  public:
   RecordedBackend(std::unique_ptr<Backend> inner, const Recording* rec)
@@ -588,6 +598,7 @@ void sweep(std::vector<RecordTarget>& out, const std::string& family, const std:
 
 }  // namespace
 
+// [SECTION] What `record` times
 std::vector<RecordTarget> standard_record_targets() {
   std::vector<RecordTarget> t;
   // Variant bars at the defaults (what `bench --all` and the chart view show first) and

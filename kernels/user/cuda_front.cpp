@@ -1,6 +1,13 @@
 // The CUDA front end (cuda_front.h): libclang parses the student's file as CUDA; a walk of
 // its AST collects edits (replacements and insertions at byte offsets of the student's
 // text), which are applied without adding or removing a newline.
+// Index (search for "[SECTION] <name>"):
+//   The prelude Clang parses with the student's file
+//   The front end: Clang's cursors -> edits of the student's text
+//   Branches, declarations, shared arrays, kernels
+//   Accesses: subscripts, dereferences, casts, built-in variables
+//   The walk and the result
+//   Entry points
 #include "kernels/user/cuda_front.h"
 
 // libclang is loaded when first needed, not linked (libclang_api.h).
@@ -24,6 +31,7 @@ constexpr const char* kIncludeDir = "/ws-cuda";
 // What Clang parses the student's file with: CUDA's keywords as Clang's attributes (as
 // Clang's own CUDA wrapper header spells them) and the built-ins a kernel may use. No
 // CUDA installation is needed.
+// [SECTION] The prelude Clang parses with the student's file
 constexpr const char* kPrelude = R"PRE(
 #define __global__ __attribute__((global))
 #define __device__ __attribute__((device))
@@ -140,6 +148,7 @@ std::string job_scalar(const std::string& t) {
   return t;
 }
 
+// [SECTION] The front end: Clang's cursors -> edits of the student's text
 class Front {
  public:
   Front(const std::string& src, const std::string& path, const std::string& want)
@@ -242,6 +251,10 @@ class Front {
   void typed_decl(CXCursor c, int depth);
   void shared_decl(CXCursor stmt, CXCursor var);
   void wrap_condition(CXCursor c, int depth);
+  void subscript(CXCursor c, int depth, int line);
+  void unary(CXCursor c, int depth);
+  void pointer_cast(CXCursor c, CXCursorKind k, int depth);
+  void builtin_ref(CXCursor c, int line);
   void wrap_range(unsigned b, unsigned e, int depth) {
     if (b >= e) return;
     open(b, "::ws::cu::br(", depth);
@@ -263,6 +276,7 @@ class Front {
   std::vector<CXCursor> kernels_;
 };
 
+// [SECTION] Branches, declarations, shared arrays, kernels
 void Front::wrap_condition(CXCursor c, int depth) {
   const CXCursorKind k = clang_getCursorKind(c);
   const std::vector<Tok> t = tokens(c);
@@ -455,6 +469,111 @@ void Front::function(CXCursor c) {
   if (r.line) fail(r.line, "recursion is not supported in a kernel (" + nm + " calls itself)");
 }
 
+// a[i] -> ::ws::cu::at(a, i) (addr() under &): the access the emulator traces.
+// [SECTION] Accesses: subscripts, dereferences, casts, built-in variables
+void Front::subscript(CXCursor c, int depth, int line) {
+  std::vector<Tok> t = tokens(c);
+  unsigned b = 0, e = 0;
+  if (!range(c, b, e) || t.empty() || t.back().s != "]" || t.back().e != e) {
+    fail(line, "an array access written through a macro is not supported: write it out");
+    return;
+  }
+  // The `[` that matches the last `]`.
+  int level = 0;
+  std::size_t lb = t.size();
+  for (std::size_t i = t.size(); i-- > 0;) {
+    if (t[i].s == "]") ++level;
+    if (t[i].s == "[" && --level == 0) {
+      lb = i;
+      break;
+    }
+  }
+  if (lb == t.size() || lb == 0) {
+    fail(line, "an array access written through a macro is not supported: write it out");
+    return;
+  }
+  const bool addr = addr_of_.count(b) > 0;
+  open(b, addr ? "::ws::cu::addr(" : "::ws::cu::at(", depth);
+  replace(t[lb].b, 1, ", ");
+  replace(t.back().b, 1, ")");
+}
+
+// *p -> ::ws::cu::deref(p); &a[i] marks the subscript as an address.
+void Front::unary(CXCursor c, int depth) {
+  std::vector<Tok> t = tokens(c);
+  unsigned b = 0, e = 0;
+  if (t.empty() || !range(c, b, e) || t[0].b != b) return;
+  std::vector<CXCursor> ch = children(c);
+  if (ch.size() != 1) return;
+  if (t[0].s == "*") {
+    CXType ot = clang_getCanonicalType(clang_getCursorType(ch[0]));
+    if (ot.kind == CXType_Record) return;  // an overloaded *
+    replace(b, 1, "::ws::cu::deref(");
+    close(e, ")", depth);
+  } else if (t[0].s == "&") {
+    CXCursor inner = ch[0];
+    while (clang_getCursorKind(inner) == CXCursor_ParenExpr) {
+      auto in2 = children(inner);
+      if (in2.size() != 1) break;
+      inner = in2[0];
+    }
+    if (clang_getCursorKind(inner) == CXCursor_ArraySubscriptExpr) {
+      unsigned ib = 0, ie = 0;
+      if (range(inner, ib, ie)) {
+        addr_of_.insert(ib);
+        replace(b, 1, " ");
+      }
+    } else if (clang_getCursorKind(inner) == CXCursor_UnaryOperator) {
+      // &*p is p
+    } else {
+      CXType it = clang_getCanonicalType(clang_getCursorType(inner));
+      (void)it;
+    }
+  }
+}
+
+// A cast to a pointer type -> ::ws::cu::cast<T>(...), which keeps the array it points into.
+void Front::pointer_cast(CXCursor c, CXCursorKind k, int depth) {
+  CXType to = clang_getCanonicalType(clang_getCursorType(c));
+  if (to.kind != CXType_Pointer) return;
+  std::vector<CXCursor> ch = children(c);
+  if (ch.empty()) return;
+  CXCursor operand = ch.back();
+  unsigned b = 0, e = 0, ob = 0, oe = 0;
+  if (!range(c, b, e) || !range(operand, ob, oe) || ob <= b) return;
+  CXType pointee = clang_getCanonicalType(clang_getPointeeType(to));
+  const std::string T = clean_type(str(clang_getTypeSpelling(pointee)));
+  if (k == CXCursor_CStyleCastExpr) {
+    replace(b, ob - b, "::ws::cu::cast<" + T + ">(");
+    close(oe, ")", depth);
+  } else {
+    // reinterpret_cast<T*>( operand ) : replace up to and with the `(`.
+    std::vector<Tok> t = tokens(c);
+    std::size_t paren = 0;
+    for (std::size_t i = 0; i < t.size(); ++i)
+      if (t[i].s == "(" && t[i].e <= ob) paren = i;
+    if (!paren) return;
+    replace(b, t[paren].e - b, "::ws::cu::cast<" + T + ">(");
+  }
+}
+
+// threadIdx and friends -> ::ws::cu::threadIdx() (the emulator's lane).
+void Front::builtin_ref(CXCursor c, int line) {
+  CXCursor ref = clang_getCursorReferenced(c);
+  const std::string nm = str(clang_getCursorSpelling(c));
+  unsigned rb = 0;
+  if (clang_Cursor_isNull(ref) || where(clang_getCursorLocation(ref), rb)) return;
+  for (const char* v : kBuiltinVars)
+    if (nm == v) {
+      unsigned b = 0, e = 0;
+      if (range(c, b, e) && text_is(b, nm) && e - b == nm.size())
+        replace(b, unsigned(nm.size()), std::string("::ws::cu::") + v + "()");
+      else
+        fail(line, std::string(v) + " written through a macro is not supported: write it out");
+    }
+}
+
+// [SECTION] The walk and the result
 void Front::visit(CXCursor c, int depth, CXCursor fn) {
   unsigned off = 0;
   if (!where(clang_getCursorLocation(c), off)) return;  // the prelude, a header
@@ -522,108 +641,21 @@ void Front::visit(CXCursor c, int depth, CXCursor fn) {
         }
       break;
     }
-    case CXCursor_ArraySubscriptExpr: {
-      std::vector<Tok> t = tokens(c);
-      unsigned b = 0, e = 0;
-      if (!range(c, b, e) || t.empty() || t.back().s != "]" || t.back().e != e) {
-        fail(line, "an array access written through a macro is not supported: write it out");
-        break;
-      }
-      // The `[` that matches the last `]`.
-      int level = 0;
-      std::size_t lb = t.size();
-      for (std::size_t i = t.size(); i-- > 0;) {
-        if (t[i].s == "]") ++level;
-        if (t[i].s == "[" && --level == 0) {
-          lb = i;
-          break;
-        }
-      }
-      if (lb == t.size() || lb == 0) {
-        fail(line, "an array access written through a macro is not supported: write it out");
-        break;
-      }
-      const bool addr = addr_of_.count(b) > 0;
-      open(b, addr ? "::ws::cu::addr(" : "::ws::cu::at(", depth);
-      replace(t[lb].b, 1, ", ");
-      replace(t.back().b, 1, ")");
+    case CXCursor_ArraySubscriptExpr:
+      subscript(c, depth, line);
       break;
-    }
-    case CXCursor_UnaryOperator: {
-      std::vector<Tok> t = tokens(c);
-      unsigned b = 0, e = 0;
-      if (t.empty() || !range(c, b, e) || t[0].b != b) break;
-      std::vector<CXCursor> ch = children(c);
-      if (ch.size() != 1) break;
-      if (t[0].s == "*") {
-        CXType ot = clang_getCanonicalType(clang_getCursorType(ch[0]));
-        if (ot.kind == CXType_Record) break;  // an overloaded *
-        replace(b, 1, "::ws::cu::deref(");
-        close(e, ")", depth);
-      } else if (t[0].s == "&") {
-        CXCursor inner = ch[0];
-        while (clang_getCursorKind(inner) == CXCursor_ParenExpr) {
-          auto in2 = children(inner);
-          if (in2.size() != 1) break;
-          inner = in2[0];
-        }
-        if (clang_getCursorKind(inner) == CXCursor_ArraySubscriptExpr) {
-          unsigned ib = 0, ie = 0;
-          if (range(inner, ib, ie)) {
-            addr_of_.insert(ib);
-            replace(b, 1, " ");
-          }
-        } else if (clang_getCursorKind(inner) == CXCursor_UnaryOperator) {
-          // &*p is p
-        } else {
-          CXType it = clang_getCanonicalType(clang_getCursorType(inner));
-          (void)it;
-        }
-      }
+    case CXCursor_UnaryOperator:
+      unary(c, depth);
       break;
-    }
     case CXCursor_CStyleCastExpr:
     case CXCursor_CXXReinterpretCastExpr:
     case CXCursor_CXXStaticCastExpr:
-    case CXCursor_CXXConstCastExpr: {
-      CXType to = clang_getCanonicalType(clang_getCursorType(c));
-      if (to.kind != CXType_Pointer) break;
-      std::vector<CXCursor> ch = children(c);
-      if (ch.empty()) break;
-      CXCursor operand = ch.back();
-      unsigned b = 0, e = 0, ob = 0, oe = 0;
-      if (!range(c, b, e) || !range(operand, ob, oe) || ob <= b) break;
-      CXType pointee = clang_getCanonicalType(clang_getPointeeType(to));
-      const std::string T = clean_type(str(clang_getTypeSpelling(pointee)));
-      if (k == CXCursor_CStyleCastExpr) {
-        replace(b, ob - b, "::ws::cu::cast<" + T + ">(");
-        close(oe, ")", depth);
-      } else {
-        // reinterpret_cast<T*>( operand ) : replace up to and with the `(`.
-        std::vector<Tok> t = tokens(c);
-        std::size_t paren = 0;
-        for (std::size_t i = 0; i < t.size(); ++i)
-          if (t[i].s == "(" && t[i].e <= ob) paren = i;
-        if (!paren) break;
-        replace(b, t[paren].e - b, "::ws::cu::cast<" + T + ">(");
-      }
+    case CXCursor_CXXConstCastExpr:
+      pointer_cast(c, k, depth);
       break;
-    }
-    case CXCursor_DeclRefExpr: {
-      CXCursor ref = clang_getCursorReferenced(c);
-      const std::string nm = str(clang_getCursorSpelling(c));
-      unsigned rb = 0;
-      if (clang_Cursor_isNull(ref) || where(clang_getCursorLocation(ref), rb)) break;
-      for (const char* v : kBuiltinVars)
-        if (nm == v) {
-          unsigned b = 0, e = 0;
-          if (range(c, b, e) && text_is(b, nm) && e - b == nm.size())
-            replace(b, unsigned(nm.size()), std::string("::ws::cu::") + v + "()");
-          else
-            fail(line, std::string(v) + " written through a macro is not supported: write it out");
-        }
+    case CXCursor_DeclRefExpr:
+      builtin_ref(c, line);
       break;
-    }
     case CXCursor_IfStmt:
     case CXCursor_WhileStmt:
     case CXCursor_ForStmt:
@@ -823,6 +855,7 @@ Translation Front::run() {
 
 }  // namespace
 
+// [SECTION] Entry points
 std::string Translation::message(const std::string& file) const {
   std::string s;
   for (const auto& e : errors) s += file + ":" + std::to_string(e.line) + ": " + e.message + "\n";

@@ -1,5 +1,11 @@
 // The sandbox's pieces (see sandbox.h): process detachment, rlimits, Landlock, the seccomp
 // filter table, bounded waits and reads, the record reader.
+// Index (search for "[SECTION] <name>"):
+//   Names
+//   The filter table
+//   The child's side: detach, limits, Landlock
+//   The parent's side: waiting, killing, bounded reads
+//   Records
 #include "kernels/user/sandbox.h"
 
 #include <fcntl.h>
@@ -38,6 +44,7 @@
 
 namespace ws::sandbox {
 
+// [SECTION] Names
 std::string_view to_string(Profile p) {
   switch (p) {
     case Profile::Kernel: return "kernel";
@@ -66,13 +73,13 @@ std::string_view to_string(SpawnStatus s) {
   return "?";
 }
 
-// ------------------------------------------------------------------ the filter table
 
 namespace {
 
 enum class Cond { Always, ArgNotSelf, NoCloneThread, ArgEq, ArgNe };
 enum : unsigned { K = 1, C = 2, G = 4 };
 
+// [SECTION] The filter table
 struct Entry {
   const char* name;
   Cond cond;
@@ -231,7 +238,7 @@ bool install_filter(Profile, std::string& why) {
 }
 #endif
 
-// ------------------------------------------------------------------ the child's side
+// [SECTION] The child's side: detach, limits, Landlock
 
 bool detach(pid_t parent) {
   ::setsid();
@@ -330,7 +337,7 @@ FsPolicy restrict_filesystem(const std::vector<std::string>& writable,
   return ok ? FsPolicy::Enforced : FsPolicy::Failed;
 }
 
-// ------------------------------------------------------------------ the parent's side
+// [SECTION] The parent's side: waiting, killing, bounded reads
 
 void kill_group(pid_t pid) {
   if (pid <= 0) return;
@@ -531,11 +538,11 @@ SpawnResult spawn_limited(const std::vector<std::string>& argv, const std::vecto
   return res;
 }
 
-// ------------------------------------------------------------------ records
 
 RecordReader::RecordReader(std::vector<RecordKind> kinds, std::uint64_t max_total)
     : kinds_(std::move(kinds)), max_total_(max_total) {}
 
+// [SECTION] Records
 void RecordReader::feed(const char* p, std::size_t n) {
   if (!error_.empty()) return;
   total_ += n;

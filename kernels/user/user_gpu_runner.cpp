@@ -280,6 +280,91 @@ std::string gpu_runner_path() {
   return "";
 }
 
+namespace {
+
+// Starts the runner in a session of its own with the request on stdin, the reply file on
+// stdout, its stderr, and `go_write` as descriptor 3 (it writes there when it launches).
+// @post 0 and pid set, or the errno of posix_spawn.
+int spawn_runner(const std::string& runner, int in_fd, int out_fd, int err_fd, int go_write, pid_t& pid) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
+  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
+  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
+  posix_spawn_file_actions_adddup2(&fa, go_write, 3);
+  // Its own session (killed as a group), and this process's pid: the runner arms its death
+  // signal and checks that this process is still its parent (sandbox.h).
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+  std::vector<std::string> env_s;
+  for (char** e = environ; *e; ++e)
+    if (std::strncmp(*e, "WARPSCOPE_GPU_RUNNER_PARENT=", 28) != 0) env_s.push_back(*e);
+  env_s.push_back("WARPSCOPE_GPU_RUNNER_PARENT=" + std::to_string(::getpid()));
+  std::vector<char*> ev;
+  for (auto& e : env_s) ev.push_back(e.data());
+  ev.push_back(nullptr);
+  std::vector<char*> av = {const_cast<char*>(runner.c_str()), nullptr};
+  const int rc = ::posix_spawn(&pid, runner.c_str(), &fa, &attr, av.data(), ev.data());
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
+  return rc;
+}
+
+struct Watched {
+  bool launched = false, timed_out = false, reaped = false;
+  int st = 0;  // the wait status, when reaped
+};
+
+// Waits for the runner: until it says it launches, the start-up limit; then the kernel's.
+// Every wait has a deadline, the end of the pipe included (a runner may close it and go on).
+Watched watch_runner(pid_t pid, int go_read, const RunnerLimits& limits) {
+  Watched w;
+  bool& launched = w.launched;
+  bool& timed_out = w.timed_out;
+  bool& reaped = w.reaped;
+  int& st = w.st;
+  using clock = sandbox::Clock;
+  auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.start_s));
+  bool eof = false;
+  while (!reaped) {
+    const auto now = clock::now();
+    if (now >= deadline) {
+      timed_out = true;
+      break;
+    }
+    if (eof) {
+      reaped = sandbox::wait_until(pid, st, std::min(deadline, now + std::chrono::milliseconds(50)));
+      continue;
+    }
+    const double left = std::chrono::duration<double>(deadline - now).count();
+    pollfd pf{go_read, POLLIN, 0};
+    const int pr = ::poll(&pf, 1, int(std::min(left, 0.05) * 1000) + 1);
+    if (pr < 0 && errno == EINTR) continue;
+    if (pr == 0) {
+      // A process forked meanwhile by another thread may hold the pipe open: the
+      // runner's end is also seen by waiting for it.
+      reaped = sandbox::wait_until(pid, st, now);
+      continue;
+    }
+    if (pr < 0) continue;
+    char c[16];
+    const ssize_t n = ::read(go_read, c, sizeof c);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      eof = true;  // the runner closed its end: wait for its end, under the deadline
+      continue;
+    }
+    if (!launched) {
+      launched = true;
+      deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.time_s));
+    }
+  }
+  return w;
+}
+
+}  // namespace
+
 GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
   GpuReply rep;
   const std::string runner = gpu_runner_path();
@@ -300,29 +385,8 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
     rep.error = "cannot prepare the files for the GPU runner: " + std::string(std::strerror(errno));
     return rep;
   }
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-  posix_spawn_file_actions_adddup2(&fa, err_fd, 2);
-  posix_spawn_file_actions_adddup2(&fa, go[1], 3);
-  // Its own session (killed as a group), and this process's pid: the runner arms its death
-  // signal and checks that this process is still its parent (sandbox.h).
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
-  std::vector<std::string> env_s;
-  for (char** e = environ; *e; ++e)
-    if (std::strncmp(*e, "WARPSCOPE_GPU_RUNNER_PARENT=", 28) != 0) env_s.push_back(*e);
-  env_s.push_back("WARPSCOPE_GPU_RUNNER_PARENT=" + std::to_string(::getpid()));
-  std::vector<char*> ev;
-  for (auto& e : env_s) ev.push_back(e.data());
-  ev.push_back(nullptr);
-  std::vector<char*> av = {const_cast<char*>(runner.c_str()), nullptr};
   pid_t pid = 0;
-  const int rc = ::posix_spawn(&pid, runner.c_str(), &fa, &attr, av.data(), ev.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  const int rc = spawn_runner(runner, in_fd, out_fd, err_fd, go[1], pid);
   ::close(go[1]);
   go[1] = -1;
   if (rc != 0) {
@@ -331,45 +395,9 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
     return rep;
   }
 
-  // Until the runner says it launches, the start-up limit; then the kernel's. Every wait
-  // has a deadline, the end of the pipe included (a runner may close it and go on).
-  using clock = sandbox::Clock;
-  auto deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.start_s));
-  bool launched = false, timed_out = false, reaped = false, eof = false;
-  int st = 0;
-  while (!reaped) {
-    const auto now = clock::now();
-    if (now >= deadline) {
-      timed_out = true;
-      break;
-    }
-    if (eof) {
-      reaped = sandbox::wait_until(pid, st, std::min(deadline, now + std::chrono::milliseconds(50)));
-      continue;
-    }
-    const double left = std::chrono::duration<double>(deadline - now).count();
-    pollfd pf{go[0], POLLIN, 0};
-    const int pr = ::poll(&pf, 1, int(std::min(left, 0.05) * 1000) + 1);
-    if (pr < 0 && errno == EINTR) continue;
-    if (pr == 0) {
-      // A process forked meanwhile by another thread may hold the pipe open: the
-      // runner's end is also seen by waiting for it.
-      reaped = sandbox::wait_until(pid, st, now);
-      continue;
-    }
-    if (pr < 0) continue;
-    char c[16];
-    const ssize_t n = ::read(go[0], c, sizeof c);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      eof = true;  // the runner closed its end: wait for its end, under the deadline
-      continue;
-    }
-    if (!launched) {
-      launched = true;
-      deadline = clock::now() + std::chrono::duration_cast<clock::duration>(std::chrono::duration<double>(limits.time_s));
-    }
-  }
+  const Watched w = watch_runner(pid, go[0], limits);
+  const bool launched = w.launched, timed_out = w.timed_out, reaped = w.reaped;
+  int st = w.st;
   if (!reaped) st = sandbox::kill_and_reap(pid);
   // The reply is bounded by what the request can ask back: its arrays, the traced events.
   std::uint64_t most = 1u << 20;

@@ -1,5 +1,10 @@
 // Student kernels on the emulator: the runtime build (system C++ compiler -> shared object)
 // and the sandbox (a child process per run, streaming its warp events back through a pipe).
+// Index (search for "[SECTION] <name>"):
+//   Types and names: the fields a kernel's struct may have
+//   Compiler, cache and the struct the job builds
+//   Compile: the system compiler under the sandbox
+//   Run: the kernel in a sandboxed child, its records read back
 #define WS_MODE_EMU
 #include "kernels/user/user_kernel.h"
 
@@ -46,6 +51,7 @@ constexpr int kExitPipeGone = 120;
 
 namespace {
 
+// [SECTION] Types and names: the fields a kernel's struct may have
 struct TypeInfo {
   const char* name;
   std::size_t bytes;
@@ -147,6 +153,7 @@ std::size_t element_bytes(const std::string& t) {
   return ti ? ti->bytes : 0;
 }
 
+// [SECTION] Compiler, cache and the struct the job builds
 std::string CompileError::text() const {
   return file + ":" + std::to_string(line) + ": " + message;
 }
@@ -256,12 +263,12 @@ std::string check_fields(const KernelSpec& spec, const Plan& plan, const Params&
   return "";
 }
 
-// ------------------------------------------------------------------------- compile
 
 namespace {
 
 // The compiler's environment: the user's, in plain ASCII (no locale quotes), its
 // temporary files in `tmp` (the only place besides the cache it may write).
+// [SECTION] Compile: the system compiler under the sandbox
 std::vector<std::string> compiler_env(const std::string& tmp) {
   std::vector<std::string> env;
   for (char** e = environ; *e; ++e)
@@ -372,6 +379,31 @@ Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
 }
 
 namespace {
+// The dialect's prelude precompiled into `dir`'s prelude-<hash>/ on first use, for every
+// later build with the same compiler, headers and flags; returns that folder. A failure
+// only costs speed (the build then parses the headers itself).
+fs::path precompiled_prelude(const std::string& cxx, const std::string& inc, const std::string& dir,
+                             const std::vector<std::string>& flags, const CompileOptions& opt) {
+  std::string pkey = std::string(kEmuPrelude) + cxx + inc + __DATE__ __TIME__;
+  for (const auto& f : flags) pkey += f;
+  const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
+  if (fs::exists(pdir / "ws_emu_prelude.h.gch")) return pdir;
+  std::error_code ec;
+  fs::create_directories(pdir, ec);
+  const std::string tag = "." + unique_tag();
+  const fs::path h = pdir / "ws_emu_prelude.h";
+  io::write_file(h.string(), kEmuPrelude, {.overwrite = true});
+  std::vector<std::string> pargv = {cxx};
+  for (const auto& f : flags)
+    if (f != "-shared") pargv.push_back(f);
+  pargv.insert(pargv.end(), {"-I" + inc, "-x", "c++-header", h.string(), "-o", h.string() + ".gch" + tag});
+  if (run_compiler(pargv, (pdir / ("prelude.log" + tag)).string(), dir, opt) == 0)
+    fs::rename(h.string() + ".gch" + tag, h.string() + ".gch", ec);
+  fs::remove(h.string() + ".gch" + tag, ec);
+  fs::remove(pdir / ("prelude.log" + tag), ec);
+  return pdir;
+}
+
 Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
   Compiled c;
   try {
@@ -404,25 +436,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
                                             "-fdiagnostics-plain-output"};
     std::string key = wrapper_text + src + cxx + inc + kEmuPrelude + __DATE__ __TIME__;
     for (const auto& f : flags) key += f;
-    // The precompiled prelude, built on first use (a failure only costs speed).
-    std::string pkey = std::string(kEmuPrelude) + cxx + inc + __DATE__ __TIME__;
-    for (const auto& f : flags) pkey += f;
-    const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
-    if (!fs::exists(pdir / "ws_emu_prelude.h.gch")) {
-      fs::create_directories(pdir, ec);
-      const std::string tag = "." + unique_tag();
-      const fs::path h = pdir / "ws_emu_prelude.h";
-      io::write_file(h.string(), kEmuPrelude, {.overwrite = true});  // a failure only costs speed
-      std::vector<std::string> pargv = {cxx};
-      for (const auto& f : flags)
-        if (f != "-shared") pargv.push_back(f);
-      pargv.insert(pargv.end(), {"-I" + inc, "-x", "c++-header", h.string(), "-o",
-                                 h.string() + ".gch" + tag});
-      if (run_compiler(pargv, (pdir / ("prelude.log" + tag)).string(), dir, opt) == 0)
-        fs::rename(h.string() + ".gch" + tag, h.string() + ".gch", ec);
-      fs::remove(h.string() + ".gch" + tag, ec);
-      fs::remove(pdir / ("prelude.log" + tag), ec);
-    }
+    const fs::path pdir = precompiled_prelude(cxx, inc, dir, flags, opt);
     const std::string base = (fs::path(dir) / ("k" + hex(fnv(key)))).string();
     c.artifact = base + ".so";
     if (opt.use_cache && fs::exists(c.artifact)) {
@@ -504,12 +518,12 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
 }
 }  // namespace
 
-// ------------------------------------------------------------------------- sandbox
 
 namespace {
 
 // Written by the child, read by the parent after it ends (a MAP_SHARED page). The child
 // runs the student's code, so the parent checks every field before use.
+// [SECTION] Run: the kernel in a sandboxed child, its records read back
 struct ChildStatus {
   volatile int signal;        // the fatal signal, 0 if none
   volatile int line;          // the line of the last event issued before it

@@ -1,5 +1,8 @@
 // Student kernels on the GPU: NVRTC build (named dialect headers) and a driver-API launch
 // in a process of its own, the GPU runner (see user_nvrtc.h, user_gpu_runner.h).
+// Index (search for "[SECTION] <name>"):
+//   NVRTC: the source, the headers, the build
+//   Launch: the device, the runner's reply, the runs
 #include "kernels/user/user_nvrtc.h"
 #include "kernels/user/cuda_kernel.h"
 #include "kernels/user/cuda_nvrtc.h"
@@ -30,6 +33,7 @@ namespace {
 
 // The dialect's headers and the student's file, through io's one reader (regular files,
 // a cap, one line naming the file).
+// [SECTION] NVRTC: the source, the headers, the build
 std::string slurp(const fs::path& p, bool& ok) {
   io::ReadResult r = io::read_file(p.string(), std::size_t(1) << 20, "kernel file");
   ok = r.ok;
@@ -192,11 +196,11 @@ NvrtcBuild compile_nvrtc(const KernelSpec& spec, bool traced, const std::string&
   return b;
 }
 
-// ------------------------------------------------------------------------- launch
 
 namespace {
 
 // The device, asked once of a runner process (the app itself never loads the driver).
+// [SECTION] Launch: the device, the runner's reply, the runs
 struct Probe {
   std::mutex mu;
   bool done = false;

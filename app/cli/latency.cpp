@@ -93,13 +93,19 @@ struct CaseSpec {
   std::vector<long long> xs, ss;
 };
 
-// The cases the families declare (FamilyInfo::latency), in teaching order.
+// The cases the families declare (FamilyInfo::latency), in teaching order; a family that
+// declares none is timed too, with its last variant (the top of its ladder) at its timing
+// size, so no family's window is left slow unseen.
 std::vector<CaseSpec> declared_cases() {
   std::vector<CaseSpec> out;
   for (const FamilyInfo& f : families()) {
     const LatencySpec& l = f.latency;
-    if (l.variant.empty()) continue;
-    CaseSpec c{f.name, l.variant, f.timing, l.block_at_timing ? f.timing : Params{}, {}, "", "", {}, {}};
+    std::string variant = l.variant;
+    if (variant.empty())
+      for (const VariantInfo& v : catalogue())
+        if (v.family == f.name) variant = v.name;
+    if (variant.empty()) continue;
+    CaseSpec c{f.name, variant, f.timing, l.block_at_timing ? f.timing : Params{}, {}, "", "", {}, {}};
     if (!l.sweep_xs.empty() && !f.sweeps.empty()) {
       c.sweep_x = f.sweeps[0].x;
       c.sweep_series = f.sweeps[0].series;

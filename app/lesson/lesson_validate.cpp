@@ -120,6 +120,30 @@ std::string describe(const Lab& lab, const Params& extra = {}, const std::string
   return s;
 }
 
+// A goal should be a trade-off: no single change of its reach gets there (issue 22). Runs
+// each change of the reach alone (the variant, each parameter) and names the first that
+// reaches the target, with "(modelled)" when that verdict is the model's estimate of a
+// time the recording lacks. A change that does not apply alone (a parameter the lab's
+// variant lacks) is skipped.
+// @post empty when the reach has fewer than two changes or no single change reaches g.
+std::string one_change_reaching(const Goal& g, const Lab& lab, Backend& backend) {
+  std::vector<std::pair<std::string, Params>> singles;  // (variant or "", params)
+  if (!g.reach_variant.empty()) singles.push_back({g.reach_variant, {}});
+  for (const auto& [k, v] : g.reach) singles.push_back({"", Params{{k, v}}});
+  if (singles.size() < 2) return "";
+  for (const auto& [variant, p] : singles) {
+    Lab at = lab;
+    if (!variant.empty()) at.variant = variant;
+    Facts f = run_lab(at, p, backend, {g.quantity});
+    if (!f.error.empty()) continue;
+    GoalStatus st = goal_reached(g, f);
+    if (!st.reached) continue;
+    std::string change = variant.empty() ? ws::to_string(p) : "variant=" + variant;
+    return change + (st.modelled ? " (modelled)" : "");
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<Diagnostic> validate_lesson(const Lesson& l) {
@@ -342,6 +366,9 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
                          (after.error.empty() ? st2.label : "run failed: " + after.error);
       if (before.known && before.reached)
         what += "; note: already reached before the change (" + format_number(before.value) + ")";
+      if (st2.reached)
+        if (std::string one = one_change_reaching(g, *lab, backend); !one.empty())
+          what += "; note: one change reaches it: " + one + " (not a trade-off)";
       line(g.line, st2.reached, what);
     }
   }

@@ -134,7 +134,7 @@ std::string one_change_reaching(const Goal& g, const Lab& lab, Backend& backend)
   for (const auto& [variant, p] : singles) {
     Lab at = lab;
     if (!variant.empty()) at.variant = variant;
-    Facts f = run_lab(at, p, backend, {g.quantity});
+    Facts f = run_lab(at, p, backend, goal_quantities(g));
     if (!f.error.empty()) continue;
     GoalStatus st = goal_reached(g, f);
     if (!st.reached) continue;
@@ -195,15 +195,18 @@ std::vector<Diagnostic> validate_lesson(const Lesson& l) {
       }
     }
     for (const auto& g : st.goals) {
-      check_quantity(g.quantity, lab->family, lab->params, line_of(g.key_lines, "target", g.line),
-                     "goal block: target", file, out);
+      for (const auto& q : goal_quantities(g))
+        check_quantity(q, lab->family, lab->params, line_of(g.key_lines, "target", g.line),
+                       "goal block: target", file, out);
+      bool timed = false;
+      for (const auto& q : goal_quantities(g)) timed = timed || q.timed();
       Params p = lab->params;
       const std::string variant = g.reach_variant.empty() ? lab->variant : g.reach_variant;
       if (variant != lab->variant) p = params_for(lab->family, variant, p);
       for (const auto& [k, v] : g.reach) p[k] = v;
       check_run(lab->family, variant, p,
                 line_of(g.key_lines, "reach", g.line), "goal block: reach", file, out);
-      if (!lab->timing.empty() && (g.quantity.timed() || g.gpu_only)) {
+      if (!lab->timing.empty() && (timed || g.gpu_only)) {
         Lab at = *lab;
         at.variant = variant;
         Params tp = lab->params;
@@ -283,8 +286,7 @@ int validate_files(const std::vector<std::string>& files, std::ostream& out) {
         ++blocks;
       }
       for (const auto& g : st.goals) {
-        out << f << ":" << g.line << ": ok goal " << g.quantity.key() << " "
-            << to_string(g.op) << " " << format_number(g.value) << "\n";
+        out << f << ":" << g.line << ": ok goal " << goal_target_text(g) << "\n";
         ++blocks;
       }
     }
@@ -358,10 +360,9 @@ int check_file(const std::string& file, Backend& backend, std::ostream& out) {
       GoalStatus before = goal_reached(g, f);
       Lab reach = *lab;
       if (!g.reach_variant.empty()) reach.variant = g.reach_variant;
-      Facts after = run_lab(reach, g.reach, backend, {g.quantity});
+      Facts after = run_lab(reach, g.reach, backend, goal_quantities(g));
       GoalStatus st2 = goal_reached(g, after);
-      std::string what = "goal " + g.quantity.key() + " " + std::string(to_string(g.op)) + " " +
-                         format_number(g.value) + ": with " +
+      std::string what = "goal " + goal_target_text(g) + ": with " +
                          describe(*lab, g.reach, g.reach_variant) + ": " +
                          (after.error.empty() ? st2.label : "run failed: " + after.error);
       if (before.known && before.reached)
@@ -434,11 +435,27 @@ bool timed_configs(const std::string& file, std::vector<RecordTarget>& out, std:
     if (timed)
       add_with_refs(*lab, lab->variant, timing_params(*lab, {}), wanted, st.lab ? st.lab->line : st.line);
     for (const auto& g : st.goals) {
-      if (!g.quantity.timed() && !g.gpu_only) continue;
+      const auto qs = goal_quantities(g);
+      if (std::none_of(qs.begin(), qs.end(), [](const Quantity& q) { return q.timed(); }) &&
+          !g.gpu_only)
+        continue;
       const std::string variant = g.reach_variant.empty() ? lab->variant : g.reach_variant;
       Lab at = *lab;
       at.variant = variant;
-      add_with_refs(at, variant, timing_params(at, g.reach), {g.quantity}, g.line);
+      add_with_refs(at, variant, timing_params(at, g.reach), qs, g.line);
+      // Each change of a several-change reach alone too, so that --check judges the
+      // trade-off (one_change_reaching) on measurements, not on the model.
+      if (g.reach.size() + (g.reach_variant.empty() ? 0 : 1) < 2) continue;
+      if (!g.reach_variant.empty()) {
+        Lab v = *lab;
+        v.variant = g.reach_variant;
+        add_with_refs(v, v.variant, timing_params(v, {}), qs, g.line);
+      }
+      for (const auto& [k, val] : g.reach) {
+        Params one = params_for(lab->family, lab->variant, Params{{k, val}});
+        if (one.empty()) continue;  // a parameter the lab's own variant lacks
+        add_with_refs(*lab, lab->variant, timing_params(*lab, one), qs, g.line);
+      }
     }
   }
   return true;

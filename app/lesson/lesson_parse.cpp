@@ -748,6 +748,10 @@ bool parse_target(const std::string& text, Goal& g, std::string& why) {
   g.also.clear();
   for (std::size_t i = 0; i < parts.size(); ++i) {
     Condition c;
+    if (parts[i].empty() && parts.size() > 1) {
+      why = "'and' needs a condition on each side, got '" + text + "'";
+      return false;
+    }
     if (!parse_condition(parts[i], c.quantity, c.op, c.value, why)) return false;
     if (i == 0) {
       g.quantity = c.quantity;

@@ -355,6 +355,24 @@ TEST(LessonTiming, TimedConfigsListWhatALessonTimes) {
   EXPECT_EQ(t[1].params, (ws::Params{{"n", 8192}}));
   EXPECT_EQ(t[2].params, (ws::Params{{"block_rows", 4}, {"n", 8192}, {"pad", 1}}));
   EXPECT_NE(t[0].source.find(":7"), std::string::npos) << t[0].source;
+  // A several-change reach: each change alone is recorded too (the trade-off is judged on
+  // measurements); a parameter the lab's variant lacks (pad for naive) is not.
+  TempFile multi(std::string(kHead) +
+                     "```lab\nfamily: transpose\nvariant: naive\nparams: n=64\ntiming: n=8192\n```\n"
+                     "```goal\ntask: t\ntarget: ratio copy_bandwidth >= 0.8\n"
+                     "reach: variant=tiled pad=1 block_rows=4\nneeds: gpu: time\n```\n",
+                 "multi.md");
+  std::vector<ws::RecordTarget> m;
+  ASSERT_TRUE(timed_configs(multi.path.string(), m, why)) << why;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].variant, "naive");  // the lab itself: its step times the goal's quantity
+  EXPECT_EQ(m[0].params, (ws::Params{{"n", 8192}}));
+  EXPECT_EQ(m[1].variant, "tiled");
+  EXPECT_EQ(m[1].params, (ws::Params{{"block_rows", 4}, {"n", 8192}, {"pad", 1}}));
+  EXPECT_EQ(m[2].variant, "tiled");
+  EXPECT_EQ(m[2].params, (ws::Params{{"n", 8192}}));
+  EXPECT_EQ(m[3].variant, "naive");
+  EXPECT_EQ(m[3].params, (ws::Params{{"block_rows", 4}, {"n", 8192}}));
   TempFile bad(std::string(kHead) + lab("nosuch", "x", "n=1"), "bad.md");
   EXPECT_FALSE(timed_configs(bad.path.string(), t, why));
   EXPECT_NE(why.find("unknown kernel family"), std::string::npos) << why;

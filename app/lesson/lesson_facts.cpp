@@ -253,7 +253,8 @@ std::vector<Quantity> wanted_quantities(const Step& s) {
       if (detail::quantity_from_key(n, q)) add(q);
     }
   }
-  for (const auto& g : s.goals) add(g.quantity);
+  for (const auto& g : s.goals)
+    for (const auto& q : goal_quantities(g)) add(q);
   return out;
 }
 
@@ -467,11 +468,26 @@ bool compare(double v, Op op, double target) {
 }
 }  // namespace
 
+std::string goal_target_text(const Goal& g) {
+  std::string s = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
+  for (const auto& c : g.also)
+    s += " and " + c.quantity.key() + " " + std::string(to_string(c.op)) + " " + format_number(c.value);
+  return s;
+}
+
+std::vector<Quantity> goal_quantities(const Goal& g) {
+  std::vector<Quantity> out = {g.quantity};
+  for (const auto& c : g.also) out.push_back(c.quantity);
+  return out;
+}
+
 GoalStatus goal_reached(const Goal& g, const Facts& f) {
   GoalStatus s;
   s.value = f.get(g.quantity.key());
   s.known = !std::isnan(s.value) && f.error.empty();
-  s.modelled = (g.gpu_only || g.quantity.timed()) && !f.measured;
+  bool timed = g.quantity.timed();
+  for (const auto& c : g.also) timed = timed || c.quantity.timed();
+  s.modelled = (g.gpu_only || timed) && !f.measured;
   const std::string target = std::string(to_string(g.op)) + " " + format_number(g.value);
   if (!s.known) {
     s.label = f.error.empty() ? "not measured yet" : "the run failed: " + f.error;
@@ -479,6 +495,23 @@ GoalStatus goal_reached(const Goal& g, const Facts& f) {
     s.reached = compare(s.value, g.op, g.value);
     s.label = s.reached ? "reached: " + format_number(s.value)
                         : "not yet: " + format_number(s.value) + " (needs " + target + ")";
+    // The further conditions: the first that fails (or is unknown) says what is missing.
+    for (const auto& c : g.also) {
+      if (!s.reached) break;
+      const double v = f.get(c.quantity.key());
+      const std::string need = std::string(to_string(c.op)) + " " + format_number(c.value);
+      if (std::isnan(v)) {
+        s.known = false;
+        s.reached = false;
+        s.label = "not measured yet: " + c.quantity.key();
+      } else if (!compare(v, c.op, c.value)) {
+        s.reached = false;
+        s.label = "not yet: " + format_number(s.value) + ", but " + c.quantity.key() + " " +
+                  format_number(v) + " (needs " + need + ")";
+      } else {
+        s.label += ", " + c.quantity.key() + " " + format_number(v);
+      }
+    }
   }
   if (s.modelled) s.label += " (modelled; needs a GPU to measure: " + g.needs + ")";
   else if ((g.gpu_only || g.quantity.timed()) && s.known) s.label += " (" + timed_label(f) + ")";

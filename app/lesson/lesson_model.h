@@ -127,6 +127,13 @@ struct Predict {
   std::map<std::string, int> key_lines;
 };
 
+// A further condition of a goal, `target: A and B`: the goal is reached when all hold.
+struct Condition {
+  Quantity quantity;
+  Op op = Op::Eq;
+  double value = 0;
+};
+
 // ```goal: a target the student reaches by changing parameters.
 struct Goal {
   int line = 0;
@@ -139,8 +146,16 @@ struct Goal {
                                // modelled values, and labelled so
   std::string needs;           // why a GPU is needed, as written
   std::string reach_variant;   // `reach: variant=tiled ...`: the variant to switch to
+  // `target: A and B ...`: the conditions after the first (a constraint that makes the
+  // target a trade-off, e.g. no bank conflicts with at most so much shared memory).
+  std::vector<Condition> also;
   std::map<std::string, int> key_lines;
 };
+
+// The goal's whole target as written: "bank_conflicts == 0 and shared_bytes <= 2048".
+std::string goal_target_text(const Goal& g);
+// Every quantity a goal is judged on: its target's, then those of `also`.
+std::vector<Quantity> goal_quantities(const Goal& g);
 
 struct Step {
   int line = 0;                // line of the `## ` heading

@@ -708,7 +708,8 @@ std::optional<Predict> parse_predict(const std::vector<std::string>& lines, int 
   return p;
 }
 
-bool parse_target(const std::string& text, Goal& g, std::string& why) {
+bool parse_condition(const std::string& text, Quantity& quantity, Op& op_out, double& value,
+                     std::string& why) {
   auto w = words(text, false);
   static const std::vector<std::pair<std::string, Op>> ops = {
       {"==", Op::Eq}, {"!=", Op::Ne}, {"<=", Op::Le}, {">=", Op::Ge}, {"<", Op::Lt}, {">", Op::Gt}};
@@ -721,16 +722,46 @@ bool parse_target(const std::string& text, Goal& g, std::string& why) {
         }
         std::string qtext;
         for (std::size_t k = 0; k < i; ++k) qtext += w[k] + " ";
-        if (!parse_quantity(qtext, g.quantity, why)) return false;
-        if (!parse_number(w[i + 1], g.value)) {
+        if (!parse_quantity(qtext, quantity, why)) return false;
+        if (!parse_number(w[i + 1], value)) {
           why = "'" + w[i + 1] + "' is not a number";
           return false;
         }
-        g.op = op;
+        op_out = op;
         return true;
       }
   why = "expected 'QUANTITY OP NUMBER' with OP one of == != < <= > >=, got '" + text + "'";
   return false;
+}
+
+// `QUANTITY OP NUMBER`, or several joined by `and`: the first is the target, the rest
+// the goal's further conditions.
+bool parse_target(const std::string& text, Goal& g, std::string& why) {
+  std::vector<std::string> parts(1);
+  for (const auto& w : words(text, false)) {
+    if (w == "and") {
+      parts.emplace_back();
+      continue;
+    }
+    parts.back() += (parts.back().empty() ? "" : " ") + w;
+  }
+  g.also.clear();
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    Condition c;
+    if (parts[i].empty() && parts.size() > 1) {
+      why = "'and' needs a condition on each side, got '" + text + "'";
+      return false;
+    }
+    if (!parse_condition(parts[i], c.quantity, c.op, c.value, why)) return false;
+    if (i == 0) {
+      g.quantity = c.quantity;
+      g.op = c.op;
+      g.value = c.value;
+    } else {
+      g.also.push_back(c);
+    }
+  }
+  return true;
 }
 
 std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence, Ctx& c) {
@@ -767,8 +798,11 @@ std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence,
                 "goal block: needs: gpu must say what it needs, e.g. 'gpu: measured time'");
     }
   }
-  if (target && g.quantity.timed() && !g.gpu_only)
-    c.error(kv["target"].line, "goal block: '" + g.quantity.key() +
+  const auto timed_q = std::find_if(g.also.begin(), g.also.end(),
+                                    [](const Condition& x) { return x.quantity.timed(); });
+  const Quantity& tq = timed_q == g.also.end() ? g.quantity : timed_q->quantity;
+  if (target && tq.timed() && !g.gpu_only)
+    c.error(kv["target"].line, "goal block: '" + tq.key() +
                                    "' is a timed quantity: add 'needs: gpu: REASON' (on the "
                                    "emulator it is judged on modelled time)");
   if (c.errors.size() != before) return std::nullopt;

@@ -163,6 +163,28 @@ TEST(LessonCheck, ConfirmsPredictsAndGoalsOnTheEmulator) {
   EXPECT_NE(s.find(": 3 ok, 2 failed on emu"), std::string::npos) << s;
 }
 
+TEST(LessonCheck, NamesTheOneChangeThatReachesAGoal) {
+  // A goal is a trade-off when no single change of its reach gets there. The naive
+  // transpose's stores are coalesced by the tiled variant alone (pad only removes bank
+  // conflicts); 16 sectors a load request need both float4 and stride 1 (alone: 4 and 32).
+  TempFile f(std::string(kHead) + lab("transpose", "naive", "n=64 tile=32 block_rows=8") +
+             "```goal\ntask: t\ntarget: st_sectors_per_request == 4\nreach: variant=tiled pad=1\n```\n"
+             "## S2\n" + lab("access", "stride", "n=4096 stride=2 elem=4") +
+             "```goal\ntask: t\ntarget: ld_sectors_per_request == 16\nreach: stride=1 elem=16\n```\n");
+  auto emu = ws::make_emu_backend();
+  std::ostringstream out;
+  EXPECT_EQ(check_file(f.path.string(), *emu, out), 0);
+  const std::string s = out.str();
+  const std::string p = f.path.string();
+  EXPECT_NE(s.find(p + ":12: ok goal st_sectors_per_request == 4: with transpose/tiled"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find("note: one change reaches it: variant=tiled (not a trade-off)"),
+            std::string::npos) << s;
+  EXPECT_NE(s.find(p + ":23: ok goal ld_sectors_per_request == 16"), std::string::npos) << s;
+  EXPECT_EQ(s.find("one change reaches it: stride"), std::string::npos) << s;
+  EXPECT_EQ(s.find("one change reaches it: elem"), std::string::npos) << s;
+}
+
 TEST(LessonCheck, InvalidLessonIsNotRun) {
   TempFile f(std::string(kHead) + lab("nosuch", "x", "n=1"));
   auto emu = ws::make_emu_backend();
@@ -333,6 +355,24 @@ TEST(LessonTiming, TimedConfigsListWhatALessonTimes) {
   EXPECT_EQ(t[1].params, (ws::Params{{"n", 8192}}));
   EXPECT_EQ(t[2].params, (ws::Params{{"block_rows", 4}, {"n", 8192}, {"pad", 1}}));
   EXPECT_NE(t[0].source.find(":7"), std::string::npos) << t[0].source;
+  // A several-change reach: each change alone is recorded too (the trade-off is judged on
+  // measurements); a parameter the lab's variant lacks (pad for naive) is not.
+  TempFile multi(std::string(kHead) +
+                     "```lab\nfamily: transpose\nvariant: naive\nparams: n=64\ntiming: n=8192\n```\n"
+                     "```goal\ntask: t\ntarget: ratio copy_bandwidth >= 0.8\n"
+                     "reach: variant=tiled pad=1 block_rows=4\nneeds: gpu: time\n```\n",
+                 "multi.md");
+  std::vector<ws::RecordTarget> m;
+  ASSERT_TRUE(timed_configs(multi.path.string(), m, why)) << why;
+  ASSERT_EQ(m.size(), 4u);
+  EXPECT_EQ(m[0].variant, "naive");  // the lab itself: its step times the goal's quantity
+  EXPECT_EQ(m[0].params, (ws::Params{{"n", 8192}}));
+  EXPECT_EQ(m[1].variant, "tiled");
+  EXPECT_EQ(m[1].params, (ws::Params{{"block_rows", 4}, {"n", 8192}, {"pad", 1}}));
+  EXPECT_EQ(m[2].variant, "tiled");
+  EXPECT_EQ(m[2].params, (ws::Params{{"n", 8192}}));
+  EXPECT_EQ(m[3].variant, "naive");
+  EXPECT_EQ(m[3].params, (ws::Params{{"block_rows", 4}, {"n", 8192}}));
   TempFile bad(std::string(kHead) + lab("nosuch", "x", "n=1"), "bad.md");
   EXPECT_FALSE(timed_configs(bad.path.string(), t, why));
   EXPECT_NE(why.find("unknown kernel family"), std::string::npos) << why;

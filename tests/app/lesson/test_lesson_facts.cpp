@@ -161,6 +161,43 @@ TEST(LessonFacts, GoalStatus) {
   EXPECT_FALSE(goal_reached(g2, f).modelled);
 }
 
+TEST(LessonFacts, GoalWithFurtherConditions) {
+  // `target: A and B`: a constraint beside the target; reached only when every one holds,
+  // and the label names the one that fails.
+  ParseResult pr = parse_lesson_text(
+      "---\ntitle: T\nlevel: beginner\nminutes: 5\n---\n## S\n```lab\nfamily: f\nvariant: v\n```\n"
+      "```goal\ntask: t\ntarget: bank_conflicts == 0 and shared_bytes <= 2048\nreach: pad=1\n```\n"
+      "```goal\ntask: t\ntarget: blocks > 1 and ratio peak >= 0.5\nreach: pad=1\n```\n",
+      "t.md");
+  ASSERT_FALSE(pr.ok());  // the second goal's timed condition needs `needs: gpu`
+  EXPECT_NE(pr.message().find("'ratio:peak' is a timed quantity"), std::string::npos) << pr.message();
+  pr = parse_lesson_text(
+      "---\ntitle: T\nlevel: beginner\nminutes: 5\n---\n## S\n```lab\nfamily: f\nvariant: v\n```\n"
+      "```goal\ntask: t\ntarget: bank_conflicts == 0 and shared_bytes <= 2048\nreach: pad=1\n```\n",
+      "t.md");
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  const Goal& g = pr.lesson->steps[0].goals[0];
+  ASSERT_EQ(g.also.size(), 1u);
+  EXPECT_EQ(goal_target_text(g), "bank_conflicts == 0 and shared_bytes <= 2048");
+  EXPECT_EQ(goal_quantities(g).size(), 2u);
+  EXPECT_EQ(wanted_quantities(pr.lesson->steps[0]).size(), 2u);
+  Facts f;
+  f.values["bank_conflicts"] = 0;
+  GoalStatus s = goal_reached(g, f);
+  EXPECT_FALSE(s.reached);
+  EXPECT_EQ(s.label, "not measured yet: shared_bytes");
+  f.values["shared_bytes"] = 4224;
+  s = goal_reached(g, f);
+  EXPECT_FALSE(s.reached);
+  EXPECT_EQ(s.label, "not yet: 0, but shared_bytes 4224 (needs <= 2048)");
+  f.values["shared_bytes"] = 1088;
+  s = goal_reached(g, f);
+  EXPECT_TRUE(s.reached);
+  EXPECT_EQ(s.label, "reached: 0, shared_bytes 1088");
+  f.values["bank_conflicts"] = 3;
+  EXPECT_FALSE(goal_reached(g, f).reached);
+}
+
 TEST(LessonFacts, TemplatesAndNumbers) {
   Facts f;
   f.values["blocks"] = 49;

@@ -291,6 +291,12 @@ TEST(LessonParseErrors, GoalBadValues) {
             "<= > >=, got 'bank_conflicts = 0'");
   EXPECT_EQ(first_error(with_step(pre + "target: bank_conflicts == 0\n```\n")),
             "x.md:12: goal block has no 'reach:' line");
+  EXPECT_EQ(first_error(with_step(pre + "target: bank_conflicts == 0 and\nreach: pad=1\n```\n")),
+            "x.md:14: goal block: target: 'and' needs a condition on each side, got "
+            "'bank_conflicts == 0 and'");
+  EXPECT_EQ(first_error(with_step(pre + "target: bank_conflicts == 0 and blocks\nreach: pad=1\n```\n")),
+            "x.md:14: goal block: target: expected 'QUANTITY OP NUMBER' with OP one of == != < "
+            "<= > >=, got 'blocks'");
   EXPECT_EQ(first_error(with_step(pre + "target: throughput > 5\nreach: pad=1\n```\n")),
             "x.md:14: goal block: 'throughput' is a timed quantity: add 'needs: gpu: REASON' "
             "(on the emulator it is judged on modelled time)");

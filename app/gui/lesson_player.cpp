@@ -310,8 +310,7 @@ void goal_box(std::size_t i, DrawCtx& c) {
   flow_plain(g.text);
   const GoalStatus s = c.player.goal(i);
   const bool done = c.player.goal_done(i);
-  const std::string target = g.quantity.key() + " " + std::string(to_string(g.op)) + " " + format_number(g.value);
-  flow_plain("target: " + target, kDim);
+  flow_plain("target: " + goal_target_text(g), kDim);
   const std::string line = done || predicts_answered(c.player)
                                ? (done ? "[x] " : "[ ] ") + s.label
                                : "[ ] not yet (its value shows once the predictions are answered)";

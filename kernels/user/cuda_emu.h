@@ -125,10 +125,56 @@ Ptr<T> ptr(const ::ws::emu::Global<T>& g) {
   return Access::ptr(g);
 }
 
+template <class T, class U>
+Ptr<T> cast(const Ptr<U>& p);
+
+// A vector type's components (float4's x, y, z, w): p4[i].x is a 4-byte access of its own,
+// as on the GPU, where it compiles to a 32-bit load or store rather than a 128-bit one.
+template <class T> struct VecOf { static constexpr int n = 0; };
+template <> struct VecOf<float2> { using C = float; static constexpr int n = 2; };
+template <> struct VecOf<float4> { using C = float; static constexpr int n = 4; };
+template <> struct VecOf<int2> { using C = int; static constexpr int n = 2; };
+template <> struct VecOf<int4> { using C = int; static constexpr int n = 4; };
+template <class T>
+constexpr int vec_n = VecOf<std::remove_const_t<T>>::n;
+template <class T>
+using VecC = std::conditional_t<std::is_const_v<T>, const typename VecOf<std::remove_const_t<T>>::C,
+                                typename VecOf<std::remove_const_t<T>>::C>;
+
+// The element as a whole (a 16-byte access for a float4), and each component as a Ref.
+template <class T, int N = vec_n<T>>
+struct VecRef;
+template <class T>
+struct VecRef<T, 2> : Ref<T> {
+  Ref<VecC<T>> x, y;
+  VecRef(const Ptr<T>& p, std::int64_t i, int line)
+      : Ref<T>(p.at(i, line)), x(cast<VecC<T>>(p + i).at(0, line)), y(cast<VecC<T>>(p + i).at(1, line)) {}
+  using Ref<T>::operator=;
+  VecRef& operator=(const VecRef& o) requires(!std::is_const_v<T>) {
+    Ref<T>::operator=(static_cast<const Ref<T>&>(o));
+    return *this;
+  }
+};
+template <class T>
+struct VecRef<T, 4> : Ref<T> {
+  Ref<VecC<T>> x, y, z, w;
+  VecRef(const Ptr<T>& p, std::int64_t i, int line)
+      : Ref<T>(p.at(i, line)), x(cast<VecC<T>>(p + i).at(0, line)), y(cast<VecC<T>>(p + i).at(1, line)),
+        z(cast<VecC<T>>(p + i).at(2, line)), w(cast<VecC<T>>(p + i).at(3, line)) {}
+  using Ref<T>::operator=;
+  VecRef& operator=(const VecRef& o) requires(!std::is_const_v<T>) {
+    Ref<T>::operator=(static_cast<const Ref<T>&>(o));
+    return *this;
+  }
+};
+
 // p[i], tile[r], a local array's a[i], *p, &p[i]
 template <class T>
-Ref<T> at(const Ptr<T>& p, std::int64_t i, int line = __builtin_LINE()) {
-  return p.at(i, line);
+auto at(const Ptr<T>& p, std::int64_t i, int line = __builtin_LINE()) {
+  if constexpr (vec_n<T> > 0)
+    return VecRef<T>(p, i, line);
+  else
+    return p.at(i, line);
 }
 template <class T>
 Ptr<T> at(const Array2<T>& a, std::int64_t r, int = __builtin_LINE()) {
@@ -143,8 +189,8 @@ T& at(T* p, std::int64_t i, int = 0) {
   return p[i];
 }
 template <class T>
-Ref<T> deref(const Ptr<T>& p, int line = __builtin_LINE()) {
-  return p.at(0, line);
+auto deref(const Ptr<T>& p, int line = __builtin_LINE()) {
+  return at(p, 0, line);
 }
 template <class T>
 T& deref(T* p, int = 0) {

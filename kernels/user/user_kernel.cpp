@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -382,9 +383,27 @@ namespace {
 // The dialect's prelude precompiled into `dir`'s prelude-<hash>/ on first use, for every
 // later build with the same compiler, headers and flags; returns that folder. A failure
 // only costs speed (the build then parses the headers itself).
+// The headers a student's build includes, stamped (name, size, modification time), so a
+// cached build or precompiled prelude is never used across an edit of them.
+std::string header_stamp(const std::string& inc) {
+  std::string stamp;
+  std::error_code ec;
+  for (const char* d : {"kernels/dialect", "kernels/user", "kernels/catalogue", "sim"}) {
+    std::vector<fs::path> files;
+    for (const auto& e : fs::directory_iterator(fs::path(inc) / d, ec))
+      if (e.path().extension() == ".h") files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) {
+      const auto t = fs::last_write_time(f, ec).time_since_epoch().count();
+      stamp += f.filename().string() + ":" + std::to_string(fs::file_size(f, ec)) + ":" + std::to_string(t) + ";";
+    }
+  }
+  return stamp;
+}
+
 fs::path precompiled_prelude(const std::string& cxx, const std::string& inc, const std::string& dir,
                              const std::vector<std::string>& flags, const CompileOptions& opt) {
-  std::string pkey = std::string(kEmuPrelude) + cxx + inc + __DATE__ __TIME__;
+  std::string pkey = std::string(kEmuPrelude) + cxx + inc + header_stamp(inc) + __DATE__ __TIME__;
   for (const auto& f : flags) pkey += f;
   const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
   if (fs::exists(pdir / "ws_emu_prelude.h.gch")) return pdir;
@@ -434,7 +453,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     const std::vector<std::string> flags = {"-std=c++20", "-O1", "-fPIC", "-shared",
                                             "-fno-diagnostics-color", "-fmax-errors=20",
                                             "-fdiagnostics-plain-output"};
-    std::string key = wrapper_text + src + cxx + inc + kEmuPrelude + __DATE__ __TIME__;
+    std::string key = wrapper_text + src + cxx + inc + header_stamp(inc) + kEmuPrelude + __DATE__ __TIME__;
     for (const auto& f : flags) key += f;
     const fs::path pdir = precompiled_prelude(cxx, inc, dir, flags, opt);
     const std::string base = (fs::path(dir) / ("k" + hex(fnv(key)))).string();

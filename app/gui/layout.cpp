@@ -93,7 +93,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     draw_view(View::SectorMap, s, fd, Rect{x2, yr, body.x1, yr + sector_h});
     yr += sector_h;
   }
-  if (s.panels[View::Charts] || s.panels[View::Metrics]) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
+  if (numbers_shown(s)) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
 }
 
 FrameDraw draw_ui(AppState& s) {

@@ -2,6 +2,7 @@
 // The window's panels and their layout. draw_ui() draws one frame of the whole window (or
 // of one view, for screenshots) from the app state and returns what every view drew, so
 // tests can check the frame without guessing at pixels.
+#include <any>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -29,6 +30,13 @@ struct CutText {
 };
 
 struct FrameDraw {
+  // What each view's panel drew, by the view table's row: a panel stores its widget's
+  // draw description here (`fd.drawn[size_t(View::X)] = d`), tests read it with
+  // drawn_as<T>(View::X), so a new view needs no field of its own. The fields below are
+  // the older views', kept by name (their comparison sides too).
+  std::array<std::any, std::size(viz::kViews)> drawn;
+  template <class T>
+  const T* drawn_as(View v) const { return std::any_cast<T>(&drawn[std::size_t(v)]); }
   viz::BankMapDraw bank, bank_b;        // _b: the comparison side
   viz::SectorMapDraw sector, sector_b;
   viz::MaskStripDraw mask, mask_b;

@@ -15,6 +15,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
 #include "app/paths.h"
+#include "viz/roofline.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"
 
@@ -615,6 +616,59 @@ TEST(GuiScreenshot, WritesThePngOrSaysWhy) {
   EXPECT_EQ(render_screenshot(o, msg), 1);
   EXPECT_NE(msg.find("n=100"), std::string::npos) << msg;
   fs::remove_all(dir);
+}
+
+// The roofline (issue 25): every variant of the family a point named with its time's
+// source, the selected one ringed, under ceilings that each say where their figure is from.
+TEST(GuiRoofline, EveryVariantAPointUnderCeilingsThatNameTheirSources) {
+  NEED_DISPLAY();
+  auto s = open_session("matmul", "warptiled", {{"n", 4096}}, View::Roofline);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::RooflineDraw>(View::Roofline);
+  ASSERT_TRUE(d) << "the panel stores what it drew under its row";
+  ASSERT_TRUE(d->drawn);
+  ASSERT_EQ(d->layout.ceilings.size(), 5u) << "DRAM, L2, shared, FP32, tensor";
+  ASSERT_GE(d->geom.source_lines.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::string& l = d->geom.source_lines[i];
+    EXPECT_TRUE(l.find("H100") != std::string::npos || l.find("modelled") != std::string::npos) << l;
+  }
+  EXPECT_NE(d->geom.source_lines[4].find("tensor FP16 806 TFLOP/s: cuBLAS GemmEx"), std::string::npos)
+      << d->geom.source_lines[4];
+  const std::size_t ran = s->state().charts.bars.size();
+  EXPECT_GE(ran, 5u);
+  EXPECT_EQ(d->layout.marks.size(), ran) << "one point per variant";
+  EXPECT_EQ(d->geom.selected_marks, 1);
+  const std::string text = frame_text(fd);
+  EXPECT_NE(text.find("warptiled ("), std::string::npos) << text;
+  EXPECT_NE(text.find("FLOP per byte"), std::string::npos) << text;
+  // Each point sits where its run puts it: FLOPs over the model's DRAM bytes, its GFLOP/s.
+  for (const auto& m : d->layout.marks) {
+    EXPECT_GE(m.cx, d->layout.plot_x0);
+    EXPECT_LE(m.cx, d->layout.plot_x1);
+    EXPECT_GE(m.cy, d->layout.plot_y0);
+    EXPECT_LE(m.cy, d->layout.plot_y1);
+  }
+}
+
+TEST(GuiRoofline, AFamilyWithoutFlopsSaysSoAndTheWindowHasTheTab) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", tiled(0), View::Roofline);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::RooflineDraw>(View::Roofline);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->layout.marks.empty());
+  EXPECT_NE(frame_text(fd).find("transpose counts no floating-point work"), std::string::npos) << frame_text(fd);
+  s->state().single_view = View::Window;
+  fd = show(*s, 0);
+  EXPECT_TRUE(fd.panels.count("Numbers"));
+  EXPECT_NE(frame_text(fd).find("Roofline"), std::string::npos) << "a tab of the Numbers panel";
 }
 
 TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {

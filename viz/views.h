@@ -47,7 +47,8 @@ enum ViewFlag : unsigned {
   X(Roofline, "roofline", "Roofline", draw_roofline, roofline, kNeedsCharts | kInLab | kInNumbers) \
   X(Compare, "compare", "Compare", draw_compare, none, kNeedsTrace | kNeedsCompare | kFitsShared) \
   X(Lesson, "lesson", "Lesson", draw_lesson, lesson, kNeedsLesson)                            \
-  X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)
+  X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)                              \
+  X(Start, "start", "Start", draw_start, none, 0)
 
 enum class View {
 #define WS_VIEW_ID(id, name, title, draw, panel, flags) id,

@@ -29,6 +29,20 @@ struct CutText {
   viz::Rect line;  // the line the run sits on (its top to top + the font's height)
 };
 
+// What the start page drew (app/gui/panels/start.cpp): its button to lesson 1, and each
+// lesson's and puzzle's row as laid out (rect: the row's first line on screen).
+struct StartDraw {
+  bool drawn = false;
+  std::string first_lesson;  // "Start with lesson 01: Warps and SIMT"
+  struct Row {
+    std::string title, level, status;
+    int minutes = 0;
+    viz::Rect rect;
+  };
+  std::vector<Row> lessons, puzzles;
+  viz::Rect lessons_clip, puzzles_clip;  // where each list's rows are visible
+};
+
 struct FrameDraw {
   // What each view's panel drew, by the view table's row: a panel stores its widget's
   // draw description here (`fd.drawn[size_t(View::X)] = d`), tests read it with

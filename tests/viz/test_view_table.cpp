@@ -27,7 +27,7 @@ TEST(ViewTable, NamesAreUniqueAndRoundTrip) {
 TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(),
             "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, compare, "
-            "lesson, editor");
+            "lesson, editor, start");
   EXPECT_EQ(view_names(kInLab), "bank-map, sector-map, divergence, charts, metrics, stepper, roofline");
   EXPECT_EQ(view_names(kInNumbers), "roofline");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");

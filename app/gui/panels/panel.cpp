@@ -43,7 +43,7 @@ float stepper_height(float width) {
 
 // Opens a panel window at a fixed place; false when it is not visible this frame.
 bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra) {
-  if (r.empty()) {  // kInside
+  if (is_inside(r)) {
     const ImVec2 p = ImGui::GetCursorScreenPos(), a = ImGui::GetContentRegionAvail();
     fd.panels[title] = Rect{p.x, p.y, p.x + a.x, p.y + a.y};
     ++fd.panels_drawn;
@@ -58,7 +58,7 @@ bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFla
 }
 
 void end_panel(const Rect& r) {
-  if (r.empty())
+  if (is_inside(r))
     ImGui::EndChild();
   else
     ImGui::End();

@@ -44,7 +44,9 @@ bool note_covered(const viz::Covered& c, const std::string& note);
 float stepper_height(float width);
 // A panel drawn inside the current window (a tab of the Numbers panel, kInNumbers) rather
 // than as a window of its own: begin_panel opens a child filling what is left there.
-inline constexpr Rect kInside{};
+// (A marker, never a rectangle a layout computes: a degenerate one still opens a window.)
+inline constexpr Rect kInside{-1, -1, -1, -1};
+inline bool is_inside(const Rect& r) { return r.x0 == -1 && r.y0 == -1 && r.x1 == -1 && r.y1 == -1; }
 bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra = 0);
 // Closes what begin_panel opened (the window, or the child for kInside).
 void end_panel(const Rect& r);

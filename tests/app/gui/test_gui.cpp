@@ -671,6 +671,83 @@ TEST(GuiRoofline, AFamilyWithoutFlopsSaysSoAndTheWindowHasTheTab) {
   EXPECT_NE(frame_text(fd).find("Roofline"), std::string::npos) << "a tab of the Numbers panel";
 }
 
+// Issue 22, item 6: with nothing named the window opens on the start page, which lists
+// every lesson (level, minutes) and every puzzle in view at a projector's 1280x720 and
+// leads to lesson 1; opening a lesson or a puzzle from it leaves it.
+std::size_t md_files(const std::string& dir) {
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    n += e.path().extension() == ".md" && e.path().filename() != "README.md";
+  return n;
+}
+
+TEST(GuiStart, OpensOnTheStartPageWithEveryLessonAndPuzzleInView) {
+  NEED_DISPLAY();
+  GuiOptions o;
+  o.width = 1280;
+  o.height = 720;
+  auto s = open_session("", "", {}, View::Window, o);
+  ASSERT_TRUE(s);
+  AppState& st = s->state();
+  ASSERT_TRUE(st.start_page) << "nothing named: the start page";
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<StartDraw>(View::Start);
+  ASSERT_TRUE(d && d->drawn);
+  EXPECT_FALSE(fd.panels.count("Bank map")) << "no empty bank map on the first screen";
+  EXPECT_EQ(d->first_lesson.rfind("Start with lesson 1: ", 0), 0u) << d->first_lesson;
+  const std::string lessons_dir = paths::lessons_dir();
+  ASSERT_FALSE(lessons_dir.empty());
+  ASSERT_EQ(d->lessons.size(), md_files(lessons_dir));
+  EXPECT_GE(d->lessons.size(), 12u);
+  for (const StartDraw::Row& r : d->lessons) {
+    EXPECT_FALSE(r.level.empty()) << r.title;
+    EXPECT_GT(r.minutes, 0) << r.title;
+    EXPECT_GE(r.rect.y0, d->lessons_clip.y0) << r.title;
+    EXPECT_LE(r.rect.y1, d->lessons_clip.y1) << r.title << ": below the list's visible part at 1280x720";
+  }
+  EXPECT_GE(d->puzzles.size(), 10u);
+  for (const StartDraw::Row& r : d->puzzles) EXPECT_LE(r.rect.y1, d->puzzles_clip.y1) << r.title;
+  const std::string text = frame_text(fd);
+  EXPECT_NE(text.find("Start with lesson 1"), std::string::npos) << text;
+  EXPECT_NE(text.find(d->lessons.back().title), std::string::npos) << "the last lesson is drawn: " << text;
+  EXPECT_NE(text.find("beginner"), std::string::npos) << text;
+  for (const CutText& c : fd.cut_texts) EXPECT_NE(c.panel, "Start") << "cut: " << c.text;
+
+  // What lesson 1's button does: the lesson opens in the player, the start page goes.
+  const std::vector<LessonEntry> lessons = st.lesson->lessons();
+  ASSERT_FALSE(lessons.empty());
+  ASSERT_TRUE(st.open_lesson(lessons.front().path));
+  EXPECT_FALSE(st.start_page);
+  const FrameDraw lesson = show(*s, 0);
+  EXPECT_TRUE(lesson.lesson_drawn);
+  EXPECT_EQ(lesson.lesson.lesson_title, lessons.front().title);
+  EXPECT_FALSE(lesson.drawn_as<StartDraw>(View::Start));
+}
+
+TEST(GuiStart, APuzzleOpensInTheEditorWithLinesOfCodeAt1280x720) {
+  NEED_DISPLAY();
+  GuiOptions o;
+  o.width = 1280;
+  o.height = 720;
+  auto s = open_session("", "", {}, View::Window, o);
+  ASSERT_TRUE(s);
+  AppState& st = s->state();
+  EXPECT_FALSE(st.open_puzzle("/nonexistent/puzzle.md")) << "a bad file stays on the start page";
+  EXPECT_TRUE(st.start_page);
+  EXPECT_FALSE(st.notices.empty());
+  const fs::path puzzle = fs::path(WS_SOURCE_DIR) / "puzzles" / "03-pad-a-tile.md";
+  ASSERT_TRUE(st.open_puzzle(puzzle.string()));
+  EXPECT_FALSE(st.start_page);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  ASSERT_TRUE(fd.editor.drawn);
+  EXPECT_GT(fd.editor.lines_visible, 2) << "more than two lines of the kernel at 1280x720";
+  st.start_page = true;  // the toolbar's "start"
+  const FrameDraw back = show(*s, 0);
+  EXPECT_TRUE(back.drawn_as<StartDraw>(View::Start));
+}
+
 TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", {{"n", 256}, {"tile", 32}, {"block_rows", 8}, {"pad", 0}}, View::Window);

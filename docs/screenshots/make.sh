@@ -24,6 +24,9 @@ shot charts.png          --view charts     --kernel access --variant stride --se
 # The roofline over the H100's recorded matmul ladder (the recording's times and counts).
 shot roofline.png        --view roofline   --kernel matmul --variant warptiled --set n=4096
 shot roofline-1280x720.png --view roofline --kernel matmul --variant warptiled --set n=4096 --size 1280x720
+# The recorded block sweep with registers and occupancy.
+shot occupancy.png       --view occupancy  --kernel transpose --variant tiled --set n=8192 --set pad=1
+shot occupancy-1280x720.png --view occupancy --kernel transpose --variant tiled --set n=8192 --set pad=1 --size 1280x720
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
 shot presenter.png       --view window     $T --set pad=0 --presenter --size 1600x1000
 # A projector's size: the window, presenter mode, and a lesson open in both.

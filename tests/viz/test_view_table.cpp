@@ -26,10 +26,11 @@ TEST(ViewTable, NamesAreUniqueAndRoundTrip) {
 
 TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(),
-            "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, compare, "
-            "lesson, editor, start");
-  EXPECT_EQ(view_names(kInLab), "bank-map, sector-map, divergence, charts, metrics, stepper, roofline");
-  EXPECT_EQ(view_names(kInNumbers), "roofline");
+            "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
+            "compare, lesson, editor, start");
+  EXPECT_EQ(view_names(kInLab),
+            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy");
+  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");
   EXPECT_EQ(view_names(kNeedsPuzzle), "editor");
 }

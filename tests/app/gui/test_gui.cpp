@@ -15,6 +15,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
 #include "app/paths.h"
+#include "kernels/recording.h"
 #include "viz/roofline.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"
@@ -746,6 +747,54 @@ TEST(GuiStart, APuzzleOpensInTheEditorWithLinesOfCodeAt1280x720) {
   st.start_page = true;  // the toolbar's "start"
   const FrameDraw back = show(*s, 0);
   EXPECT_TRUE(back.drawn_as<StartDraw>(View::Start));
+}
+
+// Issue 25: the occupancy sweep, from the recording: each block size's recorded time with
+// its registers and the occupancy they give; a variant without a recorded sweep says which
+// variants have one.
+TEST(GuiOccupancy, TheRecordedBlockSweepWithRegistersAndOccupancy) {
+  NEED_DISPLAY();
+  const Recording* rec = default_recording();
+  if (!rec) GTEST_SKIP() << "no shipped recording";
+  auto s = open_session("transpose", "tiled", {{"n", 8192}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}},
+                        View::Occupancy);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::ChartDraw>(View::Occupancy);
+  ASSERT_TRUE(d && d->drawn) << frame_text(fd);
+  // One bar per recorded run of the variant at n=8192 pad=1 tile=32, whatever its block_rows.
+  std::size_t runs = 0;
+  for (const RecordedRun& r : rec->runs)
+    if (r.family == "transpose" && r.variant == "tiled" && r.params.at("n") == 8192 && r.params.at("pad") == 1 &&
+        !rec->is_stale(r))
+      ++runs;
+  ASSERT_GE(runs, 3u);
+  ASSERT_EQ(d->spec.categories.size(), runs);
+  ASSERT_EQ(d->spec.series.size(), 1u);
+  EXPECT_EQ(d->geom.bars, int(runs));
+  for (std::size_t i = 0; i < runs; ++i) {
+    const std::string& c = d->spec.categories[i];
+    EXPECT_NE(c.find(" threads, "), std::string::npos) << c;
+    EXPECT_NE(c.find(" regs, occupancy "), std::string::npos) << c;
+    // The bar is the recorded median of that block_rows, in microseconds.
+    const long long rows = std::stoll(c.substr(c.find('=') + 1));
+    const RecordedRun* r =
+        rec->find("transpose", "tiled", {{"n", 8192}, {"tile", 32}, {"block_rows", rows}, {"pad", 1}});
+    ASSERT_TRUE(r) << c;
+    EXPECT_DOUBLE_EQ(d->spec.series[0].y[i], r->timing.median_ms * 1000) << c;
+    EXPECT_EQ(d->spec.series[0].source_at(i).source, sim::Source::Recorded);
+  }
+  EXPECT_NE(viz::y_axis_title(d->spec).find("recorded"), std::string::npos);
+
+  s->state().select("matmul", "warptiled");
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw none = show(*s, 0);
+  EXPECT_FALSE(none.drawn_as<viz::ChartDraw>(View::Occupancy));
+  const std::string text = frame_text(none);
+  EXPECT_NE(text.find("holds no sweep of its block size"), std::string::npos) << text;
+  EXPECT_NE(text.find("transpose/tiled"), std::string::npos) << text;
 }
 
 TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {

@@ -61,10 +61,14 @@ bool row(const std::string& id, const std::vector<std::string>& cells, const std
   ImGui::SameLine(0, 0);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (i > 0) ImGui::TableNextColumn();
+    // A title wraps in its column rather than being cut (presenter type, a narrow window).
+    // (the title is the second cell, the one stretch column; the others keep their width)
+    if (i == 1) ImGui::PushTextWrapPos(0);
     if (dimmed[i])
       ImGui::TextColored(dim(), "%s", cells[i].c_str());
     else
       ImGui::TextUnformatted(cells[i].c_str());
+    if (i == 1) ImGui::PopTextWrapPos();
   }
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   drawn.rect = Rect{top.x, top.y, right, top.y + ImGui::GetTextLineHeight()};

@@ -300,134 +300,156 @@ const BarBox* ChartLayout::bar(std::size_t series, std::size_t index) const {
 }
 
 // [SECTION] layout_chart
-ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
-                         double h, const PaintOptions& o) {
-  ChartLayout L;
-  L.x = x;
-  L.y = y;
-  L.w = w;
-  L.h = h;
-  L.font = o.font;
-  ChartGeometry& g = L.geom;
-  const double f = o.font;
+namespace {
 
-  // --- data ranges ---
+// One layout in the making: the chart, the measure, what is known so far. Each step below
+// fills one part, in the order layout_chart calls them.
+struct Layouter {
+  const ChartSpec& c;
+  TextMeasure& tm;
+  const PaintOptions& o;
+  ChartLayout L;
+  ChartGeometry& g;
+  const double f, pad, lf, mf;  // the font, padding, the legend's and the footer's fonts
+  // the data
   double vmin = std::numeric_limits<double>::max(), vmax = -vmin, vminpos = vmin;
   double xmin = std::numeric_limits<double>::max(), xmax = -xmin;
-  bool categorical = !c.categories.empty();
-  bool all_int_x = true, all_pow2_x = true;
-  std::size_t ncat = c.categories.size();
+  bool categorical, all_int_x = true, all_pow2_x = true, have_values = false;
+  std::size_t ncat;
   int nbar_series = 0;
-  for (const Series& s : c.series) {
-    if (s.kind == SeriesKind::Bars) {
-      categorical = true;
-      ++nbar_series;
-    }
-    const std::size_t n = std::min(s.x.size(), s.y.size());
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!finite(s.x[i])) continue;
-      xmin = std::min(xmin, s.x[i]);
-      xmax = std::max(xmax, s.x[i]);
-      if (s.x[i] != std::floor(s.x[i])) all_int_x = false;
-      if (!power_of_two(s.x[i])) all_pow2_x = false;
-      if (s.x[i] >= 0) ncat = std::max(ncat, std::size_t(s.x[i]) + 1);
-      if (s.wrong_at(i) || !finite(s.y[i])) continue;
-      g.empty = false;
-      vmin = std::min(vmin, s.y[i]);
-      vmax = std::max(vmax, s.y[i]);
-      if (s.y[i] > 0) vminpos = std::min(vminpos, s.y[i]);
-    }
-  }
-  // The y scale fits the data. A reference far above it (the device peak over lesson-size
-  // bars) would flatten every bar to the axis: it is annotated at the top instead.
-  const double data_max = vmax;
-  for (std::size_t ri = 0; ri < c.refs.size(); ++ri) {
-    const RefLine& r = c.refs[ri];
-    if (!finite(r.y)) continue;
-    if (!g.empty && !c.log_y && r.y > 1.6 * std::max(data_max, 0.0)) {
-      g.off_scale.push_back(r.name);
-      continue;
-    }
-    L.on_scale.push_back(ri);
-    vmin = std::min(vmin, r.y);
-    vmax = std::max(vmax, r.y);
-    if (r.y > 0) vminpos = std::min(vminpos, r.y);
-  }
-  const bool have_values = vmax >= vmin;
-  g.log_y = c.log_y && have_values && vminpos < std::numeric_limits<double>::max();
+  sim::SourceWording sources;
+  // the categories' labels
+  bool vertical_cats = false;
+  bool small_cats = false;     // one line each in smaller type, when vertical ones do not fit
+  double cat_block;            // height the x tick labels take
+  // the boxes
+  std::string y_title;
+  double title_h = 0, top = 0, bottom = 0;
 
-  g.categorical = categorical;
-  g.log2_x = !categorical && all_pow2_x && xmax >= xmin && xmax >= 4 * xmin;
-  if (categorical) {
-    if (ncat == 0) ncat = 1;
-    g.x_lo = -0.5;
-    g.x_hi = double(ncat) - 0.5;
-  } else if (g.log2_x) {
-    g.x_lo = xmin / std::pow(2.0, 0.25);
-    g.x_hi = xmax * std::pow(2.0, 0.25);
-    for (double t = xmin; t <= xmax; t *= 2) g.x_ticks.push_back(t);
-  } else if (xmax >= xmin) {
-    double span = xmax - xmin;
-    if (span == 0) span = 2;
-    g.x_lo = xmin - span * 0.04 - (xmax == xmin ? 1 : 0);
-    g.x_hi = xmax + span * 0.04 + (xmax == xmin ? 1 : 0);
-    for (double t : nice_ticks(g.x_lo, g.x_hi, 6))
-      if (!all_int_x || t == std::floor(t)) g.x_ticks.push_back(t);
-  } else {
-    g.x_lo = 0;
-    g.x_hi = 1;
+  Layouter(const ChartSpec& c_, TextMeasure& tm_, double x, double y, double w, double h, const PaintOptions& o_)
+      : c(c_), tm(tm_), o(o_), g(L.geom), f(o_.font), pad(f * 0.6), lf(f * 0.9), mf(f * 0.8),
+        categorical(!c_.categories.empty()), ncat(c_.categories.size()), cat_block(f * 1.6) {
+    L.x = x;
+    L.y = y;
+    L.w = w;
+    L.h = h;
+    L.font = o.font;
+  }
+
+  // --- data ranges ---
+  void data_ranges() {
+    for (const Series& s : c.series) {
+      if (s.kind == SeriesKind::Bars) {
+        categorical = true;
+        ++nbar_series;
+      }
+      const std::size_t n = std::min(s.x.size(), s.y.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!finite(s.x[i])) continue;
+        xmin = std::min(xmin, s.x[i]);
+        xmax = std::max(xmax, s.x[i]);
+        if (s.x[i] != std::floor(s.x[i])) all_int_x = false;
+        if (!power_of_two(s.x[i])) all_pow2_x = false;
+        if (s.x[i] >= 0) ncat = std::max(ncat, std::size_t(s.x[i]) + 1);
+        if (s.wrong_at(i) || !finite(s.y[i])) continue;
+        g.empty = false;
+        vmin = std::min(vmin, s.y[i]);
+        vmax = std::max(vmax, s.y[i]);
+        if (s.y[i] > 0) vminpos = std::min(vminpos, s.y[i]);
+      }
+    }
+    // The y scale fits the data. A reference far above it (the device peak over lesson-size
+    // bars) would flatten every bar to the axis: it is annotated at the top instead.
+    const double data_max = vmax;
+    for (std::size_t ri = 0; ri < c.refs.size(); ++ri) {
+      const RefLine& r = c.refs[ri];
+      if (!finite(r.y)) continue;
+      if (!g.empty && !c.log_y && r.y > 1.6 * std::max(data_max, 0.0)) {
+        g.off_scale.push_back(r.name);
+        continue;
+      }
+      L.on_scale.push_back(ri);
+      vmin = std::min(vmin, r.y);
+      vmax = std::max(vmax, r.y);
+      if (r.y > 0) vminpos = std::min(vminpos, r.y);
+    }
+    have_values = vmax >= vmin;
+    g.log_y = c.log_y && have_values && vminpos < std::numeric_limits<double>::max();
+  }
+
+  void x_scale() {
+    g.categorical = categorical;
+    g.log2_x = !categorical && all_pow2_x && xmax >= xmin && xmax >= 4 * xmin;
+    if (categorical) {
+      if (ncat == 0) ncat = 1;
+      g.x_lo = -0.5;
+      g.x_hi = double(ncat) - 0.5;
+    } else if (g.log2_x) {
+      g.x_lo = xmin / std::pow(2.0, 0.25);
+      g.x_hi = xmax * std::pow(2.0, 0.25);
+      for (double t = xmin; t <= xmax; t *= 2) g.x_ticks.push_back(t);
+    } else if (xmax >= xmin) {
+      double span = xmax - xmin;
+      if (span == 0) span = 2;
+      g.x_lo = xmin - span * 0.04 - (xmax == xmin ? 1 : 0);
+      g.x_hi = xmax + span * 0.04 + (xmax == xmin ? 1 : 0);
+      for (double t : nice_ticks(g.x_lo, g.x_hi, 6))
+        if (!all_int_x || t == std::floor(t)) g.x_ticks.push_back(t);
+    } else {
+      g.x_lo = 0;
+      g.x_hi = 1;
+    }
   }
 
   // --- legend entries (to know how much room they need) ---
-  std::vector<LegendEntry>& legend = L.legend;
-  bool any_wrong = false;
-  const sim::SourceWording sources = chart_sources(c);
-  for (std::size_t si = 0; si < c.series.size(); ++si) {
-    const Series& s = c.series[si];
-    // A series of one source shows it in its swatch; one that mixes shows its colour,
-    // and the source entries below say which style is which.
-    const sim::Source style = s.common_source().source;
-    const LegendSwatch swatch =
-        s.kind != SeriesKind::Bars ? LegendSwatch::LineMarker : box_swatch(style);
-    legend.push_back({s.name, series_colour(s, si), swatch, marker_shape(si),
-                      style == sim::Source::None ? sim::Source::Measured : style});
-    any_wrong = any_wrong || any_of(s.wrong);
-  }
-  if (sources.mixed) {
-    bool bars = false;
-    for (const Series& s : c.series) bars = bars || s.kind == SeriesKind::Bars;
-    for (sim::Source k : kinds_drawn(sources)) {
-      // The long label of the one source of this kind, else the kind alone (two recordings).
-      std::string label;
-      int of_kind = 0;
-      for (const sim::Provenance& p : sources.sources)
-        if (p.source == k) {
-          label = sim::long_label(p);
-          ++of_kind;
-        }
-      if (of_kind > 1) label = sim::short_label(sim::Provenance{k, {}, {}, {}});
-      legend.push_back({label, o.theme.axis, bars ? box_swatch(k) : LegendSwatch::LineMarker, 0, k});
+  void legend_entries() {
+    std::vector<LegendEntry>& legend = L.legend;
+    bool any_wrong = false;
+    sources = chart_sources(c);
+    for (std::size_t si = 0; si < c.series.size(); ++si) {
+      const Series& s = c.series[si];
+      // A series of one source shows it in its swatch; one that mixes shows its colour,
+      // and the source entries below say which style is which.
+      const sim::Source style = s.common_source().source;
+      const LegendSwatch swatch = s.kind != SeriesKind::Bars ? LegendSwatch::LineMarker : box_swatch(style);
+      legend.push_back({s.name, series_colour(s, si), swatch, marker_shape(si),
+                        style == sim::Source::None ? sim::Source::Measured : style});
+      any_wrong = any_wrong || any_of(s.wrong);
     }
+    if (sources.mixed) {
+      bool bars = false;
+      for (const Series& s : c.series) bars = bars || s.kind == SeriesKind::Bars;
+      for (sim::Source k : kinds_drawn(sources)) {
+        // The long label of the one source of this kind, else the kind alone (two recordings).
+        std::string label;
+        int of_kind = 0;
+        for (const sim::Provenance& p : sources.sources)
+          if (p.source == k) {
+            label = sim::long_label(p);
+            ++of_kind;
+          }
+        if (of_kind > 1) label = sim::short_label(sim::Provenance{k, {}, {}, {}});
+        legend.push_back({label, o.theme.axis, bars ? box_swatch(k) : LegendSwatch::LineMarker, 0, k});
+      }
+    }
+    for (const RefLine& r : c.refs) {
+      const bool off = std::find(g.off_scale.begin(), g.off_scale.end(), r.name) != g.off_scale.end();
+      legend.push_back({ref_label(c, r) + (off ? " (above the plot)" : ""), r.rgba ? r.rgba : o.theme.ref,
+                        LegendSwatch::DashedLine});
+    }
+    if (any_wrong) legend.push_back({"wrong result (not plotted)", kWrongRed, LegendSwatch::WrongCross});
+    g.legend_entries = int(legend.size());
   }
-  for (const RefLine& r : c.refs) {
-    const bool off = std::find(g.off_scale.begin(), g.off_scale.end(), r.name) != g.off_scale.end();
-    legend.push_back({ref_label(c, r) + (off ? " (above the plot)" : ""),
-                      r.rgba ? r.rgba : o.theme.ref, LegendSwatch::DashedLine});
-  }
-  if (any_wrong)
-    legend.push_back({"wrong result (not plotted)", kWrongRed, LegendSwatch::WrongCross});
-  g.legend_entries = int(legend.size());
 
-  const double pad = f * 0.6;
-  const double lf = f * 0.9;  // legend font
-  const double mf = f * 0.8;  // footer font
-  auto& legend_rows = L.legend_rows;
-  legend_rows.resize(1);
-  {
+  // The legend's rows as wide as the box allows, and the footer's lines.
+  void legend_rows_and_footer() {
+    const double w = L.w;
+    auto& legend_rows = L.legend_rows;
+    legend_rows.resize(1);
     double used = 0;
     const double avail = w - 2 * pad;
-    for (std::size_t i = 0; i < legend.size(); ++i) {
-      const double ew = lf * 2.2 + tm.text_width(legend[i].label, lf) + lf * 1.2;
+    for (std::size_t i = 0; i < L.legend.size(); ++i) {
+      const double ew = lf * 2.2 + tm.text_width(L.legend[i].label, lf) + lf * 1.2;
       if (used > 0 && used + ew > avail) {
         legend_rows.emplace_back();
         used = 0;
@@ -435,24 +457,19 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
       legend_rows.back().push_back(i);
       used += ew;
     }
-    if (legend.empty()) legend_rows.clear();
-  }
-  const std::vector<std::string>& footer = L.footer;
-  if (o.source_footer && !sources.footer.empty())
-    L.footer = wrap(tm, words(sources.footer), " ", mf, w - 2 * pad);
-  if (o.meta_footer) {
-    std::vector<std::string> items;
-    for (const auto& [k, v] : c.meta) items.push_back(k + ": " + v);
-    for (std::string& l : wrap(tm, items, "   ", mf, w - 2 * pad)) L.footer.push_back(std::move(l));
+    if (L.legend.empty()) legend_rows.clear();
+    if (o.source_footer && !sources.footer.empty()) L.footer = wrap(tm, words(sources.footer), " ", mf, w - 2 * pad);
+    if (o.meta_footer) {
+      std::vector<std::string> items;
+      for (const auto& [k, v] : c.meta) items.push_back(k + ": " + v);
+      for (std::string& l : wrap(tm, items, "   ", mf, w - 2 * pad)) L.footer.push_back(std::move(l));
+    }
   }
 
   // --- category labels: one line, wrapped at spaces, or vertical; never cut short ---
-  const double slot_w = categorical ? (w - 2 * pad - f * 7) / double(std::max<std::size_t>(ncat, 1)) : 0;
-  std::vector<std::vector<std::string>>& cat_lines = L.category_lines;
-  bool vertical_cats = false;
-  bool small_cats = false;  // one line each in smaller type, when vertical ones do not fit
-  double cat_block = f * 1.6;  // height the x tick labels take
-  if (categorical) {
+  void category_labels() {
+    if (!categorical) return;
+    const double slot_w = (L.w - 2 * pad - f * 7) / double(std::max<std::size_t>(ncat, 1));
     std::size_t most = 1;
     for (std::size_t i = 0; i < ncat; ++i) {
       const std::string name = i < c.categories.size() ? c.categories[i] : std::to_string(i);
@@ -461,126 +478,161 @@ ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y
         if (tm.text_width(l, f) > slot_w - 4) vertical_cats = true;
       if (lines.size() > 3) vertical_cats = true;
       most = std::max(most, lines.size());
-      cat_lines.push_back(std::move(lines));
+      L.category_lines.push_back(std::move(lines));
     }
     if (vertical_cats) {
       double longest = 0;
       for (std::size_t i = 0; i < ncat; ++i)
-        longest = std::max(longest, tm.text_width(i < c.categories.size() ? c.categories[i]
-                                                                          : std::to_string(i),
-                                                  f));
+        longest = std::max(longest, tm.text_width(i < c.categories.size() ? c.categories[i] : std::to_string(i), f));
       cat_block = longest + f;
     } else {
       cat_block = double(most) * f * 1.15 + f * 0.5;
     }
   }
 
-  // --- boxes: the plot keeps its minimum height; footer, legend, title give way ---
-  const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * f;
-  const std::string y_title = sim::axis_title(c.y_label, sources);
-  g.title = o.title && !c.title.empty();
   // The title wraps onto a second line rather than being cut ("Variants of transpose at
   // block_rows=.." at 1280x720); a third would be cut short by the painter.
-  if (g.title) {
-    L.title_lines = wrap(tm, words(c.title), " ", f * 1.2, w - 2 * pad);
-    if (L.title_lines.size() > 2) {
-      std::string rest = L.title_lines[1];
-      for (std::size_t i = 2; i < L.title_lines.size(); ++i) rest += " " + L.title_lines[i];
-      L.title_lines.resize(2);
-      L.title_lines[1] = rest;
+  void title_lines() {
+    y_title = sim::axis_title(c.y_label, sources);
+    g.title = o.title && !c.title.empty();
+    if (g.title) {
+      L.title_lines = wrap(tm, words(c.title), " ", f * 1.2, L.w - 2 * pad);
+      if (L.title_lines.size() > 2) {
+        std::string rest = L.title_lines[1];
+        for (std::size_t i = 2; i < L.title_lines.size(); ++i) rest += " " + L.title_lines[i];
+        L.title_lines.resize(2);
+        L.title_lines[1] = rest;
+      }
     }
+    title_h = L.title_lines.empty() ? f * 1.9 : f * 1.9 + double(L.title_lines.size() - 1) * f * 1.45;
   }
-  const double title_h = L.title_lines.empty() ? f * 1.9 : f * 1.9 + double(L.title_lines.size() - 1) * f * 1.45;
-  g.footer = !footer.empty();
-  g.legend = !legend_rows.empty();
-  double top = 0, bottom = 0;
-  double& legend_top = L.legend_top;
-  auto layout = [&] {
-    top = y + pad + (g.title ? title_h : 0) + (y_title.empty() ? 0 : f * 1.5);
-    bottom = y + h - pad;
-    if (g.footer) bottom -= double(footer.size()) * mf * 1.3;
-    legend_top = bottom - (g.legend ? double(legend_rows.size()) * lf * 1.6 : 0);
-    bottom = legend_top - (g.legend ? f * 0.3 : 0);
+
+  // The plot's top and bottom with what is shown now.
+  void place_boxes() {
+    top = L.y + pad + (g.title ? title_h : 0) + (y_title.empty() ? 0 : f * 1.5);
+    bottom = L.y + L.h - pad;
+    if (g.footer) bottom -= double(L.footer.size()) * mf * 1.3;
+    L.legend_top = bottom - (g.legend ? double(L.legend_rows.size()) * lf * 1.6 : 0);
+    bottom = L.legend_top - (g.legend ? f * 0.3 : 0);
     if (!c.x_label.empty()) bottom -= f * 1.5;
     bottom -= cat_block;
-  };
-  layout();
-  if (bottom - top < min_plot && g.footer) { g.footer = false; layout(); }
-  if (bottom - top < min_plot && g.legend) {
-    // Which line is which matters more than the reference values (named at their lines
-    // anyway): with two or more series, keep one row naming the series alone, before the
-    // title, when the plot keeps at least 3.5 lines of height with it.
+  }
+
+  // Which line is which matters more than the reference values (named at their lines
+  // anyway): with two or more series, keep one row naming the series alone, before the
+  // title, when the plot keeps at least 3.5 lines of height with it.
+  void legend_gives_way(double min_plot) {
     std::vector<std::size_t> series_row;
     double used = 0;
     // The series and, on a chart that mixes sources, the entries naming each source.
     const std::size_t named = c.series.size() + (sources.mixed ? kinds_drawn(sources).size() : 0);
-    for (std::size_t i = 0; i < named && i < legend.size(); ++i) {
-      used += lf * 2.2 + tm.text_width(legend[i].label, lf) + lf * 1.2;
+    for (std::size_t i = 0; i < named && i < L.legend.size(); ++i) {
+      used += lf * 2.2 + tm.text_width(L.legend[i].label, lf) + lf * 1.2;
       series_row.push_back(i);
     }
-    const auto rows = legend_rows;
+    const auto rows = L.legend_rows;
     const bool had_title = g.title;
-    legend_rows = {series_row};
-    layout();
-    if (bottom - top < min_plot && g.title) { g.title = false; layout(); }
-    if ((c.series.size() < 2 && !sources.mixed) || used > w - 2 * pad || bottom - top < 3.5 * f) {
-      legend_rows = rows;
+    L.legend_rows = {series_row};
+    place_boxes();
+    if (bottom - top < min_plot && g.title) {
+      g.title = false;
+      place_boxes();
+    }
+    if ((c.series.size() < 2 && !sources.mixed) || used > L.w - 2 * pad || bottom - top < 3.5 * f) {
+      L.legend_rows = rows;
       g.legend = false;
       g.title = had_title;
-      layout();
+      place_boxes();
     }
   }
-  if (bottom - top < min_plot && g.title) { g.title = false; layout(); }
-  if (bottom - top < min_plot && vertical_cats) {
-    // Vertical labels would be cut to a letter: one line each at 3/4 size instead, cut
-    // short with "..." only when a name is wider than its slot even then.
-    vertical_cats = false;
-    small_cats = true;
-    cat_block = f * 1.3;
-    layout();
-  }
-  g.plot_y0 = top + f * 0.3;
-  g.plot_y1 = std::max(bottom, g.plot_y0 + 10);
-  // As many y ticks as fit at two text lines apart: labels never overprint.
-  const int ytarget = std::clamp(int((g.plot_y1 - g.plot_y0) / (f * 2.2)), 1, 5);
-  if (!have_values) {
-    g.y_lo = 0;
-    g.y_hi = 1;
-    g.y_ticks = nice_ticks(0, 1, ytarget);
-  } else if (g.log_y) {
-    g.y_lo = std::pow(10.0, std::floor(std::log10(vminpos)));
-    g.y_hi = std::pow(10.0, std::ceil(std::log10(vmax * 1.15)));
-    if (g.y_hi <= g.y_lo) g.y_hi = g.y_lo * 10;
-    const int decades = int(std::lround(std::log10(g.y_hi / g.y_lo)));
-    const int every = std::max(1, (decades + ytarget - 1) / std::max(1, ytarget));
-    int k = 0;
-    for (double t = g.y_lo; t <= g.y_hi * 1.0001; t *= 10, ++k)
-      if (k % every == 0) g.y_ticks.push_back(t);
-  } else {
-    double lo = std::min(0.0, vmin), hi = std::max(vmax, 0.0);
-    if (hi == lo) hi = lo + 1;
-    hi += (hi - lo) * 0.12;  // room for value labels over the tallest bar
-    const double step = nice_step(hi - lo, ytarget);
-    g.y_lo = std::floor(lo / step) * step;
-    g.y_hi = std::ceil(hi / step) * step;
-    g.y_ticks = nice_ticks(g.y_lo, g.y_hi, ytarget);
+
+  // --- boxes: the plot keeps its minimum height; footer, legend, title give way ---
+  void boxes() {
+    const double min_plot = o.min_plot_height > 0 ? o.min_plot_height : 5 * f;
+    g.footer = !L.footer.empty();
+    g.legend = !L.legend_rows.empty();
+    place_boxes();
+    if (bottom - top < min_plot && g.footer) {
+      g.footer = false;
+      place_boxes();
+    }
+    if (bottom - top < min_plot && g.legend) legend_gives_way(min_plot);
+    if (bottom - top < min_plot && g.title) {
+      g.title = false;
+      place_boxes();
+    }
+    if (bottom - top < min_plot && vertical_cats) {
+      // Vertical labels would be cut to a letter: one line each at 3/4 size instead, cut
+      // short with "..." only when a name is wider than its slot even then.
+      vertical_cats = false;
+      small_cats = true;
+      cat_block = f * 1.3;
+      place_boxes();
+    }
+    g.plot_y0 = top + f * 0.3;
+    g.plot_y1 = std::max(bottom, g.plot_y0 + 10);
   }
 
-  double ylab_w = 0;
-  for (double t : g.y_ticks) ylab_w = std::max(ylab_w, tm.text_width(short_number(t), f));
-  const double left = x + pad + ylab_w + f * 0.5;
-  g.plot_x0 = left;
-  g.plot_x1 = x + w - pad - f * 0.5;
-  if (g.plot_x1 < g.plot_x0 + 10) g.plot_x1 = g.plot_x0 + 10;
+  void y_scale() {
+    // As many y ticks as fit at two text lines apart: labels never overprint.
+    const int ytarget = std::clamp(int((g.plot_y1 - g.plot_y0) / (f * 2.2)), 1, 5);
+    if (!have_values) {
+      g.y_lo = 0;
+      g.y_hi = 1;
+      g.y_ticks = nice_ticks(0, 1, ytarget);
+    } else if (g.log_y) {
+      g.y_lo = std::pow(10.0, std::floor(std::log10(vminpos)));
+      g.y_hi = std::pow(10.0, std::ceil(std::log10(vmax * 1.15)));
+      if (g.y_hi <= g.y_lo) g.y_hi = g.y_lo * 10;
+      const int decades = int(std::lround(std::log10(g.y_hi / g.y_lo)));
+      const int every = std::max(1, (decades + ytarget - 1) / std::max(1, ytarget));
+      int k = 0;
+      for (double t = g.y_lo; t <= g.y_hi * 1.0001; t *= 10, ++k)
+        if (k % every == 0) g.y_ticks.push_back(t);
+    } else {
+      double lo = std::min(0.0, vmin), hi = std::max(vmax, 0.0);
+      if (hi == lo) hi = lo + 1;
+      hi += (hi - lo) * 0.12;  // room for value labels over the tallest bar
+      const double step = nice_step(hi - lo, ytarget);
+      g.y_lo = std::floor(lo / step) * step;
+      g.y_hi = std::ceil(hi / step) * step;
+      g.y_ticks = nice_ticks(g.y_lo, g.y_hi, ytarget);
+    }
+  }
 
-  L.categories = ncat;
-  L.bar_series = nbar_series;
-  L.category_labels = small_cats      ? CategoryLabels::Small
-                      : vertical_cats ? CategoryLabels::Vertical
-                                      : CategoryLabels::Lines;
-  L.category_block = cat_block;
+  // The plot's left edge clears the widest y tick label.
+  void x_box() {
+    double ylab_w = 0;
+    for (double t : g.y_ticks) ylab_w = std::max(ylab_w, tm.text_width(short_number(t), f));
+    g.plot_x0 = L.x + pad + ylab_w + f * 0.5;
+    g.plot_x1 = L.x + L.w - pad - f * 0.5;
+    if (g.plot_x1 < g.plot_x0 + 10) g.plot_x1 = g.plot_x0 + 10;
+  }
+};
+
+}  // namespace
+
+ChartLayout layout_chart(const ChartSpec& c, TextMeasure& tm, double x, double y, double w,
+                         double h, const PaintOptions& o) {
+  Layouter l(c, tm, x, y, w, h, o);
+  l.data_ranges();
+  l.x_scale();
+  l.legend_entries();
+  l.legend_rows_and_footer();
+  l.category_labels();
+  l.title_lines();
+  l.boxes();
+  l.y_scale();
+  l.x_box();
+  ChartLayout& L = l.L;
+  L.categories = l.ncat;
+  L.bar_series = l.nbar_series;
+  L.category_labels = l.small_cats      ? CategoryLabels::Small
+                      : l.vertical_cats ? CategoryLabels::Vertical
+                                        : CategoryLabels::Lines;
+  L.category_block = l.cat_block;
   place_bars(c, tm, L);
-  return L;
+  return std::move(l.L);
 }
 
 }  // namespace ws::viz

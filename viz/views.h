@@ -1,9 +1,10 @@
 #pragma once
 // The one table of views. Every place that names a view reads it: the window and its
 // panels popup, presenter mode (which map fits the current event), the screenshot option
-// (`gui --view NAME`), the lesson format (a lab's `view:`) and its validator. Adding a view
-// is its widget in viz/, one row here, and its panel, app/gui/panels/<panel>.cpp, whose
-// draw function is the row's fourth column (DESIGN.md, "A new view", has the steps).
+// (`gui --view NAME`), the lesson format (a lab's `view:`) and its validator, the panels
+// menu, the Numbers panel's tabs (kInNumbers). Adding a view is its widget in viz/, one row
+// here, and its panel, app/gui/panels/<panel>.cpp, whose draw function is the row's fourth
+// column (DESIGN.md, "A new view", has the steps; the roofline is the worked example).
 //
 // Plain C++ with no GUI header: the lesson library, built without ImGui, reads the names.
 #include <string>
@@ -26,6 +27,7 @@ enum ViewFlag : unsigned {
   kFitsGlobal = 1u << 8,    // ... for a global access
   kFitsBranch = 1u << 9,    // ... for a branch or a partial mask
   kNeedsPuzzle = 1u << 10,  // draws a student's kernel in the editor (gui --puzzle)
+  kInNumbers = 1u << 11,    // a tab of the window's Numbers panel (beside charts, metrics)
 };
 
 // Columns: id, name (CLI and lessons), panel title, draw function (app/gui/panels/<panel>.cpp),
@@ -42,9 +44,12 @@ enum ViewFlag : unsigned {
   X(Charts, "charts", "Charts", draw_charts, charts, kNeedsCharts | kInLab)                    \
   X(Metrics, "metrics", "Metrics", draw_metrics, metrics, kNeedsTotals | kInLab)               \
   X(Stepper, "stepper", "Stepper", draw_stepper, stepper, kNeedsTrace | kInLab)                \
+  X(Roofline, "roofline", "Roofline", draw_roofline, roofline, kNeedsCharts | kInLab | kInNumbers) \
+  X(Occupancy, "occupancy", "Occupancy", draw_occupancy, occupancy, kInLab | kInNumbers)      \
   X(Compare, "compare", "Compare", draw_compare, none, kNeedsTrace | kNeedsCompare | kFitsShared) \
   X(Lesson, "lesson", "Lesson", draw_lesson, lesson, kNeedsLesson)                            \
-  X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)
+  X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)                              \
+  X(Start, "start", "Start", draw_start, none, 0)
 
 enum class View {
 #define WS_VIEW_ID(id, name, title, draw, panel, flags) id,

@@ -96,8 +96,35 @@ AppState::AppState(const GuiOptions& opt, Worker& worker) : opt_(opt), worker_(w
     if (editor->puzzle_errors().empty())  // the job's reference until the first check
       open_lab(editor->puzzle().family, editor->puzzle().variant, editor->puzzle().params, {});
   }
+  // Nothing named: the window opens on the start page (lesson 1, the lessons, the puzzles).
+  start_page = opt.family.empty() && opt.variant.empty() && opt.params.empty() && opt.lesson.empty() &&
+               opt.puzzle.empty();
   default_sweep_params();
   request_run();
+}
+
+bool AppState::open_lesson(const std::string& path) {
+  std::string err;
+  if (!lesson || !lesson->open(path, err)) {
+    add_notice(err.empty() ? "cannot open " + path : err, true);
+    return false;
+  }
+  panels[View::Lesson] = true;
+  start_page = false;
+  return true;
+}
+
+bool AppState::open_puzzle(const std::string& path) {
+  auto e = std::make_unique<EditorPanel>(path, "");
+  if (!e->puzzle_errors().empty()) {
+    for (const auto& err : e->puzzle_errors()) add_notice(err.text(), true);
+    return false;
+  }
+  editor = std::move(e);
+  user_pinned_ = false;
+  open_lab(editor->puzzle().family, editor->puzzle().variant, editor->puzzle().params, {});
+  start_page = false;
+  return true;
 }
 
 void AppState::add_notice(const std::string& text, bool error) {

@@ -132,6 +132,15 @@ class AppState : public LessonHost {
   std::string backend_line() const;  // "emulator" or the GPU's name, for the title bar
   std::unique_ptr<LessonPanel> lesson;
   bool quit_request = false;
+  // --- the start page: where the window opens when no kernel, lesson or puzzle was named ---
+  bool start_page = false;
+  // Each leaves the start page: a lesson in the player (its panel on), a puzzle in the
+  // editor, or the kernels as they are. A lesson or puzzle that cannot be opened stays on
+  // the start page with a notice saying why.
+  // @post start_page == false iff the lesson or puzzle opened (always for explore).
+  bool open_lesson(const std::string& path);
+  bool open_puzzle(const std::string& path);
+  void explore() { start_page = false; }
   // --- student kernels: the editor panel (gui --puzzle) ---
   std::unique_ptr<EditorPanel> editor;
   // Shows a student's run in every view: the job's family and variant selected, the

@@ -275,6 +275,8 @@ EditorDraw EditorPanel::draw(AppState& s) {
   const ImGuiStyle& st = ImGui::GetStyle();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 200.f);
+  // Whole lines between the box's padding, less a horizontal scrollbar's height.
+  d.lines_visible = std::max(0, int((ImGui::GetContentRegionAvail().y - 2 * st.FramePadding.y - st.ScrollbarSize) / lh));
   // Line numbers and marks, drawn beside a text box as tall as the text: the child
   // window scrolls both together.
   // The stepper's current line, when the views show this kernel's run.

@@ -26,6 +26,7 @@ class AppState;
 struct EditorDraw {
   bool drawn = false;
   int lines = 0;                        // lines in the buffer
+  int lines_visible = 0;                // lines of code the box shows without scrolling
   int current_line = 0;                 // the stepper's line (0: not this kernel's run)
   std::map<int, std::string> marked;    // line -> message shown on it
   std::vector<std::string> targets;     // "[met] ..." / "[missed] ..." rows shown

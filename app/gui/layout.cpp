@@ -58,7 +58,10 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     ImGui::End();
     y += h;
   }
-  const float src_h = (body.y1 - y) * (s.panels[View::Divergence] ? 0.55f : 1.0f);
+  // The student's kernel needs lines of code: with the editor open the divergence strip
+  // gets less of the column (at 1280x720 an even split left the editor two lines).
+  const float src_share = s.editor ? 0.72f : 0.55f;
+  const float src_h = (body.y1 - y) * (s.panels[View::Divergence] ? src_share : 1.0f);
   if (s.editor) {  // the student's kernel takes the source's place
     draw_view(View::Editor, s, fd, Rect{x1, y, x2, y + src_h});
     y += src_h;
@@ -93,7 +96,7 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     draw_view(View::SectorMap, s, fd, Rect{x2, yr, body.x1, yr + sector_h});
     yr += sector_h;
   }
-  if (s.panels[View::Charts] || s.panels[View::Metrics]) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
+  if (numbers_shown(s)) numbers_panel(s, fd, Rect{x2, yr, body.x1, body.y1});
 }
 
 FrameDraw draw_ui(AppState& s) {
@@ -110,6 +113,11 @@ FrameDraw draw_ui(AppState& s) {
   const float bar_h = fh * ((toolbar_wraps(s, ds.x) ? 2.15f : 1.15f) + 0.9f * float(s.notices.size()));
   toolbar(s, fd, Rect{0, 0, ds.x, bar_h});
   const Rect body{0, bar_h, ds.x, ds.y};
+  if (s.start_page) {
+    draw_view(View::Start, s, fd, body);
+    export_toast(s, fd, ds);
+    return fd;
+  }
   if (classroom(s)) {
     classroom_layout(s, fd, body);
     export_toast(s, fd, ds);

@@ -77,6 +77,16 @@ struct LessonCover {
   bool any() const { return views.any() || !metric_words.empty() || description; }
 };
 
+// One lesson of the list the player finds (the start page and the lesson panel show it).
+struct LessonEntry {
+  std::string path, id, title;
+  std::string level;           // "beginner", "intermediate", "advanced" ("" unknown)
+  int minutes = 0;
+  std::size_t steps = 0;
+  std::string status;          // "done", "2/5 steps", "5 steps" or "has errors"
+  std::string error;           // why the file cannot be opened ("" when it can)
+};
+
 class LessonPanel {
  public:
   virtual ~LessonPanel() = default;
@@ -108,6 +118,9 @@ class LessonPanel {
   // Opens step `i` (from 0) of the open lesson. @post false (and stays) when there is no
   // such step or no lesson.
   virtual bool go_step(std::size_t i) { return false; }
+  // Every lesson found (paths::lessons_dir()), in order, with the student's progress;
+  // empty when this build has no player or no lessons were found.
+  virtual std::vector<LessonEntry> lessons() { return {}; }
 };
 
 std::unique_ptr<LessonPanel> make_lesson_panel();

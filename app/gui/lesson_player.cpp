@@ -399,6 +399,8 @@ std::string variant_of(const RunResult& r, const std::string& family, const std:
 struct ListEntry {
   std::string path, id, title, error;
   std::size_t steps = 0;
+  std::string level;
+  int minutes = 0;
 };
 
 class PlayerPanel : public LessonPanel {
@@ -749,6 +751,29 @@ class PlayerPanel : public LessonPanel {
     p.set_facts(std::move(pr.base));
   }
 
+  // "done", "2/5 steps", "5 steps" or "has errors".
+  static std::string status_of(const ListEntry& e, const Progress& prog) {
+    auto it = prog.lessons.find(e.id);
+    if (!e.error.empty()) return "has errors";
+    if (it != prog.lessons.end() && it->second.completed) return "done";
+    if (it != prog.lessons.end())
+      return std::to_string(it->second.steps_done()) + "/" + std::to_string(e.steps) + " steps";
+    return std::to_string(e.steps) + " steps";
+  }
+
+  std::vector<LessonEntry> lessons() override {
+    if (!scanned_) {
+      scan();
+      list_progress_ = load_progress(default_data_dir(), false);
+      scanned_ = true;
+    }
+    std::vector<LessonEntry> out;
+    for (const ListEntry& e : entries_)
+      out.push_back({e.path, e.id, e.title.empty() ? e.id : e.title, e.level, e.minutes, e.steps,
+                     status_of(e, list_progress_), e.error});
+    return out;
+  }
+
   void lesson_list() {
     // Scanned and read once, not every frame (a large progress file read 60 times a
     // second stalled the window); only reading, the player moves a bad file aside.
@@ -763,13 +788,7 @@ class PlayerPanel : public LessonPanel {
       return;
     }
     for (const ListEntry& e : entries_) {
-      std::string status;
-      auto it = prog.lessons.find(e.id);
-      if (!e.error.empty()) status = "has errors";
-      else if (it != prog.lessons.end() && it->second.completed) status = "done";
-      else if (it != prog.lessons.end())
-        status = std::to_string(it->second.steps_done()) + "/" + std::to_string(e.steps) + " steps";
-      else status = std::to_string(e.steps) + " steps";
+      const std::string status = status_of(e, prog);
       const bool current = player_ && player_->lesson().id == e.id;
       const std::string title = e.title.empty() ? e.id : e.title;
       const std::string label = title + "##" + e.id;
@@ -820,6 +839,8 @@ class PlayerPanel : public LessonPanel {
       if (r.lesson) {
         e.title = r.lesson->title;
         e.steps = r.lesson->steps.size();
+        e.level = r.lesson->level;
+        e.minutes = r.lesson->minutes;
       } else {
         e.error = r.errors.empty() ? "?" : r.errors[0].str();
       }

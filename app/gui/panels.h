@@ -2,6 +2,7 @@
 // The window's panels and their layout. draw_ui() draws one frame of the whole window (or
 // of one view, for screenshots) from the app state and returns what every view drew, so
 // tests can check the frame without guessing at pixels.
+#include <any>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -28,7 +29,28 @@ struct CutText {
   viz::Rect line;  // the line the run sits on (its top to top + the font's height)
 };
 
+// What the start page drew (app/gui/panels/start.cpp): its button to lesson 1, and each
+// lesson's and puzzle's row as laid out (rect: the row's first line on screen).
+struct StartDraw {
+  bool drawn = false;
+  std::string first_lesson;  // "Start with lesson 01: Warps and SIMT"
+  struct Row {
+    std::string title, level, status;
+    int minutes = 0;
+    viz::Rect rect;
+  };
+  std::vector<Row> lessons, puzzles;
+  viz::Rect lessons_clip, puzzles_clip;  // where each list's rows are visible
+};
+
 struct FrameDraw {
+  // What each view's panel drew, by the view table's row: a panel stores its widget's
+  // draw description here (`fd.drawn[size_t(View::X)] = d`), tests read it with
+  // drawn_as<T>(View::X), so a new view needs no field of its own. The fields below are
+  // the older views', kept by name (their comparison sides too).
+  std::array<std::any, std::size(viz::kViews)> drawn;
+  template <class T>
+  const T* drawn_as(View v) const { return std::any_cast<T>(&drawn[std::size_t(v)]); }
   viz::BankMapDraw bank, bank_b;        // _b: the comparison side
   viz::SectorMapDraw sector, sector_b;
   viz::MaskStripDraw mask, mask_b;

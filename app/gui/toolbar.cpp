@@ -28,8 +28,9 @@ const char* presenter_toggle(const AppState& s) {
 
 float toolbar_buttons_width(const AppState& s) {
   const ImGuiStyle& sty = ImGui::GetStyle();
-  return ImGui::CalcTextSize(presenter_toggle(s)).x + ImGui::CalcTextSize("panels").x +
-         ImGui::CalcTextSize("keys").x + 6 * sty.FramePadding.x + 3 * sty.ItemSpacing.x;
+  return ImGui::CalcTextSize("start").x + ImGui::CalcTextSize(presenter_toggle(s)).x +
+         ImGui::CalcTextSize("panels").x + ImGui::CalcTextSize("keys").x + 8 * sty.FramePadding.x +
+         4 * sty.ItemSpacing.x;
 }
 
 // The toolbar's banner on the emulator: says so, and that recorded times are labelled.
@@ -128,6 +129,9 @@ void toolbar(AppState& s, FrameDraw& fd, const Rect& r) {
   ImGui::SameLine();
   if (ImGui::GetCursorPosX() + buttons > r.w()) ImGui::NewLine();
   else ImGui::SameLine(r.w() - buttons - sty.WindowPadding.x);
+  // Back to the start page: lesson 1, the lessons and the puzzles.
+  if (ImGui::SmallButton("start")) s.start_page = !s.start_page;
+  ImGui::SameLine();
   if (ImGui::SmallButton(toggle)) {
     s.presenter_on = !s.presenter_on;
     s.font_dirty = true;

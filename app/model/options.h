@@ -18,8 +18,8 @@ struct GuiOptions {
   std::string puzzle;             // a puzzle to open in the kernel editor
   std::string edit;               // the student's kernel file ("" = kept per puzzle)
   // Headless screenshot: render a few frames of one view with the launch above, write
-  // the PNG, return. Views: bank-map, sector-map, divergence, charts, metrics, stepper,
-  // compare, lesson, editor (needs a puzzle), window (the whole window).
+  // the PNG, return. Views: the view table's names (viz/views.h): bank-map, ..., roofline,
+  // compare, lesson, editor (needs a puzzle), start, window (the whole window).
   std::string screenshot;
   bool force = false;             // --force: the screenshot may replace an existing file
   std::string view = "window";

@@ -21,13 +21,24 @@ shot stepper.png         --view stepper    $T --set pad=0
 shot metrics.png         --view metrics    $T --set pad=0
 shot compare.png         --view compare    $T --set pad=0
 shot charts.png          --view charts     --kernel access --variant stride --set n=4194304
+# The roofline over the H100's recorded matmul ladder (the recording's times and counts).
+shot roofline.png        --view roofline   --kernel matmul --variant warptiled --set n=4096
+shot roofline-1280x720.png --view roofline --kernel matmul --variant warptiled --set n=4096 --size 1280x720
+# The recorded block sweep with registers and occupancy.
+shot occupancy.png       --view occupancy  --kernel transpose --variant tiled --set n=8192 --set pad=1
+shot occupancy-1280x720.png --view occupancy --kernel transpose --variant tiled --set n=8192 --set pad=1 --size 1280x720
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
 shot presenter.png       --view window     $T --set pad=0 --presenter --size 1600x1000
 # A projector's size: the window, presenter mode, and a lesson open in both.
 shot window-1280x720.png --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0 --size 1280x720
 shot presenter-1280x720.png --view window  $T --set pad=0 --presenter --size 1280x720
+# The start page: what the window opens on when nothing is named (before any lesson is
+# opened, so no progress shows).
+shot start.png           --view window --size 1600x1000
+shot start-1280x720.png  --view window --size 1280x720
 # The kernel editor: a puzzle's starter in the window, and a compile error on its line.
 shot editor-window.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md"
+shot editor-window-1280x720.png --view window --puzzle "$here/../../puzzles/03-pad-a-tile.md" --size 1280x720
 # A compile error on its line: the CUDA solution with an undefined name after the tile.
 sed 's/^\(.*__shared__ float tile\[32\]\[33\];\)$/\1\n  int unused = undefined_name;/' \
     "$here/../../puzzles/solutions/03-pad-a-tile.cu" > /tmp/pad_err.cu

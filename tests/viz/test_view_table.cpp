@@ -26,9 +26,11 @@ TEST(ViewTable, NamesAreUniqueAndRoundTrip) {
 
 TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(),
-            "window, bank-map, sector-map, divergence, charts, metrics, stepper, compare, lesson, "
-            "editor");
-  EXPECT_EQ(view_names(kInLab), "bank-map, sector-map, divergence, charts, metrics, stepper");
+            "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
+            "compare, lesson, editor, start");
+  EXPECT_EQ(view_names(kInLab),
+            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy");
+  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");
   EXPECT_EQ(view_names(kNeedsPuzzle), "editor");
 }
@@ -44,4 +46,5 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(focus_of(View::Stepper), ws::sim::Focus::Conflict);
   EXPECT_EQ(focus_of(View::Window), ws::sim::Focus::Conflict);
   EXPECT_EQ(focus_of(View::Metrics), ws::sim::Focus::None);
+  EXPECT_EQ(focus_of(View::Roofline), ws::sim::Focus::None);
 }

@@ -52,11 +52,11 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   // The right column: the step's view over the numbers; a chart or the metrics the step
   // names take the whole column.
   const Rect col{mid, right.y0, right.x1, right.y1};
-  if (named && (v == viz::View::Charts || v == viz::View::Metrics)) {
+  if (named && (v == viz::View::Charts || v == viz::View::Metrics || viz::view_info(v).has(viz::kInNumbers))) {
     draw_view(v, s, fd, col);
     return;
   }
-  const bool numbers = s.panels[View::Charts] || s.panels[View::Metrics];
+  const bool numbers = numbers_shown(s);
   const float view_y1 = numbers ? col.y0 + col.h() * 0.6f : col.y1;
   const Rect top{col.x0, col.y0, col.x1, view_y1};
   if (named && viz::view_info(v).has(viz::kWithSource)) draw_view(v, s, fd, top);

@@ -43,12 +43,25 @@ float stepper_height(float width) {
 
 // Opens a panel window at a fixed place; false when it is not visible this frame.
 bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra) {
+  if (is_inside(r)) {
+    const ImVec2 p = ImGui::GetCursorScreenPos(), a = ImGui::GetContentRegionAvail();
+    fd.panels[title] = Rect{p.x, p.y, p.x + a.x, p.y + a.y};
+    ++fd.panels_drawn;
+    return ImGui::BeginChild(title, ImVec2(0, 0), false, extra);
+  }
   ImGui::SetNextWindowPos(ImVec2(r.x0, r.y0), ImGuiCond_Always);
   ImGui::SetNextWindowSize(ImVec2(r.w(), r.h()), ImGuiCond_Always);
   const bool open = ImGui::Begin(title, nullptr, kPanelFlags | extra);
   fd.panels[title] = r;
   ++fd.panels_drawn;
   return open;
+}
+
+void end_panel(const Rect& r) {
+  if (is_inside(r))
+    ImGui::EndChild();
+  else
+    ImGui::End();
 }
 
 MapPick pick_event(const Loaded& l, std::size_t pos, bool shared) {

@@ -42,7 +42,14 @@ LessonCover cover_of(const AppState& s);
 std::string sass_note(std::string note, bool launch_covered);
 bool note_covered(const viz::Covered& c, const std::string& note);
 float stepper_height(float width);
+// A panel drawn inside the current window (a tab of the Numbers panel, kInNumbers) rather
+// than as a window of its own: begin_panel opens a child filling what is left there.
+// (A marker, never a rectangle a layout computes: a degenerate one still opens a window.)
+inline constexpr Rect kInside{-1, -1, -1, -1};
+inline bool is_inside(const Rect& r) { return r.x0 == -1 && r.y0 == -1 && r.x1 == -1 && r.y1 == -1; }
 bool begin_panel(FrameDraw& fd, const char* title, const Rect& r, ImGuiWindowFlags extra = 0);
+// Closes what begin_panel opened (the window, or the child for kInside).
+void end_panel(const Rect& r);
 MapPick pick_event(const Loaded& l, std::size_t pos, bool shared);
 void same_line_or_wrap(float width);
 float small_button_w(const char* label);
@@ -72,48 +79,45 @@ std::vector<std::string> param_names(const AppState& s);
 void presenter_layout(AppState& s, FrameDraw& fd, const Rect& r);
 void classroom_layout(AppState& s, FrameDraw& fd, const Rect& r);
 
+// Every row's draw function (the view table's fourth column), each defined in its panel's
+// file, app/gui/panels/<panel>.cpp: a new view's panel needs no declaration here.
+#define WS_VIEW_DECLARE(id, name, title, draw, panel, flags) void draw(AppState&, FrameDraw&, const Rect&);
+WS_VIEW_TABLE(WS_VIEW_DECLARE)
+#undef WS_VIEW_DECLARE
+
 // bank map (panels/bank_map.cpp)
 viz::BankMapDraw bank_panel(const AppState& s, const Loaded& l, std::size_t pos);
-void draw_bank_map(AppState& s, FrameDraw& fd, const Rect& r);
 
 // charts (panels/charts.cpp)
 void charts_panel(AppState& s, FrameDraw& fd, bool stacked);
-void draw_charts(AppState& s, FrameDraw& fd, const Rect& r);
 
 // compare (panels/compare.cpp)
 void compare_region(AppState& s, FrameDraw& fd, const Rect& r);
-void draw_compare(AppState& s, FrameDraw& fd, const Rect& r);
 
 // controls (panels/controls.cpp)
 void controls_panel(AppState& s, FrameDraw& fd);
 
 // divergence (panels/divergence.cpp)
-void draw_divergence(AppState& s, FrameDraw& fd, const Rect& r);
-
-// editor (panels/editor.cpp)
-void draw_editor(AppState& s, FrameDraw& fd, const Rect& r);
 
 // lesson (panels/lesson.cpp)
 void lesson_panel(AppState& s, FrameDraw& fd);
-void draw_lesson(AppState& s, FrameDraw& fd, const Rect& r);
 void lesson_window(AppState& s, FrameDraw& fd, const Rect& body);
 
 // metrics (panels/metrics.cpp)
 viz::MetricsDraw metrics_panel(AppState& s, const Loaded& l);
-void draw_metrics(AppState& s, FrameDraw& fd, const Rect& r);
 
 // numbers (panels/numbers.cpp)
 void numbers_panel(AppState& s, FrameDraw& fd, const Rect& r);
+// Whether the Numbers panel has a tab to show: charts, metrics or a kInNumbers row.
+bool numbers_shown(const AppState& s);
 
 // sector map (panels/sector_map.cpp)
 viz::SectorMapDraw sector_panel(const AppState& s, const Loaded& l, std::size_t pos);
-void draw_sector_map(AppState& s, FrameDraw& fd, const Rect& r);
 
 // source (panels/source.cpp)
 viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, float height = 0);
 
 // stepper (panels/stepper.cpp)
 viz::StepperDraw stepper_panel(AppState& s);
-void draw_stepper(AppState& s, FrameDraw& fd, const Rect& r);
 
 }  // namespace ws::gui

@@ -15,6 +15,8 @@
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
 #include "app/paths.h"
+#include "kernels/recording.h"
+#include "viz/roofline.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"
 
@@ -615,6 +617,184 @@ TEST(GuiScreenshot, WritesThePngOrSaysWhy) {
   EXPECT_EQ(render_screenshot(o, msg), 1);
   EXPECT_NE(msg.find("n=100"), std::string::npos) << msg;
   fs::remove_all(dir);
+}
+
+// The roofline (issue 25): every variant of the family a point named with its time's
+// source, the selected one ringed, under ceilings that each say where their figure is from.
+TEST(GuiRoofline, EveryVariantAPointUnderCeilingsThatNameTheirSources) {
+  NEED_DISPLAY();
+  auto s = open_session("matmul", "warptiled", {{"n", 4096}}, View::Roofline);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::RooflineDraw>(View::Roofline);
+  ASSERT_TRUE(d) << "the panel stores what it drew under its row";
+  ASSERT_TRUE(d->drawn);
+  ASSERT_EQ(d->layout.ceilings.size(), 5u) << "DRAM, L2, shared, FP32, tensor";
+  ASSERT_GE(d->geom.source_lines.size(), 5u);
+  for (std::size_t i = 0; i < 5; ++i) {
+    const std::string& l = d->geom.source_lines[i];
+    EXPECT_TRUE(l.find("H100") != std::string::npos || l.find("modelled") != std::string::npos) << l;
+  }
+  EXPECT_NE(d->geom.source_lines[4].find("tensor FP16 806 TFLOP/s: cuBLAS GemmEx"), std::string::npos)
+      << d->geom.source_lines[4];
+  const std::size_t ran = s->state().charts.bars.size();
+  EXPECT_GE(ran, 5u);
+  EXPECT_EQ(d->layout.marks.size(), ran) << "one point per variant";
+  EXPECT_EQ(d->geom.selected_marks, 1);
+  const std::string text = frame_text(fd);
+  EXPECT_NE(text.find("warptiled ("), std::string::npos) << text;
+  EXPECT_NE(text.find("FLOP per byte"), std::string::npos) << text;
+  // Each point sits where its run puts it: FLOPs over the model's DRAM bytes, its GFLOP/s.
+  for (const auto& m : d->layout.marks) {
+    EXPECT_GE(m.cx, d->layout.plot_x0);
+    EXPECT_LE(m.cx, d->layout.plot_x1);
+    EXPECT_GE(m.cy, d->layout.plot_y0);
+    EXPECT_LE(m.cy, d->layout.plot_y1);
+  }
+}
+
+TEST(GuiRoofline, AFamilyWithoutFlopsSaysSoAndTheWindowHasTheTab) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", tiled(0), View::Roofline);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::RooflineDraw>(View::Roofline);
+  ASSERT_TRUE(d);
+  EXPECT_TRUE(d->layout.marks.empty());
+  EXPECT_NE(frame_text(fd).find("transpose counts no floating-point work"), std::string::npos) << frame_text(fd);
+  s->state().single_view = View::Window;
+  fd = show(*s, 0);
+  EXPECT_TRUE(fd.panels.count("Numbers"));
+  EXPECT_NE(frame_text(fd).find("Roofline"), std::string::npos) << "a tab of the Numbers panel";
+}
+
+// Issue 22, item 6: with nothing named the window opens on the start page, which lists
+// every lesson (level, minutes) and every puzzle in view at a projector's 1280x720 and
+// leads to lesson 1; opening a lesson or a puzzle from it leaves it.
+std::size_t md_files(const std::string& dir) {
+  std::size_t n = 0;
+  for (const auto& e : fs::directory_iterator(dir))
+    n += e.path().extension() == ".md" && e.path().filename() != "README.md";
+  return n;
+}
+
+TEST(GuiStart, OpensOnTheStartPageWithEveryLessonAndPuzzleInView) {
+  NEED_DISPLAY();
+  GuiOptions o;
+  o.width = 1280;
+  o.height = 720;
+  auto s = open_session("", "", {}, View::Window, o);
+  ASSERT_TRUE(s);
+  AppState& st = s->state();
+  ASSERT_TRUE(st.start_page) << "nothing named: the start page";
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<StartDraw>(View::Start);
+  ASSERT_TRUE(d && d->drawn);
+  EXPECT_FALSE(fd.panels.count("Bank map")) << "no empty bank map on the first screen";
+  EXPECT_EQ(d->first_lesson.rfind("Start with lesson 1: ", 0), 0u) << d->first_lesson;
+  const std::string lessons_dir = paths::lessons_dir();
+  ASSERT_FALSE(lessons_dir.empty());
+  ASSERT_EQ(d->lessons.size(), md_files(lessons_dir));
+  EXPECT_GE(d->lessons.size(), 12u);
+  for (const StartDraw::Row& r : d->lessons) {
+    EXPECT_FALSE(r.level.empty()) << r.title;
+    EXPECT_GT(r.minutes, 0) << r.title;
+    EXPECT_GE(r.rect.y0, d->lessons_clip.y0) << r.title;
+    EXPECT_LE(r.rect.y1, d->lessons_clip.y1) << r.title << ": below the list's visible part at 1280x720";
+  }
+  EXPECT_GE(d->puzzles.size(), 10u);
+  for (const StartDraw::Row& r : d->puzzles) EXPECT_LE(r.rect.y1, d->puzzles_clip.y1) << r.title;
+  const std::string text = frame_text(fd);
+  EXPECT_NE(text.find("Start with lesson 1"), std::string::npos) << text;
+  EXPECT_NE(text.find(d->lessons.back().title), std::string::npos) << "the last lesson is drawn: " << text;
+  EXPECT_NE(text.find("beginner"), std::string::npos) << text;
+  for (const CutText& c : fd.cut_texts) EXPECT_NE(c.panel, "Start") << "cut: " << c.text;
+
+  // What lesson 1's button does: the lesson opens in the player, the start page goes.
+  const std::vector<LessonEntry> lessons = st.lesson->lessons();
+  ASSERT_FALSE(lessons.empty());
+  ASSERT_TRUE(st.open_lesson(lessons.front().path));
+  EXPECT_FALSE(st.start_page);
+  const FrameDraw lesson = show(*s, 0);
+  EXPECT_TRUE(lesson.lesson_drawn);
+  EXPECT_EQ(lesson.lesson.lesson_title, lessons.front().title);
+  EXPECT_FALSE(lesson.drawn_as<StartDraw>(View::Start));
+}
+
+TEST(GuiStart, APuzzleOpensInTheEditorWithLinesOfCodeAt1280x720) {
+  NEED_DISPLAY();
+  GuiOptions o;
+  o.width = 1280;
+  o.height = 720;
+  auto s = open_session("", "", {}, View::Window, o);
+  ASSERT_TRUE(s);
+  AppState& st = s->state();
+  EXPECT_FALSE(st.open_puzzle("/nonexistent/puzzle.md")) << "a bad file stays on the start page";
+  EXPECT_TRUE(st.start_page);
+  EXPECT_FALSE(st.notices.empty());
+  const fs::path puzzle = fs::path(WS_SOURCE_DIR) / "puzzles" / "03-pad-a-tile.md";
+  ASSERT_TRUE(st.open_puzzle(puzzle.string()));
+  EXPECT_FALSE(st.start_page);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  ASSERT_TRUE(fd.editor.drawn);
+  EXPECT_GT(fd.editor.lines_visible, 2) << "more than two lines of the kernel at 1280x720";
+  st.start_page = true;  // the toolbar's "start"
+  const FrameDraw back = show(*s, 0);
+  EXPECT_TRUE(back.drawn_as<StartDraw>(View::Start));
+}
+
+// Issue 25: the occupancy sweep, from the recording: each block size's recorded time with
+// its registers and the occupancy they give; a variant without a recorded sweep says which
+// variants have one.
+TEST(GuiOccupancy, TheRecordedBlockSweepWithRegistersAndOccupancy) {
+  NEED_DISPLAY();
+  const Recording* rec = default_recording();
+  if (!rec) GTEST_SKIP() << "no shipped recording";
+  auto s = open_session("transpose", "tiled", {{"n", 8192}, {"tile", 32}, {"block_rows", 8}, {"pad", 1}},
+                        View::Occupancy);
+  ASSERT_TRUE(s);
+  std::string err;
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::ChartDraw>(View::Occupancy);
+  ASSERT_TRUE(d && d->drawn) << frame_text(fd);
+  // One bar per recorded run of the variant at n=8192 pad=1 tile=32, whatever its block_rows.
+  std::size_t runs = 0;
+  for (const RecordedRun& r : rec->runs)
+    if (r.family == "transpose" && r.variant == "tiled" && r.params.at("n") == 8192 && r.params.at("pad") == 1 &&
+        !rec->is_stale(r))
+      ++runs;
+  ASSERT_GE(runs, 3u);
+  ASSERT_EQ(d->spec.categories.size(), runs);
+  ASSERT_EQ(d->spec.series.size(), 1u);
+  EXPECT_EQ(d->geom.bars, int(runs));
+  for (std::size_t i = 0; i < runs; ++i) {
+    const std::string& c = d->spec.categories[i];
+    EXPECT_NE(c.find(" threads, "), std::string::npos) << c;
+    EXPECT_NE(c.find(" regs, occupancy "), std::string::npos) << c;
+    // The bar is the recorded median of that block_rows, in microseconds.
+    const long long rows = std::stoll(c.substr(c.find('=') + 1));
+    const RecordedRun* r =
+        rec->find("transpose", "tiled", {{"n", 8192}, {"tile", 32}, {"block_rows", rows}, {"pad", 1}});
+    ASSERT_TRUE(r) << c;
+    EXPECT_DOUBLE_EQ(d->spec.series[0].y[i], r->timing.median_ms * 1000) << c;
+    EXPECT_EQ(d->spec.series[0].source_at(i).source, sim::Source::Recorded);
+  }
+  EXPECT_NE(viz::y_axis_title(d->spec).find("recorded"), std::string::npos);
+
+  s->state().select("matmul", "warptiled");
+  ASSERT_TRUE(s->settle(300, err)) << err;
+  const FrameDraw none = show(*s, 0);
+  EXPECT_FALSE(none.drawn_as<viz::ChartDraw>(View::Occupancy));
+  const std::string text = frame_text(none);
+  EXPECT_NE(text.find("holds no sweep of its block size"), std::string::npos) << text;
+  EXPECT_NE(text.find("transpose/tiled"), std::string::npos) << text;
 }
 
 TEST(GuiFrameTime, AllPanelsWithKernelsRunningInTheBackground) {

@@ -47,6 +47,8 @@ constexpr const char* kPrelude = R"PRE(
 #include <stdint.h>
 #include <limits.h>
 #include <float.h>
+// CUDA's device-side printf (the kernel's output is shown apart, bounded, on both backends).
+extern "C" __device__ int printf(const char*, ...);
 struct uint3 { unsigned int x, y, z; };
 struct dim3 {
   unsigned int x, y, z;

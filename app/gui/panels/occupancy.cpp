@@ -6,7 +6,7 @@
 #include "app/gui/panels/panel.h"
 #include <set>
 
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 
 namespace ws::gui {
 

@@ -15,7 +15,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
 #include "app/paths.h"
-#include "kernels/recording.h"
+#include "kernels/hardware/recording.h"
 #include "viz/roofline.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"

@@ -17,6 +17,7 @@ struct RecordArgs {
   std::string out, backend = "cuda", lessons = "lessons";
   int repeats = 20;
   bool force = false;
+  std::vector<std::string> kernels;  // only these families ("": all)
 };
 
 // The lesson files of a folder, in name order (README.md describes the format).
@@ -36,6 +37,9 @@ int cmd_record(const RecordArgs& a, std::ostream& out, std::ostream& err, const 
   o.repeats = a.repeats;
   o.force = a.force;
   o.lesson_timed = h.lesson_timed;
+  for (const std::string& k : a.kernels)
+    if (!find_family(k)) usage("--kernel " + k + ": no such family (warpscope list names them)");
+  o.families = a.kernels;
   if (!a.lessons.empty() && a.lessons != "none") {
     if (!std::filesystem::is_directory(a.lessons))
       usage("--lessons " + a.lessons + " is not a folder of lesson files (or say --lessons none)");
@@ -65,6 +69,7 @@ Action declare_record(CLI::App& sub) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   s->add_flag("--force", a->force, "replace an existing recording file");
+  s->add_option("--kernel", a->kernels, "record only this family (repeatable; a new family's runs, to merge)");
   add_backend(s, a->backend);
   return [a](std::ostream& out, std::ostream& err, const Hooks& hooks) { return cmd_record(*a, out, err, hooks); };
 }

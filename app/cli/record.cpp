@@ -123,6 +123,10 @@ int record(Backend& backend, const RecordOptions& opt, std::ostream& out, std::o
   }
   if (opt.standard)
     for (auto& t : standard_targets()) targets.push_back(std::move(t));
+  if (!opt.families.empty())
+    std::erase_if(targets, [&](const RecordTarget& t) {
+      return std::find(opt.families.begin(), opt.families.end(), t.family) == opt.families.end();
+    });
 
   Recording rec;
   rec.device = backend.device();

@@ -23,6 +23,7 @@ struct RecordOptions {
   int repeats = 20;
   bool standard = true;       // add standard_targets() (tests leave them out)
   bool force = false;         // replace an existing file at `out`
+  std::vector<std::string> families;  // only these families' targets (empty: all)
   std::string tool;           // free text stored in the recording (version)
   // The lessons' timed configurations (the lesson library's timed_configs), when built in.
   std::function<bool(const std::string&, std::vector<RecordTarget>&, std::string&)> lesson_timed;

@@ -70,16 +70,22 @@ class Ref {
  private:
   void touch(EventKind k) const {
     auto& lane = sim::current_lane();
-    // "array #N" is the trace's array id: callers that know the names substitute them.
-    if (i_ < 0 || std::uint64_t(i_) >= count_)
-      lane.fail(sim::ProblemKind::OutOfBounds, line_,
-                std::string("out-of-bounds ") +
-                    (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
-                    (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
-                    " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
-                    " elements)");
+    if (i_ < 0 || std::uint64_t(i_) >= count_) [[unlikely]]
+      out_of_bounds(lane, k);
     lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
     if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
+  }
+  // Out of line: the message's strings would otherwise widen every access's stack frame,
+  // and each frame line is one more cache miss when the emulator switches lanes.
+  [[noreturn, gnu::cold, gnu::noinline]] void out_of_bounds(sim::Lane& lane, EventKind k) const {
+    // "array #N" is the trace's array id: callers that know the names substitute them.
+    lane.fail(sim::ProblemKind::OutOfBounds, line_,
+              std::string("out-of-bounds ") +
+                  (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
+                  (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
+                  " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
+                  " elements)");
+    __builtin_unreachable();  // fail() unwinds the lane
   }
   T* base_;
   std::uint64_t count_;
@@ -158,13 +164,17 @@ struct Shared2D {
   std::uint8_t id = kNoArray;
  WS_STUDENT_SHOWN
   Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
-    if (r < 0 || r >= rows || c < 0 || c >= cols)
-      sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
-                               "shared tile index (" + std::to_string(r) + ", " +
-                                   std::to_string(c) + ") is outside " + std::to_string(rows) +
-                                   " x " + std::to_string(cols));
+    if (r < 0 || r >= rows || c < 0 || c >= cols) [[unlikely]]
+      outside(r, c, line);
     return Ref<T>(ptr, std::uint64_t(rows) * cols, std::int64_t(r) * cols + c, id, off, true,
                   std::uint16_t(line));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void outside(int r, int c, int line) const {
+    sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                             "shared tile index (" + std::to_string(r) + ", " +
+                                 std::to_string(c) + ") is outside " + std::to_string(rows) +
+                                 " x " + std::to_string(cols));
+    __builtin_unreachable();  // fail() unwinds the lane
   }
 };
 

@@ -2,6 +2,7 @@
 // WS_MODE_EMU: the dialect on the host compiler. Every access goes through a Ref that
 // reports to the emulator's current lane, which parks the thread until its warp issues
 // the access; then the Ref performs the load or store on host memory.
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -55,19 +56,35 @@ class Ref {
   // dialect's atomics are reductions (kernels/simt.h).
   void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
-    base_[i_] = base_[i_] + v;
+    rmw([&](const V& old) { return V(old + v); });
   }
   // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
   // kernels/cuda_emu.h).
   template <class F>
   V atomic_apply(F f) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    return rmw(f);
+  }
+
+ private:
+  // The read-modify-write of an atomic. Blocks may run on several cores at once
+  // (sim::EmuOptions::threads), so a global one is a real atomic; a block's shared
+  // memory is one core's.
+  template <class F>
+  V rmw(F f) const requires(!std::is_const_v<T>) {
+    if constexpr (sizeof(V) == 4 || sizeof(V) == 8) {
+      if (!shared_) {
+        std::atomic_ref<V> a(base_[i_]);
+        V old = a.load(std::memory_order_relaxed);
+        while (!a.compare_exchange_weak(old, f(old), std::memory_order_relaxed)) {
+        }
+        return old;
+      }
+    }
     const V old = base_[i_];
     base_[i_] = f(old);
     return old;
   }
-
- private:
   void touch(EventKind k) const {
     auto& lane = sim::current_lane();
     if (i_ < 0 || std::uint64_t(i_) >= count_) [[unlikely]]

@@ -194,10 +194,11 @@ class LaneImpl final : public Lane {
   std::uint32_t shared_bytes() const override;
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
-  void park(std::uint32_t key);
+  [[gnu::always_inline]] inline void park(std::uint32_t key);
   // Counts n steps at `line` (`what`: the event or "work loop"): the step limit, and the
   // launch's cancellation and progress poll. Throws LaneAbort when the launch aborts.
-  void tick(std::uint64_t n, std::uint16_t line, const char* what);
+  [[gnu::always_inline]] inline void tick(std::uint64_t n, std::uint16_t line, const char* what);
+  [[noreturn, gnu::cold, gnu::noinline]] void step_limit(std::uint16_t line, const char* what);
   void switch_away();
   LaneImpl* next_runnable();
 
@@ -370,16 +371,20 @@ void LaneImpl::park(std::uint32_t key) {
 void LaneImpl::tick(std::uint64_t n, std::uint16_t line, const char* what) {
   events += n;
   if (events > emu.max_events) [[unlikely]]
-    fail(ProblemKind::StepLimit, line,
+    step_limit(line, what);
+  emu.steps += n;
+  if (emu.steps >= emu.next_poll) [[unlikely]] {
+    emu.poll();
+    if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
+  }
+}
+
+void LaneImpl::step_limit(std::uint16_t line, const char* what) {
+  fail(ProblemKind::StepLimit, line,
          "thread " + std::to_string(linear_tid) + " of block " + std::to_string(emu.block) +
              " ran more than " + std::to_string(emu.opt.max_events_per_thread) +
              " steps (events and work-loop rounds; at " + what + " on line " +
              std::to_string(line) + "): probably a loop that never ends");
-  emu.steps += n;
-  if (emu.steps >= emu.next_poll) {
-    emu.poll();
-    if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
-  }
 }
 
 void LaneImpl::syncthreads(std::uint16_t line) {

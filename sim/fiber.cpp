@@ -27,13 +27,6 @@
 // ThreadSanitizer follows a thread's stack and knows nothing of our switches: each fiber
 // gets a TSan fiber and every switch names the one it goes to (the sanitizer's fiber API),
 // or TSan takes the fiber stacks for one endless stack and crashes.
-#if defined(__SANITIZE_THREAD__)
-#define WS_TSAN_FIBERS 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define WS_TSAN_FIBERS 1
-#endif
-#endif
 #if defined(WS_TSAN_FIBERS)
 #include <sanitizer/tsan_interface.h>
 #endif
@@ -45,9 +38,7 @@
 // resumes in). The caller-saved registers, the FP control words included, are the
 // caller's to keep, as for any call. A fresh stack "returns" into ws_fiber_trampoline
 // with the Fiber* in rbx and the entry in r12.
-#if defined(__x86_64__) && defined(__ELF__)
-#define WS_FIBER_NATIVE 1
-extern "C" void ws_fiber_swap(void** save, void* load);
+#if defined(WS_FIBER_NATIVE)
 extern "C" void ws_fiber_trampoline();
 asm(R"(
   .text
@@ -287,17 +278,21 @@ void Fiber::native_entry(Fiber* f) {
 // one that switched away, and gives back the stack of a fiber that has finished (never
 // released while that fiber still stood on it).
 void Fiber::land(FiberHost& h, void* fctx) {
-  Fiber* from = h.from_;
   if (h.backend_ == FiberBackend::Boost) {
-    if (from)
+    if (Fiber* from = h.from_)
       from->fctx_ = fctx;
     else
       h.fctx_ = fctx;
   }
-  if (from && from->state_ == State::Idle && from->stack_.base) {
-    from->pool_.release(from->stack_);
-    from->stack_ = {};
+  if (Fiber* done = h.finished_) {
+    h.finished_ = nullptr;
+    done->pool_.release(done->stack_);
+    done->stack_ = {};
   }
+}
+
+void Fiber::cannot_yield_to() {
+  throw std::logic_error("Fiber::yield_to a fiber that cannot run now");
 }
 
 void Fiber::switch_to(FiberHost& h, Fiber* self, Fiber* to) {
@@ -325,6 +320,7 @@ void Fiber::switch_to(FiberHost& h, Fiber* self, Fiber* to) {
 void Fiber::exit_to(FiberHost& h, Fiber* self, Fiber* to) {
   self->state_ = State::Idle;
   h.from_ = self;
+  h.finished_ = self;  // its stack goes back once the next context stands on its own
 #if defined(WS_TSAN_FIBERS)
   __tsan_switch_to_fiber(to ? to->tsan_ : h.tsan_, 0);
 #endif
@@ -374,12 +370,5 @@ void Fiber::yield() {
   switch_to(host_, this, nullptr);
 }
 
-void Fiber::yield_to(Fiber& next) {
-  if (&next == this || &next.host_ != &host_ || !next.can_run())
-    throw std::logic_error("Fiber::yield_to a fiber that cannot run now");
-  state_ = State::Suspended;
-  next.state_ = State::Running;
-  switch_to(host_, this, &next);
-}
 
 }  // namespace ws::sim

@@ -25,6 +25,20 @@
 #include <string_view>
 #include <vector>
 
+// The native switch (sim/fiber.cpp), called inline from yield_to.
+#if defined(__x86_64__) && defined(__ELF__)
+#define WS_FIBER_NATIVE 1
+extern "C" void ws_fiber_swap(void** save, void* load);
+#endif
+// ThreadSanitizer is told of every switch (sim/fiber.cpp): then no switch is inline.
+#if defined(__SANITIZE_THREAD__)
+#define WS_TSAN_FIBERS 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define WS_TSAN_FIBERS 1
+#endif
+#endif
+
 namespace ws::sim {
 
 enum class FiberBackend : std::uint8_t { Boost, Ucontext, Native };
@@ -98,6 +112,7 @@ class FiberHost {
   struct Impl;
   FiberBackend backend_;
   Fiber* from_ = nullptr;        // who switched last (nullptr: the host itself)
+  Fiber* finished_ = nullptr;    // a fiber whose entry returned, its stack not yet released
   std::exception_ptr escaped_;   // an exception that left a fiber's entry
   void* fctx_ = nullptr;         // Boost, Native: the host's saved context
   void* tsan_ = nullptr;         // the TSan fiber of the thread that runs the host
@@ -136,8 +151,23 @@ class Fiber {
   // From inside the running fiber: back to the host.
   void yield();
   // From inside the running fiber: suspends it and runs `next` (Ready or Suspended, not
-  // this one, same host; else std::logic_error, thrown on this fiber's stack).
-  void yield_to(Fiber& next);
+  // this one, same host; else std::logic_error, thrown on this fiber's stack). Inline:
+  // the emulator switches lanes this way at every event of every lane.
+  void yield_to(Fiber& next) {
+    if (&next == this || &next.host_ != &host_ || !next.can_run()) [[unlikely]]
+      cannot_yield_to();
+    state_ = State::Suspended;
+    next.state_ = State::Running;
+#if defined(WS_FIBER_NATIVE) && !defined(WS_TSAN_FIBERS)
+    if (host_.backend_ == FiberBackend::Native) [[likely]] {
+      ws_fiber_swap(&fctx_, next.fctx_);
+      if (host_.finished_) [[unlikely]]
+        land(host_, nullptr);
+      return;
+    }
+#endif
+    switch_to(host_, this, &next);
+  }
   // Where control goes when the entry returns: `next` (checked then as for yield_to;
   // the host if it cannot run), or the host when nullptr. Reset by start().
   void set_successor(Fiber* next) { successor_ = next; }
@@ -156,6 +186,7 @@ class Fiber {
   static void switch_to(FiberHost& h, Fiber* self, Fiber* to);
   [[noreturn]] static void exit_to(FiberHost& h, Fiber* self, Fiber* to);
   static void land(FiberHost& h, void* fctx);  // bookkeeping after every switch
+  [[noreturn, gnu::cold]] static void cannot_yield_to();
   bool can_run() const { return state_ == State::Ready || state_ == State::Suspended; }
 
   // What every switch reads comes first, in one cache line: the emulator switches

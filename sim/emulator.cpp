@@ -99,6 +99,7 @@ struct WarpState {
   // The parked lanes' memory offsets (Work: instruction counts), side by side as the
   // event holds them, so an issue reads one array instead of 32 lanes.
   std::uint32_t offset[32];
+  std::uint8_t bytes[32];  // and their access widths
 };
 
 struct SharedAlloc {
@@ -149,6 +150,7 @@ class LaneImpl final : public Lane {
               std::uint16_t line) override {
     op = Op::Access;
     warp->offset[lane] = off;
+    warp->bytes[lane] = nbytes;
     bytes = nbytes;
     park(make_key(line, array, kind));
   }
@@ -740,20 +742,20 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
       }
       if (sh)
         for (std::uint32_t m = group; m; m &= m - 1) {
-          unsigned i = unsigned(__builtin_ctz(m));
-          LaneImpl& l = lane_at(w, i);
+          const unsigned i = unsigned(__builtin_ctz(m));
+          const unsigned tid = w * 32 + i;  // the lane's linear thread id
           const std::uint32_t off = W.offset[i];
-          const std::uint64_t end = std::uint64_t(off) + (l.bytes ? l.bytes : 1);
-          if (end > shared.size()) {
-            report_abort(Problem{ProblemKind::OutOfBounds, ev.line, 0, block, l.linear_tid,
+          const std::uint64_t end = std::uint64_t(off) + (W.bytes[i] ? W.bytes[i] : 1);
+          if (end > shared.size()) [[unlikely]] {
+            report_abort(Problem{ProblemKind::OutOfBounds, ev.line, 0, block, tid,
                                  "shared access on line " + std::to_string(ev.line) +
                                      " at byte " + std::to_string(off) + " of thread " +
-                                     std::to_string(l.linear_tid) +
+                                     std::to_string(tid) +
                                      " is past the block's " + std::to_string(shared.size()) +
                                      " bytes of shared memory"});
             return;
           }
-          if (track) check_races(l.linear_tid, off, end, write, ev.line);
+          if (track) check_races(tid, off, end, write, ev.line);
         }
       break;
     }

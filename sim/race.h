@@ -53,8 +53,8 @@ class RaceDetector {
   std::vector<Race> access(unsigned tid, std::uint32_t word, bool write, std::uint16_t line);
   // The same, appending the races to `out`: inline, since the emulator calls it for every
   // lane of every shared access and almost none races.
-  void access(unsigned tid, std::uint32_t word, bool write, std::uint16_t line,
-              std::vector<Race>& out) {
+  [[gnu::always_inline]] void access(unsigned tid, std::uint32_t word, bool write,
+                                     std::uint16_t line, std::vector<Race>& out) {
     WordShadow& s = shadow_[word];
     const Acc now{std::uint16_t(tid), line, epoch_, sync_seq_[tid / 32], instr_};
     if (s.w.tid != kNoThread && !ordered(s.w, tid)) found(s.w, true, tid, write, line, word, out);

@@ -17,7 +17,8 @@
 namespace ws {
 namespace {
 
-// The emulator issues about ten million lane events a second. A run estimated above
+// The emulator issues about 30 million lane events a second per core (2026-11-27, the
+// 2-core machine; ten million before the native fibers). A run estimated above
 // this many (half a minute) is refused with a message instead of appearing to hang. The
 // estimate: a few events per thread, one per 4 bytes of logical traffic, one per
 // multiply-add (the naive matmul's count; blocked ones do fewer), and the rounds of

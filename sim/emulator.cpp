@@ -95,7 +95,7 @@ struct WarpState {
   std::uint32_t parked = 0;      // waiting at an event point to be issued
   std::uint32_t at_barrier = 0;  // waiting at __syncthreads
   std::uint32_t runnable = 0;    // to be resumed by the scheduler
-  std::uint32_t keys[32];        // kNoKey unless parked
+  std::uint32_t keys[32];        // what each parked lane waits at (stale for the others)
   // The parked lanes' memory offsets (Work: instruction counts), side by side as the
   // event holds them, so an issue reads one array instead of 32 lanes.
   std::uint32_t offset[32];
@@ -809,7 +809,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
     case Op::Barrier:
       break;  // barriers never reach here: they wait in at_barrier
   }
-  for (std::uint32_t m = group; m; m &= m - 1) W.keys[__builtin_ctz(m)] = kNoKey;
+  // The issued lanes' keys stay as they are: keys are read only for parked lanes.
   W.parked &= ~group;
   W.runnable |= group;
   sink.on_event(ev);

@@ -2,11 +2,14 @@
 // transpose, the tiled matmul, the warp-shuffle reduction), each the whole grid through
 // the emulator backend, as `warpscope metrics --backend emu` runs it (fibers, model,
 // CPU check), on one core (threads:1) and on every core (threads:0, sim::emu_threads()).
-// The counters: warp_events (of one run) and events_per_s (per second of wall time).
+// The counters: warp_events (of one run), events_per_s (per second of wall time) and
+// events_per_cpu_s (per CPU second of every thread: the figure a loaded machine keeps).
 // CI runs it as a smoke test (ctest bench_emulator_smoke: one short run of each of the
 // three on every core, a few seconds);
 // docs/BENCHMARKS.md has the figures of the 2-core build machine.
 #include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
 
 #include <cstdlib>
 #include <string>
@@ -17,6 +20,14 @@
 
 namespace {
 
+// CPU seconds of the whole process (every thread), user and system.
+double process_cpu_s() {
+  rusage u{};
+  ::getrusage(RUSAGE_SELF, &u);
+  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e-6 * double(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
 void emulate(benchmark::State& state, const char* family, const char* variant, long long n) {
   const unsigned threads = state.range(0) ? unsigned(state.range(0)) : ws::sim::emu_threads();
   ::setenv("WARPSCOPE_EMU_THREADS", std::to_string(threads).c_str(), 1);
@@ -24,6 +35,7 @@ void emulate(benchmark::State& state, const char* family, const char* variant, l
   ws::RunOptions o;
   o.totals = true;
   std::uint64_t events = 0;
+  const double cpu0 = process_cpu_s();
   for (auto _ : state) {
     const ws::RunResult r = emu->run(family, variant, {{"n", n}}, o);
     if (!r.ok()) {
@@ -32,8 +44,11 @@ void emulate(benchmark::State& state, const char* family, const char* variant, l
     }
     events = r.totals.events;
   }
+  const double cpu = process_cpu_s() - cpu0;
   ::unsetenv("WARPSCOPE_EMU_THREADS");
   state.counters["warp_events"] = double(events);
+  // Per CPU second of all threads: what a machine shared with other work still shows.
+  if (cpu > 0) state.counters["events_per_cpu_s"] = double(events) * double(state.iterations()) / cpu;
   state.counters["events_per_s"] =
       benchmark::Counter(double(events), benchmark::Counter::kIsIterationInvariantRate);
   state.SetLabel(std::to_string(threads) + " threads, fibers: " +

@@ -1024,6 +1024,7 @@ class ParallelRun {
     ChunkSink cs;
     Emu emu(launch_, cs, opt_);
     if (!emu.prepare()) return;  // validated by the caller: cannot happen
+    std::size_t last = 0;  // events of this worker's last chunk: the next one's room
     for (;;) {
       std::size_t c;
       {
@@ -1035,9 +1036,11 @@ class ParallelRun {
       }
       Chunk& ch = *chunks_[c];
       cs.into = &ch;
+      ch.events.reserve(last + last / 8);  // chunks of one launch are alike: no regrowth
       try {
         emu.run_chunk(list_, ch.lo, ch.hi);
         ch.result = emu.result;
+        last = ch.events.size();
       } catch (...) {
         ch.error = std::current_exception();
       }

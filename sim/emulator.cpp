@@ -4,14 +4,19 @@
 //   Names
 //   Lanes and warps: state, scheduling, barriers, shared memory
 //   The emulator: blocks, warps, issue, races, stuck warps
-//   Entry points: the current lane, work, run
+//   Entry points: the current lane, work
+//   Blocks on several cores
 #include "sim/emulator.h"
 
 #include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 #include <utility>
 
 #include "sim/fiber.h"
@@ -90,7 +95,11 @@ struct WarpState {
   std::uint32_t parked = 0;      // waiting at an event point to be issued
   std::uint32_t at_barrier = 0;  // waiting at __syncthreads
   std::uint32_t runnable = 0;    // to be resumed by the scheduler
-  std::uint32_t keys[32];        // kNoKey unless parked
+  std::uint32_t keys[32];        // what each parked lane waits at (stale for the others)
+  // The parked lanes' memory offsets (Work: instruction counts), side by side as the
+  // event holds them, so an issue reads one array instead of 32 lanes.
+  std::uint32_t offset[32];
+  std::uint8_t bytes[32];  // and their access widths
 };
 
 struct SharedAlloc {
@@ -140,7 +149,8 @@ class LaneImpl final : public Lane {
   void access(EventKind kind, std::uint8_t array, std::uint32_t off, std::uint8_t nbytes,
               std::uint16_t line) override {
     op = Op::Access;
-    offset = off;
+    warp->offset[lane] = off;
+    warp->bytes[lane] = nbytes;
     bytes = nbytes;
     park(make_key(line, array, kind));
   }
@@ -186,10 +196,11 @@ class LaneImpl final : public Lane {
   std::uint32_t shared_bytes() const override;
   [[noreturn]] void fail(ProblemKind kind, std::uint16_t line, std::string message) override;
 
-  void park(std::uint32_t key);
+  [[gnu::always_inline]] inline void park(std::uint32_t key);
   // Counts n steps at `line` (`what`: the event or "work loop"): the step limit, and the
   // launch's cancellation and progress poll. Throws LaneAbort when the launch aborts.
-  void tick(std::uint64_t n, std::uint16_t line, const char* what);
+  [[gnu::always_inline]] inline void tick(std::uint64_t n, std::uint16_t line, const char* what);
+  [[noreturn, gnu::cold, gnu::noinline]] void step_limit(std::uint16_t line, const char* what);
   void switch_away();
   LaneImpl* next_runnable();
 
@@ -206,7 +217,6 @@ class LaneImpl final : public Lane {
   bool pred = false;
   std::uint8_t bytes = 0;
   std::uint16_t barrier_line = 0;
-  std::uint32_t offset = 0;
   std::uint32_t cmask = 0;
   int arg = 0, width = 32;
   std::uint64_t bits = 0;
@@ -228,6 +238,12 @@ class Emu {
   }
 
   EmuResult run();
+  // Checks the launch and makes the block's lanes; false (a Problem recorded) when the
+  // launch cannot run.
+  bool prepare();
+  // A worker of a parallel run: the blocks [lo, hi) of `list`, as a fresh run would see
+  // them (no race reported yet, no shared array announced); stops at an abort.
+  void run_chunk(const std::vector<std::uint32_t>& list, std::size_t lo, std::size_t hi);
 
   // Called from lanes.
   void report_abort(Problem p) {
@@ -240,6 +256,7 @@ class Emu {
   const LaunchInfo& info;
   TraceSink& sink;
   const EmuOptions& opt;
+  const std::uint64_t max_events = opt.max_events_per_thread;  // read at every step
   StackPool pool;
   FiberHost host;
   EmuResult result;
@@ -275,10 +292,13 @@ class Emu {
   std::size_t announced = 0;  // shared arrays already passed to sink.on_array
 
   RaceDetector races;  // used when opt.detect_races
+  std::vector<Race> found_races;  // what one access found (kept: no allocation per access)
 
  private:
   bool validate();
+ public:
   void run_block(std::uint32_t b);
+ private:
   void step_warp(unsigned w);
   std::uint32_t pick_and_issue(unsigned w);
   bool check_collective(unsigned w, std::uint32_t group, std::uint32_t key, bool& blocked);
@@ -352,17 +372,21 @@ void LaneImpl::park(std::uint32_t key) {
 
 void LaneImpl::tick(std::uint64_t n, std::uint16_t line, const char* what) {
   events += n;
-  if (events > emu.opt.max_events_per_thread)
-    fail(ProblemKind::StepLimit, line,
+  if (events > emu.max_events) [[unlikely]]
+    step_limit(line, what);
+  emu.steps += n;
+  if (emu.steps >= emu.next_poll) [[unlikely]] {
+    emu.poll();
+    if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
+  }
+}
+
+void LaneImpl::step_limit(std::uint16_t line, const char* what) {
+  fail(ProblemKind::StepLimit, line,
          "thread " + std::to_string(linear_tid) + " of block " + std::to_string(emu.block) +
              " ran more than " + std::to_string(emu.opt.max_events_per_thread) +
              " steps (events and work-loop rounds; at " + what + " on line " +
              std::to_string(line) + "): probably a loop that never ends");
-  emu.steps += n;
-  if (emu.steps >= emu.next_poll) {
-    emu.poll();
-    if (emu.aborting && std::uncaught_exceptions() == 0) throw LaneAbort{};
-  }
 }
 
 void LaneImpl::syncthreads(std::uint16_t line) {
@@ -450,13 +474,8 @@ bool Emu::validate() {
   return true;
 }
 
-EmuResult Emu::run() {
-  sink.begin_launch(info);
-  if (!validate()) {
-    sink.end_launch();
-    result.ok = result.problems.empty();
-    return result;
-  }
+bool Emu::prepare() {
+  if (!validate()) return false;
   const unsigned nthreads = unsigned(info.block.count());
   const unsigned nwarps = (nthreads + 31) / 32;
   lanes.reserve(nthreads);
@@ -485,7 +504,16 @@ EmuResult Emu::run() {
   }
   shared.assign(info.shared_bytes, std::byte{0});
   if (opt.detect_races) races.start_launch(info.shared_bytes, nwarps);
+  return true;
+}
 
+EmuResult Emu::run() {
+  sink.begin_launch(info);
+  if (!prepare()) {
+    sink.end_launch();
+    result.ok = result.problems.empty();
+    return result;
+  }
   std::vector<std::uint32_t> blocks = opt.only_blocks;
   std::sort(blocks.begin(), blocks.end());
   blocks.erase(std::unique(blocks.begin(), blocks.end()), blocks.end());
@@ -511,6 +539,25 @@ EmuResult Emu::run() {
   result.blocks_run = blocks_done;
   result.ok = result.problems.empty();
   return result;
+}
+
+void Emu::run_chunk(const std::vector<std::uint32_t>& list, std::size_t lo, std::size_t hi) {
+  result = EmuResult{};
+  aborting = false;
+  announced = 0;
+  if (opt.detect_races) races.forget_reports();
+  const std::uint64_t steps0 = steps;
+  try {
+    for (std::size_t i = lo; i < hi && !aborting; ++i) {
+      run_block(list.empty() ? std::uint32_t(i) : list[i]);
+      ++blocks_done;
+    }
+    if (!aborting && opt.control) poll();  // this chunk's blocks, or a cancel
+  } catch (...) {
+    abort_block();
+    throw;
+  }
+  result.steps = steps - steps0;
 }
 
 void Emu::run_block(std::uint32_t b) {
@@ -592,12 +639,17 @@ std::uint32_t Emu::pick_and_issue(unsigned w) {
   WarpState& W = warps[w];
   std::uint32_t avail = W.parked;
   while (avail) {
-    std::uint32_t mn = kNoKey;
-    for (std::uint32_t m = avail; m; m &= m - 1) mn = std::min(mn, W.keys[__builtin_ctz(m)]);
-    std::uint32_t group = 0;
+    // The lowest key and the lanes at it, in one pass over the parked lanes.
+    std::uint32_t mn = kNoKey, group = 0;
     for (std::uint32_t m = avail; m; m &= m - 1) {
-      unsigned i = unsigned(__builtin_ctz(m));
-      group |= std::uint32_t(W.keys[i] == mn) << i;
+      const unsigned i = unsigned(__builtin_ctz(m));
+      const std::uint32_t k = W.keys[i];
+      if (k < mn) {
+        mn = k;
+        group = 1u << i;
+      } else if (k == mn) {
+        group |= 1u << i;
+      }
     }
     const EventKind kind = EventKind(mn & 0xFF);
     if (kind == EventKind::Shuffle || kind == EventKind::Vote || kind == EventKind::WarpSync) {
@@ -686,22 +738,25 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
       if (track) races.begin_instruction();
       for (std::uint32_t m = group; m; m &= m - 1) {
         unsigned i = unsigned(__builtin_ctz(m));
-        LaneImpl& l = lane_at(w, i);
-        ev.offset[i] = l.offset;
-        if (sh) {
-          const std::uint64_t end = std::uint64_t(l.offset) + (l.bytes ? l.bytes : 1);
-          if (end > shared.size()) {
-            report_abort(Problem{ProblemKind::OutOfBounds, ev.line, 0, block, l.linear_tid,
+        ev.offset[i] = W.offset[i];
+      }
+      if (sh)
+        for (std::uint32_t m = group; m; m &= m - 1) {
+          const unsigned i = unsigned(__builtin_ctz(m));
+          const unsigned tid = w * 32 + i;  // the lane's linear thread id
+          const std::uint32_t off = W.offset[i];
+          const std::uint64_t end = std::uint64_t(off) + (W.bytes[i] ? W.bytes[i] : 1);
+          if (end > shared.size()) [[unlikely]] {
+            report_abort(Problem{ProblemKind::OutOfBounds, ev.line, 0, block, tid,
                                  "shared access on line " + std::to_string(ev.line) +
-                                     " at byte " + std::to_string(l.offset) + " of thread " +
-                                     std::to_string(l.linear_tid) +
+                                     " at byte " + std::to_string(off) + " of thread " +
+                                     std::to_string(tid) +
                                      " is past the block's " + std::to_string(shared.size()) +
                                      " bytes of shared memory"});
             return;
           }
-          if (track) check_races(l.linear_tid, l.offset, end, write, ev.line);
+          if (track) check_races(tid, off, end, write, ev.line);
         }
-      }
       break;
     }
     case Op::Branch:
@@ -754,7 +809,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
     case Op::Barrier:
       break;  // barriers never reach here: they wait in at_barrier
   }
-  for (std::uint32_t m = group; m; m &= m - 1) W.keys[__builtin_ctz(m)] = kNoKey;
+  // The issued lanes' keys stay as they are: keys are read only for parked lanes.
   W.parked &= ~group;
   W.runnable |= group;
   sink.on_event(ev);
@@ -764,10 +819,15 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
 // Each word of bytes [first_byte, end) of shared memory, for the race detector.
 void Emu::check_races(unsigned tid, std::uint32_t first_byte, std::uint64_t end, bool write,
                       std::uint16_t line) {
-  for (std::uint32_t word = first_byte / 4; word <= (end - 1) / 4; ++word)
-    for (const Race& r : races.access(tid, word, write, line))
+  for (std::uint32_t word = first_byte / 4; word <= (end - 1) / 4; ++word) {
+    races.access(tid, word, write, line, found_races);
+    if (found_races.empty()) [[likely]]
+      continue;
+    for (const Race& r : found_races)
       add_problem(Problem{ProblemKind::Race, r.line, r.prev_line, block, tid,
                           describe(r, shared_word_name(word), block)});
+    found_races.clear();
+  }
 }
 
 std::string Emu::shared_word_name(std::uint32_t word) const {
@@ -903,9 +963,204 @@ void work(std::uint64_t rounds, std::uint16_t line) {
   throw_if_cancelled();
 }
 
+// [SECTION] Blocks on several cores
+// Workers emulate chunks of consecutive blocks, each into a buffer of its own; the
+// buffers pass to the run's sink in block order (whichever worker finishes the chunk
+// that is next hands it over), with the problems filtered as one serial run files them:
+// a race's pair of lines once per launch, at most max_problems, nothing after the first
+// abort. So the sink sees the very calls, in the very order, of the serial run.
+namespace {
+
+struct Chunk {
+  std::size_t lo = 0, hi = 0;  // positions in the run's block list
+  std::vector<WarpEvent> events;
+  std::vector<std::pair<std::size_t, ArrayDesc>> arrays;  // announced before events[first]
+  EmuResult result;
+  std::exception_ptr error;  // the emulation threw (a sink never runs on a worker's own)
+  bool done = false;
+};
+
+// Records what a worker's Emu streams, into the chunk it runs.
+class ChunkSink final : public TraceSink {
+ public:
+  Chunk* into = nullptr;
+  void on_array(const ArrayDesc& a) override { into->arrays.emplace_back(into->events.size(), a); }
+  void on_event(const WarpEvent& e) override { into->events.push_back(e); }
+};
+
+class ParallelRun {
+ public:
+  ParallelRun(const EmuLaunch& l, TraceSink& s, const EmuOptions& o, unsigned threads,
+              std::vector<std::uint32_t> list, std::uint64_t nblocks)
+      : launch_(l), sink_(s), opt_(o), threads_(threads), list_(std::move(list)) {
+    // Chunks small enough to balance the cores and keep the buffers in cache, at least
+    // one block each.
+    const std::uint64_t per = std::clamp<std::uint64_t>(nblocks / (std::uint64_t(threads) * 32), 1, 8);
+    for (std::uint64_t lo = 0; lo < nblocks; lo += per)
+      chunks_.push_back(std::make_unique<Chunk>(Chunk{std::size_t(lo), std::size_t(std::min(nblocks, lo + per))}));
+    ahead_ = std::size_t(threads) * 4;
+  }
+
+  void run(EmuResult& out) {
+    std::vector<std::thread> ts;
+    for (unsigned t = 0; t < threads_; ++t)
+      ts.emplace_back([this] {
+        try {
+          worker();
+        } catch (...) {  // a worker's own failure (no memory for its fibers): the run's
+          std::lock_guard lk(mu_);
+          if (!sink_error_) sink_error_ = std::current_exception();
+          stop_ = true;
+          cv_.notify_all();
+        }
+      });
+    for (auto& t : ts) t.join();
+    if (sink_error_) std::rethrow_exception(sink_error_);
+    out = merged_;
+  }
+
+ private:
+  void worker() {
+    ChunkSink cs;
+    Emu emu(launch_, cs, opt_);
+    if (!emu.prepare()) return;  // validated by the caller: cannot happen
+    std::size_t last = 0;  // events of this worker's last chunk: the next one's room
+    for (;;) {
+      std::size_t c;
+      {
+        std::unique_lock lk(mu_);
+        // Not too far ahead of the hand-over, so that buffers stay few.
+        cv_.wait(lk, [&] { return stop_ || next_claim_ >= chunks_.size() || next_claim_ < next_give_ + ahead_; });
+        if (stop_ || next_claim_ >= chunks_.size()) break;
+        c = next_claim_++;
+      }
+      Chunk& ch = *chunks_[c];
+      cs.into = &ch;
+      ch.events.reserve(last + last / 8);  // chunks of one launch are alike: no regrowth
+      try {
+        emu.run_chunk(list_, ch.lo, ch.hi);
+        ch.result = emu.result;
+        last = ch.events.size();
+      } catch (...) {
+        ch.error = std::current_exception();
+      }
+      std::unique_lock lk(mu_);
+      ch.done = true;
+      if (giving_) continue;  // the worker handing over will take this one too
+      giving_ = true;
+      while (!stop_ && next_give_ < chunks_.size() && chunks_[next_give_]->done) {
+        Chunk& g = *chunks_[next_give_];
+        lk.unlock();
+        const bool last = give(g);  // the sink runs outside the lock, one worker at a time
+        g = Chunk{};                // its buffers are freed
+        lk.lock();
+        ++next_give_;
+        if (last) stop_ = true;
+      }
+      giving_ = false;
+      cv_.notify_all();
+    }
+  }
+
+  // Hands one chunk to the sink as the serial run would have; true when the run stops.
+  bool give(Chunk& g) {
+    try {
+      if (g.error) std::rethrow_exception(g.error);
+      std::size_t a = 0;
+      for (std::size_t i = 0; i <= g.events.size(); ++i) {
+        for (; a < g.arrays.size() && g.arrays[a].first == i; ++a) {
+          const std::size_t k = std::size_t(g.arrays[a].second.id - kFirstSharedArray);
+          if (k >= announced_) {
+            sink_.on_array(g.arrays[a].second);
+            announced_ = k + 1;
+          }
+        }
+        if (i < g.events.size()) sink_.on_event(g.events[i]);
+      }
+    } catch (...) {
+      sink_error_ = std::current_exception();
+      return true;
+    }
+    const EmuResult& r = g.result;
+    merged_.events += r.events;
+    merged_.threads_run += r.threads_run;
+    merged_.steps += r.steps;
+    merged_.cancelled = merged_.cancelled || r.cancelled;
+    bool aborted = false;
+    for (const Problem& p : r.problems) {
+      if (p.kind != ProblemKind::Race) {
+        merged_.problems.push_back(p);  // the chunk's abort, always its last problem
+        aborted = true;
+        continue;
+      }
+      const std::pair<std::uint16_t, std::uint16_t> pair{p.line, p.other_line};
+      if (std::find(reported_.begin(), reported_.end(), pair) != reported_.end()) continue;
+      reported_.push_back(pair);
+      if (merged_.problems.size() < opt_.max_problems) merged_.problems.push_back(p);
+    }
+    return aborted;
+  }
+
+  const EmuLaunch& launch_;
+  TraceSink& sink_;
+  const EmuOptions& opt_;
+  unsigned threads_;
+  std::vector<std::uint32_t> list_;
+  std::vector<std::unique_ptr<Chunk>> chunks_;
+  std::size_t ahead_ = 0;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t next_claim_ = 0, next_give_ = 0;
+  bool giving_ = false, stop_ = false;
+
+  // Touched only by the worker handing over (giving_).
+  std::size_t announced_ = 0;
+  std::vector<std::pair<std::uint16_t, std::uint16_t>> reported_;
+  EmuResult merged_;
+  std::exception_ptr sink_error_;
+};
+
+}  // namespace
+
+unsigned emu_threads() {
+  for (const char* name : {"WARPSCOPE_EMU_THREADS", "WS_EMU_THREADS"})
+    if (const char* env = std::getenv(name)) {
+      char* end = nullptr;
+      const long v = std::strtol(env, &end, 10);
+      if (end != env && *end == '\0' && v >= 1 && v <= 256) return unsigned(v);
+    }
+  return std::max(1u, std::min(64u, std::thread::hardware_concurrency()));
+}
+
 EmuResult run(const EmuLaunch& launch, TraceSink& sink, const EmuOptions& opt) {
-  Emu emu(launch, sink, opt);
-  return emu.run();
+  std::vector<std::uint32_t> list = opt.only_blocks;
+  std::sort(list.begin(), list.end());
+  list.erase(std::unique(list.begin(), list.end()), list.end());
+  const std::uint64_t nblocks = list.empty() ? launch.info.grid.count() : list.size();
+  // Made-on-touch memory is filled by one thread; a block or two are not worth threads.
+  const unsigned threads = unsigned(std::min<std::uint64_t>(opt.threads, nblocks));
+  if (threads <= 1 || opt.lazy) {
+    Emu emu(launch, sink, opt);
+    return emu.run();
+  }
+  EmuResult res;
+  {
+    Emu check(launch, sink, opt);  // validation only: the problems of a launch that cannot run
+    sink.begin_launch(launch.info);
+    if (!check.prepare()) {
+      sink.end_launch();
+      res = check.result;
+      res.ok = res.problems.empty();
+      return res;
+    }
+  }
+  ParallelRun pr(launch, sink, opt, threads, std::move(list), nblocks);
+  pr.run(res);
+  sink.end_launch();
+  res.blocks_run = nblocks;
+  res.ok = res.problems.empty();
+  return res;
 }
 
 }  // namespace ws::sim

@@ -4,7 +4,9 @@
 // It emits the same WarpEvents as the traced CUDA build. No CUDA, no GUI here.
 //
 // Scheduling (deterministic, so traces are reproducible):
-//  - blocks run one after another in linear order; within a block, warps in order;
+//  - blocks run one after another in linear order (EmuOptions::threads > 1: on several
+//    cores, the events still reaching the sink in that order); within a block, warps in
+//    order;
 //  - a warp runs each lane to its next event point; the lanes waiting at the lowest
 //    (line, array, kind) issue together with their active mask; lanes elsewhere are the
 //    other side of a divergent branch and issue later (min-site reconvergence, which is
@@ -67,7 +69,17 @@ struct EmuOptions {
   // to the control's count (RunControl::advance) as progress_stage.
   RunControl* control = nullptr;
   std::string progress_stage;
+  // OS threads that emulate blocks at once (at most one per block); 1 is the serial run.
+  // Whatever the number, the sink sees the same calls in the same order and the result
+  // is the same (blocks are independent: a kernel's blocks share only global memory,
+  // whose atomics the dialect makes atomic). Runs on made-on-touch memory are serial.
+  unsigned threads = 1;
 };
+
+// The threads for a whole-grid emulation: WARPSCOPE_EMU_THREADS (or WS_EMU_THREADS) when
+// set to 1..256, else the machine's hardware threads (at most 64).
+// @post >= 1
+unsigned emu_threads();
 
 struct EmuResult {
   bool ok = true;

@@ -39,13 +39,6 @@ void RaceDetector::syncwarp(unsigned warp, std::uint32_t lanes) {
       P[__builtin_ctz(a) * 32 + __builtin_ctz(b)] = seq;
 }
 
-bool RaceDetector::ordered(const Acc& a, unsigned tid) const {
-  if (a.epoch != epoch_ || a.tid == tid) return true;
-  const unsigned wa = a.tid / 32u;
-  if (wa != tid / 32u) return false;
-  return pair_sync_[std::size_t(wa) * 1024 + (a.tid % 32u) * 32 + tid % 32u] > a.wseq;
-}
-
 void RaceDetector::found(const Acc& prev, bool prev_write, unsigned tid, bool write,
                          std::uint16_t line, std::uint32_t word, std::vector<Race>& out) {
   for (const auto& r : reported_)
@@ -66,22 +59,7 @@ void RaceDetector::found(const Acc& prev, bool prev_write, unsigned tid, bool wr
 std::vector<Race> RaceDetector::access(unsigned tid, std::uint32_t word, bool write,
                                        std::uint16_t line) {
   std::vector<Race> out;
-  WordShadow& s = shadow_[word];
-  const Acc now{std::uint16_t(tid), line, epoch_, sync_seq_[tid / 32], instr_};
-  if (s.w.tid != kNoThread && !ordered(s.w, tid)) found(s.w, true, tid, write, line, word, out);
-  if (write) {
-    if (s.r0.tid != kNoThread && !ordered(s.r0, tid))
-      found(s.r0, false, tid, true, line, word, out);
-    else if (s.r1.tid != kNoThread && !ordered(s.r1, tid))
-      found(s.r1, false, tid, true, line, word, out);
-    // Readers before this write are ordered before it (or just reported): forget them.
-    s.w = now;
-    s.r0 = Acc{};
-    s.r1 = Acc{};
-  } else {
-    if (s.r0.tid != tid) s.r1 = s.r0;
-    s.r0 = now;
-  }
+  access(tid, word, write, line, out);
   return out;
 }
 

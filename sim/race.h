@@ -35,6 +35,9 @@ class RaceDetector {
   // A new block: no access is remembered, every warp's __syncwarp count restarts. The
   // sites already reported stay reported (one report per pair of sites per launch).
   void start_block();
+  // Forgets the pairs of sites already reported (a parallel run's worker starts a chunk
+  // of blocks as if the launch began there; the chunks' reports are filtered in order).
+  void forget_reports() { reported_.clear(); }
   // Every live thread of the block passed a __syncthreads.
   void barrier() { ++epoch_; }
   // The lanes `lanes` of warp `warp` passed one __syncwarp together.
@@ -48,6 +51,27 @@ class RaceDetector {
   // first, then one reader if it writes), leaving out any pair of lines (line, prev_line)
   // reported before in this launch; so two accesses that are ordered never race.
   std::vector<Race> access(unsigned tid, std::uint32_t word, bool write, std::uint16_t line);
+  // The same, appending the races to `out`: inline, since the emulator calls it for every
+  // lane of every shared access and almost none races.
+  [[gnu::always_inline]] void access(unsigned tid, std::uint32_t word, bool write,
+                                     std::uint16_t line, std::vector<Race>& out) {
+    WordShadow& s = shadow_[word];
+    const Acc now{std::uint16_t(tid), line, epoch_, sync_seq_[tid / 32], instr_};
+    if (s.w.tid != kNoThread && !ordered(s.w, tid)) found(s.w, true, tid, write, line, word, out);
+    if (write) {
+      if (s.r0.tid != kNoThread && !ordered(s.r0, tid))
+        found(s.r0, false, tid, true, line, word, out);
+      else if (s.r1.tid != kNoThread && !ordered(s.r1, tid))
+        found(s.r1, false, tid, true, line, word, out);
+      // Readers before this write are ordered before it (or just reported): forget them.
+      s.w = now;
+      s.r0 = Acc{};
+      s.r1 = Acc{};
+    } else {
+      if (s.r0.tid != tid) s.r1 = s.r0;
+      s.r0 = now;
+    }
+  }
 
  private:
   static constexpr std::uint16_t kNoThread = 0xFFFF;
@@ -62,7 +86,12 @@ class RaceDetector {
     Acc w, r0, r1;
   };
 
-  bool ordered(const Acc& a, unsigned tid) const;
+  bool ordered(const Acc& a, unsigned tid) const {
+    if (a.epoch != epoch_ || a.tid == tid) return true;
+    const unsigned wa = a.tid / 32u;
+    if (wa != tid / 32u) return false;
+    return pair_sync_[std::size_t(wa) * 1024 + (a.tid % 32u) * 32 + tid % 32u] > a.wseq;
+  }
   void found(const Acc& prev, bool prev_write, unsigned tid, bool write, std::uint16_t line,
              std::uint32_t word, std::vector<Race>& out);
 

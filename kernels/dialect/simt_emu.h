@@ -2,6 +2,7 @@
 // WS_MODE_EMU: the dialect on the host compiler. Every access goes through a Ref that
 // reports to the emulator's current lane, which parks the thread until its warp issues
 // the access; then the Ref performs the load or store on host memory.
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -55,31 +56,53 @@ class Ref {
   // dialect's atomics are reductions (kernels/dialect/simt.h).
   void atomic_add(const V& v) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
-    base_[i_] = base_[i_] + v;
+    rmw([&](const V& old) { return V(old + v); });
   }
   // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
   // kernels/user/cuda_emu.h).
   template <class F>
   V atomic_apply(F f) const requires(!std::is_const_v<T>) {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
+    return rmw(f);
+  }
+
+ private:
+  // The read-modify-write of an atomic. Blocks may run on several cores at once
+  // (sim::EmuOptions::threads), so a global one is a real atomic; a block's shared
+  // memory is one core's.
+  template <class F>
+  V rmw(F f) const requires(!std::is_const_v<T>) {
+    if constexpr (sizeof(V) == 4 || sizeof(V) == 8) {
+      if (!shared_) {
+        std::atomic_ref<V> a(base_[i_]);
+        V old = a.load(std::memory_order_relaxed);
+        while (!a.compare_exchange_weak(old, f(old), std::memory_order_relaxed)) {
+        }
+        return old;
+      }
+    }
     const V old = base_[i_];
     base_[i_] = f(old);
     return old;
   }
-
- private:
   void touch(EventKind k) const {
     auto& lane = sim::current_lane();
-    // "array #N" is the trace's array id: callers that know the names substitute them.
-    if (i_ < 0 || std::uint64_t(i_) >= count_)
-      lane.fail(sim::ProblemKind::OutOfBounds, line_,
-                std::string("out-of-bounds ") +
-                    (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
-                    (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
-                    " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
-                    " elements)");
+    if (i_ < 0 || std::uint64_t(i_) >= count_) [[unlikely]]
+      out_of_bounds(lane, k);
     lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
     if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
+  }
+  // Out of line: the message's strings would otherwise widen every access's stack frame,
+  // and each frame line is one more cache miss when the emulator switches lanes.
+  [[noreturn, gnu::cold, gnu::noinline]] void out_of_bounds(sim::Lane& lane, EventKind k) const {
+    // "array #N" is the trace's array id: callers that know the names substitute them.
+    lane.fail(sim::ProblemKind::OutOfBounds, line_,
+              std::string("out-of-bounds ") +
+                  (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
+                  (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
+                  " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
+                  " elements)");
+    __builtin_unreachable();  // fail() unwinds the lane
   }
   T* base_;
   std::uint64_t count_;
@@ -158,13 +181,17 @@ struct Shared2D {
   std::uint8_t id = kNoArray;
  WS_STUDENT_SHOWN
   Ref<T> operator()(int r, int c, int line = __builtin_LINE()) const {
-    if (r < 0 || r >= rows || c < 0 || c >= cols)
-      sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
-                               "shared tile index (" + std::to_string(r) + ", " +
-                                   std::to_string(c) + ") is outside " + std::to_string(rows) +
-                                   " x " + std::to_string(cols));
+    if (r < 0 || r >= rows || c < 0 || c >= cols) [[unlikely]]
+      outside(r, c, line);
     return Ref<T>(ptr, std::uint64_t(rows) * cols, std::int64_t(r) * cols + c, id, off, true,
                   std::uint16_t(line));
+  }
+  [[noreturn, gnu::cold, gnu::noinline]] void outside(int r, int c, int line) const {
+    sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                             "shared tile index (" + std::to_string(r) + ", " +
+                                 std::to_string(c) + ") is outside " + std::to_string(rows) +
+                                 " x " + std::to_string(cols));
+    __builtin_unreachable();  // fail() unwinds the lane
   }
 };
 

@@ -1002,3 +1002,165 @@ TEST_F(Anchors, TiledTransposePaddedByOne) {
 }
 
 }  // namespace
+
+// ---------------------------------------------------------------------------------------
+// Blocks on several cores (EmuOptions::threads): the sink sees the serial run's calls in
+// the serial order, and the result is the serial one, problems included.
+
+namespace {
+
+// Blocks that differ: every 7th (from 5) races between warps on one pair of lines, every
+// 11th (from 9) has all lanes write one word, `fault` reads out of bounds and `stuck`
+// deadlocks at two barriers; global and shared atomics add up beside them.
+struct Mixed {
+  Global<int> out;
+  Global<int> hist;
+  int fault = -1, stuck = -1;
+  void operator()(Thread& t) const {
+    auto s = t.shared<int>(64, "buf");
+    const int b = int(t.blockIdx.x);
+    const unsigned tid = t.tid();
+    s(tid) = int(tid) + b;
+    if (b % 7 == 5) out(b * 64 + int(tid)) = s((tid + 32) % 64);
+    t.syncthreads();
+    if (t.branch(b % 11 == 9)) s(0) = b;
+    if (b == fault && tid == 3) out(1 << 30) = 1;
+    hist.atomic_add(int(tid % 8), 1);
+    s.atomic_add(int(tid % 4), 1);
+    if (b == stuck && tid < 32) {
+      t.syncthreads();
+      return;
+    }
+    t.syncthreads();
+    if (b % 7 != 5) out(b * 64 + int(tid)) = s(int(tid) ^ 1) + t.shfl_xor_sync(~0u, int(tid), 1);
+  }
+};
+
+struct Ran {
+  Recorder rec;
+  EmuResult r;
+  std::vector<int> out, hist;
+};
+
+void run_mixed(Ran& x, unsigned threads, int blocks, int fault, int stuck,
+               std::vector<std::uint32_t> only = {}) {
+  x.out.assign(std::size_t(blocks) * 64, -1);
+  x.hist.assign(8, 0);
+  EmuOptions o;
+  o.threads = threads;
+  o.only_blocks = std::move(only);
+  x.r = emulate(Mixed{g(x.out, 0), g(x.hist, 1), fault, stuck}, {unsigned(blocks), 1, 1},
+                {64, 1, 1}, 512, x.rec, o);
+}
+
+void expect_same_run(const Ran& a, const Ran& b) {
+  EXPECT_EQ(a.rec.calls, b.rec.calls);
+  ASSERT_EQ(a.rec.arrays.size(), b.rec.arrays.size());
+  for (std::size_t i = 0; i < a.rec.arrays.size(); ++i) {
+    EXPECT_EQ(a.rec.arrays[i].id, b.rec.arrays[i].id);
+    EXPECT_EQ(a.rec.arrays[i].name, b.rec.arrays[i].name);
+    EXPECT_EQ(a.rec.arrays[i].base_offset, b.rec.arrays[i].base_offset);
+  }
+  ASSERT_EQ(a.rec.events.size(), b.rec.events.size());
+  EXPECT_TRUE(a.rec.events == b.rec.events);
+  EXPECT_EQ(a.r.ok, b.r.ok);
+  EXPECT_EQ(a.r.events, b.r.events);
+  EXPECT_EQ(a.r.threads_run, b.r.threads_run);
+  EXPECT_EQ(a.r.steps, b.r.steps);
+  EXPECT_EQ(a.r.blocks_run, b.r.blocks_run);
+  EXPECT_EQ(a.r.cancelled, b.r.cancelled);
+  ASSERT_EQ(a.r.problems.size(), b.r.problems.size());
+  for (std::size_t i = 0; i < a.r.problems.size(); ++i) {
+    const sim::Problem &p = a.r.problems[i], &q = b.r.problems[i];
+    EXPECT_EQ(p.kind, q.kind) << i;
+    EXPECT_EQ(p.line, q.line) << i;
+    EXPECT_EQ(p.other_line, q.other_line) << i;
+    EXPECT_EQ(p.block, q.block) << i;
+    EXPECT_EQ(p.thread, q.thread) << i;
+    EXPECT_EQ(p.message, q.message) << i;
+  }
+}
+
+}  // namespace
+
+TEST(EmulatorCores, RacesAtomicsShufflesAsOnOneCore) {
+  Ran one;
+  run_mixed(one, 1, 90, -1, -1);
+  // The serial run itself: every pair of racing lines once, atomics complete.
+  ASSERT_GE(one.r.problems.size(), 2u);
+  for (const auto& p : one.r.problems) EXPECT_EQ(p.kind, ProblemKind::Race) << p.message;
+  EXPECT_EQ(one.r.problems[0].block, 5u);
+  EXPECT_EQ(one.hist, std::vector<int>(8, 90 * 8));
+  for (unsigned threads : {2u, 3u, 8u}) {
+    SCOPED_TRACE(threads);
+    Ran n;
+    run_mixed(n, threads, 90, -1, -1);
+    expect_same_run(one, n);
+    EXPECT_EQ(one.out, n.out);
+    EXPECT_EQ(one.hist, n.hist);
+  }
+}
+
+TEST(EmulatorCores, TheFirstFaultInBlockOrderEndsTheRunAsOnOneCore) {
+  for (const auto& [fault, stuck] : std::vector<std::pair<int, int>>{{47, -1}, {-1, 33}, {61, 20}}) {
+    SCOPED_TRACE(std::to_string(fault) + " " + std::to_string(stuck));
+    Ran one;
+    run_mixed(one, 1, 90, fault, stuck);
+    ASSERT_FALSE(one.r.ok);
+    const sim::Problem& last = one.r.problems.back();
+    EXPECT_EQ(last.kind, fault >= 0 && (stuck < 0 || fault < stuck) ? ProblemKind::OutOfBounds
+                                                                  : ProblemKind::Deadlock);
+    EXPECT_EQ(last.block, std::uint32_t(stuck >= 0 && (fault < 0 || stuck < fault) ? stuck : fault));
+    // Nothing of a later block reached the sink.
+    for (const auto& e : one.rec.events) EXPECT_LE(e.block, last.block);
+    for (unsigned threads : {2u, 5u}) {
+      SCOPED_TRACE(threads);
+      Ran n;
+      run_mixed(n, threads, 90, fault, stuck);
+      expect_same_run(one, n);
+    }
+  }
+}
+
+TEST(EmulatorCores, OnlyBlocksAndOneBlockPerCore) {
+  Ran one, n;
+  const std::vector<std::uint32_t> only = {40, 2, 9, 5, 9, 77};
+  run_mixed(one, 1, 90, -1, -1, only);
+  run_mixed(n, 4, 90, -1, -1, only);
+  expect_same_run(one, n);
+  EXPECT_EQ(one.out, n.out);
+  Ran a, b;  // more threads than blocks
+  run_mixed(a, 1, 3, -1, -1);
+  run_mixed(b, 16, 3, -1, -1);
+  expect_same_run(a, b);
+}
+
+TEST(EmulatorCores, ProgressOnlyGrowsAndReachesTheGrid) {
+  RunControl ctl;
+  std::vector<double> seen;
+  ctl.min_interval_s = 0;
+  ctl.on_progress = [&](const RunProgress& p) { seen.push_back(p.done); };
+  ctl.start(200, "emulating");
+  Ran x;
+  x.out.assign(200 * 64, -1);
+  x.hist.assign(8, 0);
+  EmuOptions o;
+  o.threads = 4;
+  o.control = &ctl;
+  x.r = emulate(Mixed{g(x.out, 0), g(x.hist, 1)}, {200, 1, 1}, {64, 1, 1}, 512, x.rec, o);
+  ASSERT_FALSE(seen.empty());
+  for (std::size_t i = 1; i < seen.size(); ++i) EXPECT_GE(seen[i], seen[i - 1]);
+  EXPECT_EQ(ctl.progress().done, 200);
+}
+
+TEST(EmulatorCores, ThreadsComeFromTheEnvironment) {
+  ::setenv("WARPSCOPE_EMU_THREADS", "3", 1);
+  EXPECT_EQ(sim::emu_threads(), 3u);
+  ::setenv("WARPSCOPE_EMU_THREADS", "zero", 1);
+  EXPECT_GE(sim::emu_threads(), 1u);
+  ::unsetenv("WARPSCOPE_EMU_THREADS");
+  ::setenv("WS_EMU_THREADS", "2", 1);
+  EXPECT_EQ(sim::emu_threads(), 2u);
+  ::unsetenv("WS_EMU_THREADS");
+  EXPECT_EQ(sim::emu_threads(), std::max(1u, std::min(64u, std::thread::hardware_concurrency())));
+}

@@ -247,7 +247,7 @@ TEST_P(FiberTest, SuccessorThatCannotRunFallsBackToTheHost) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, FiberTest,
-                         ::testing::Values(FiberBackend::Boost, FiberBackend::Ucontext),
+                         ::testing::Values(FiberBackend::Native, FiberBackend::Boost, FiberBackend::Ucontext),
                          [](const auto& info) { return std::string(ws::sim::to_string(info.param)); });
 
 TEST_P(FiberTest, MisuseMessageNamesTheState) {
@@ -278,8 +278,16 @@ TEST(FiberBackendTest, UcontextAlwaysAvailableAndEnvSelectsIt) {
   EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Ucontext);
   ::unsetenv("WS_FIBERS");
   EXPECT_TRUE(ws::sim::fiber_backend_available(ws::sim::default_fiber_backend()));
-#if defined(WS_EXPECT_BOOST_FIBERS)
+#if defined(__x86_64__)
+  EXPECT_TRUE(ws::sim::fiber_backend_available(FiberBackend::Native));
+  EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Native);
+#elif defined(WS_EXPECT_BOOST_FIBERS)
   EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Boost);
+#endif
+#if defined(WS_EXPECT_BOOST_FIBERS)
+  ::setenv("WS_FIBERS", "boost", 1);
+  EXPECT_EQ(ws::sim::default_fiber_backend(), FiberBackend::Boost);
+  ::unsetenv("WS_FIBERS");
 #endif
 }
 

@@ -9,7 +9,6 @@
 #include <cstdlib>
 #include <exception>
 #include <new>
-#include <thread>
 
 #include "kernels/backends/backend.h"
 #include "kernels/backends/emu/lazy_arrays.h"
@@ -18,7 +17,8 @@
 namespace ws {
 namespace {
 
-// The emulator issues about ten million lane events a second. A run estimated above
+// The emulator issues about 30 million lane events a second per core (2026-11-27, the
+// 2-core machine; ten million before the native fibers). A run estimated above
 // this many (half a minute) is refused with a message instead of appearing to hang. The
 // estimate: a few events per thread, one per 4 bytes of logical traffic, one per
 // multiply-add (the naive matmul's count; blocked ones do fewer), and the rounds of
@@ -72,27 +72,11 @@ class PerLaunchSites : public TraceSink {
   const std::vector<sim::SiteSink>& sites() const { return sites_; }
   // How each launch's global atomics spread over words (sim::AtomicHeat).
   const std::vector<sim::AtomicHeatSink>& heat() const { return heat_; }
-  // Adds another part of the same launches, launch by launch.
-  void merge(const PerLaunchSites& o) {
-    if (sites_.size() < o.sites_.size()) sites_.resize(o.sites_.size());
-    if (heat_.size() < o.heat_.size()) heat_.resize(o.heat_.size());
-    for (std::size_t i = 0; i < o.sites_.size(); ++i) sites_[i].merge(o.sites_[i].sites());
-    for (std::size_t i = 0; i < o.heat_.size(); ++i) heat_[i].merge(o.heat_[i]);
-  }
 
  private:
   std::vector<sim::SiteSink> sites_;
   std::vector<sim::AtomicHeatSink> heat_;
 };
-
-// Cores for a whole-grid emulation: all of them (at most 16), or WS_EMU_THREADS.
-unsigned emu_threads() {
-  if (const char* env = std::getenv("WS_EMU_THREADS")) {
-    const long v = std::strtol(env, nullptr, 10);
-    if (v >= 1 && v <= 256) return unsigned(v);
-  }
-  return std::max(1u, std::min(16u, std::thread::hardware_concurrency()));
-}
 
 std::string names_of(const std::vector<std::string>& v) {
   std::string s;
@@ -251,83 +235,25 @@ class EmuBackend : public Backend {
       arrays.push_back(d);
     }
 
-    // The whole grid of a one-launch plan runs on every core, a contiguous range of
-    // blocks each (blocks are independent and write disjoint outputs); the counters are
-    // added up and the kept blocks' events joined in block order, so the result is the
-    // one a single core gives (tests/kernels/test_emu_backend.cpp holds them equal).
-    const unsigned long long grid = res.plan.launches.empty() ? 0 : res.plan.launches[0].grid.count();
-    unsigned parts = emu_threads();
-    if (!whole || opt.keep_all_blocks || res.plan.launches.size() != 1 || grid < 2ull * parts)
-      parts = 1;
-    struct Part {
-      PerLaunchSites totals;
-      std::unique_ptr<KeepSink> keep;
-      sim::EmuResult result;
-      std::string error;  // the launcher's (a launch it refused)
-    };
-    std::vector<Part> part(parts);
-    auto run_part = [&](unsigned p) {
-      Part& me = part[p];
-      std::vector<TraceSink*> sinks = {&me.totals};
-      if (opt.keep_all_blocks)
-        me.keep = std::make_unique<KeepSink>();
-      else if (!opt.keep_blocks.empty())
-        me.keep = std::make_unique<KeepSink>(opt.keep_blocks);
-      if (me.keep) sinks.push_back(me.keep.get());
-      TeeSink tee(sinks);
-      sim::EmuOptions po = eo;
-      if (parts > 1) {
-        const unsigned long long lo = grid * p / parts, hi = grid * (p + 1) / parts;
-        for (unsigned long long b = lo; b < hi; ++b) po.only_blocks.push_back(std::uint32_t(b));
-        // Every part polls cancel and adds the blocks it finished to the run's count.
-      }
-      emu::Launcher launcher(tee, arrays, v->info.source_file, po);
-      v->launch(launcher, res.params, res.plan, args);
-      me.error = launcher.error();
-      me.result = launcher.result();
-    };
-    if (parts == 1) {
-      run_part(0);
-    } else {
-      std::vector<std::thread> ts;
-      std::vector<std::exception_ptr> errs(parts);
-      for (unsigned p = 0; p < parts; ++p)
-        ts.emplace_back([&, p] {
-          ThreadControlScope scope(eo.control);
-          try {
-            run_part(p);
-          } catch (...) {
-            errs[p] = std::current_exception();
-          }
-        });
-      for (auto& t : ts) t.join();
-      for (auto& e : errs)
-        if (e) std::rethrow_exception(e);
+    // A whole-grid run emulates its blocks on every core (sim::EmuOptions::threads): the
+    // sinks see what one core gives them (tests/sim/test_emulator.cpp holds them equal).
+    if (whole) eo.threads = sim::emu_threads();
+    PerLaunchSites totals;
+    std::unique_ptr<KeepSink> keep;
+    std::vector<TraceSink*> sinks = {&totals};
+    if (opt.keep_all_blocks)
+      keep = std::make_unique<KeepSink>();
+    else if (!opt.keep_blocks.empty())
+      keep = std::make_unique<KeepSink>(opt.keep_blocks);
+    if (keep) sinks.push_back(keep.get());
+    TeeSink tee(sinks);
+    emu::Launcher launcher(tee, arrays, v->info.source_file, eo);
+    v->launch(launcher, res.params, res.plan, args);
+    if (!launcher.error().empty()) {
+      res.error = launcher.error();
+      return;
     }
-    for (const Part& pt : part)
-      if (!pt.error.empty()) {
-        res.error = pt.error;
-        return;
-      }
-    sim::EmuResult er = part[0].result;
-    PerLaunchSites& totals = part[0].totals;
-    std::unique_ptr<KeepSink>& keep = part[0].keep;
-    for (unsigned p = 1; p < parts; ++p) {
-      const sim::EmuResult& o = part[p].result;
-      er.ok = er.ok && o.ok;
-      er.cancelled = er.cancelled || o.cancelled;
-      er.events += o.events;
-      er.threads_run += o.threads_run;
-      // A single core stops at the first block with a problem: keep the earliest part's.
-      if (er.problems.empty()) er.problems = o.problems;
-      totals.merge(part[p].totals);
-      if (keep && part[p].keep && !part[p].keep->launches().empty()) {
-        auto& dst = keep->launches();
-        auto& src = part[p].keep->launches().front().events;
-        if (dst.empty()) dst.push_back(std::move(part[p].keep->launches().front()));
-        else dst.front().events.insert(dst.front().events.end(), src.begin(), src.end());
-      }
-    }
+    const sim::EmuResult& er = launcher.result();
     if (er.cancelled) throw RunCancelled{};
     res.problems = er.problems;
     if (keep) res.kept = std::move(keep->launches());

@@ -592,10 +592,13 @@ TEST(EmuBackendCores, AllCoresEqualOneCore) {
   auto emu = make_emu_backend();
   for (const auto& [family, variant, n] :
        std::vector<std::tuple<std::string, std::string, long long>>{
-           {"transpose", "tiled", 256}, {"reduce", "warp_shuffle", 1 << 16}, {"matmul", "tiled", 128}}) {
+           {"transpose", "tiled", 256}, {"reduce", "warp_shuffle", 1 << 16}, {"matmul", "tiled", 128},
+           {"reduce", "two_pass", 1 << 16}, {"histogram", "global_atomic", 1 << 14},
+           {"divergence", "odd_even", 4096}}) {
     SCOPED_TRACE(family + "/" + variant);
     RunOptions o;
     o.keep_blocks = {0, 5, 9};
+    o.keep_all_blocks = family == "transpose";  // every event, in order
     setenv("WS_EMU_THREADS", "1", 1);
     const RunResult one = emu->run(family, variant, {{"n", n}}, o);
     setenv("WS_EMU_THREADS", "4", 1);
@@ -613,8 +616,15 @@ TEST(EmuBackendCores, AllCoresEqualOneCore) {
       EXPECT_EQ(one.launches[0].sites[i].totals.ncu(), four.launches[0].sites[i].totals.ncu());
     }
     ASSERT_EQ(one.kept.size(), four.kept.size());
-    EXPECT_TRUE(one.kept[0].events == four.kept[0].events);
-    EXPECT_EQ(one.kept[0].info.arrays.size(), four.kept[0].info.arrays.size());
+    for (std::size_t k = 0; k < one.kept.size(); ++k) {
+      EXPECT_TRUE(one.kept[k].events == four.kept[k].events);
+      EXPECT_EQ(one.kept[k].info.arrays.size(), four.kept[k].info.arrays.size());
+    }
+    for (std::size_t i = 0; i < one.launches.size(); ++i) {
+      EXPECT_EQ(one.launches[i].heat.global_updates, four.launches[i].heat.global_updates);
+      EXPECT_EQ(one.launches[i].heat.hot_requests, four.launches[i].heat.hot_requests);
+    }
+    EXPECT_EQ(one.problems.size(), four.problems.size());
   }
 }
 

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "app/puzzle/puzzle.h"
 
 #include <nlohmann/json.hpp>
@@ -179,6 +181,88 @@ TEST(PuzzleQuantities, ComputedFromTheTotals) {
   for (const auto& q : quantities()) EXPECT_TRUE(quantity_value(q.name, r, v)) << q.name;
 }
 
+// ---------------------------------------------------------------- hints
+
+TEST(PuzzleHints, ParsedInOrderAndEveryMalformedOneIsAFileLineMessage) {
+  const std::string two = std::string(kGood) + "\n```hint\nFirst: look at lane 0.\n```\n\n```hint\nSecond.\nTwo lines.\n```\n";
+  Puzzle p;
+  std::vector<Error> e;
+  ASSERT_TRUE(parse_text(two, "p.md", p, e)) << e[0].text();
+  ASSERT_EQ(p.hints.size(), 2u);
+  EXPECT_EQ(p.hints[0].text, "First: look at lane 0.");
+  EXPECT_EQ(p.hints[1].text, "Second.\nTwo lines.");
+  EXPECT_EQ(p.task.find("First"), std::string::npos) << "a hint is not part of the task";
+  auto one_error = [](const std::string& text, const std::string& words) {
+    const auto es = errors_of(text);
+    ASSERT_EQ(es.size(), 1u) << text;
+    EXPECT_NE(es[0].message.find(words), std::string::npos) << es[0].text();
+    EXPECT_GT(es[0].line, 1);
+  };
+  one_error(std::string(kGood) + "\n```hint\n   \n```\n", "an empty hint");
+  std::string four = kGood;
+  for (int i = 0; i < 4; ++i) four += "\n```hint\nh" + std::to_string(i) + "\n```\n";
+  one_error(four, "a fourth hint: a puzzle has at most 3");
+  one_error(std::string(kGood) + "\n```hint\n" + std::string(2001, 'x') + "\n```\n", "a hint of 2001 bytes");
+  one_error(std::string(kGood) + "\n```hints\nh\n```\n", "unknown block 'hints'");
+  one_error(std::string(kGood) + "\n```hint\nnever closed\n", "never closed");
+}
+
+TEST(PuzzleHints, RevealedOneAtATimeAndRemembered) {
+  const std::string dir = testing::TempDir() + "/ws-hints-" + std::to_string(::getpid());
+  fs::remove_all(dir);
+  const std::string file = std::string(WS_SOURCE_DIR) + "/puzzles/04-transpose-shared.md";
+  Puzzle p;
+  std::vector<Error> e;
+  ASSERT_TRUE(parse_file(file, p, e));
+  ASSERT_EQ(p.hints.size(), 3u);
+  auto next = [&](int n, std::string* text = nullptr) {
+    std::ostringstream out, err;
+    const int rc = hint_command(file, n, dir, out, err);
+    if (text) *text = out.str();
+    EXPECT_EQ(err.str(), "");
+    return rc;
+  };
+  std::string t;
+  EXPECT_EQ(hints_seen(dir, p.slug), 0);
+  ASSERT_EQ(next(0, &t), 0);
+  EXPECT_NE(t.find("hint 1 of 3"), std::string::npos) << t;
+  EXPECT_NE(t.find(p.hints[0].text), std::string::npos);
+  EXPECT_EQ(hints_seen(dir, p.slug), 1) << "kept in " << dir;
+  ASSERT_EQ(next(0, &t), 0);
+  EXPECT_NE(t.find(p.hints[1].text), std::string::npos) << t;
+  // Hint N on demand: an earlier one leaves the count alone, a later one raises it.
+  ASSERT_EQ(next(1, &t), 0);
+  EXPECT_NE(t.find(p.hints[0].text), std::string::npos);
+  EXPECT_EQ(hints_seen(dir, p.slug), 2);
+  ASSERT_EQ(next(0, &t), 0);
+  EXPECT_NE(t.find("hint 3 of 3"), std::string::npos);
+  EXPECT_EQ(t.find("the next"), std::string::npos) << "no next after the last";
+  ASSERT_EQ(next(0, &t), 0);
+  EXPECT_NE(t.find("hint 3 of 3 (you have seen them all)"), std::string::npos) << t;
+  EXPECT_EQ(hints_seen(dir, p.slug), 3);
+  // Other puzzles' counts are kept beside it.
+  std::string why;
+  ASSERT_TRUE(record_hints_seen(dir, "01-strided-copy", 1, why)) << why;
+  EXPECT_EQ(hints_seen(dir, p.slug), 3);
+  EXPECT_EQ(hints_seen(dir, "01-strided-copy"), 1);
+  // Out of range: one line, exit 2.
+  std::ostringstream out, err;
+  EXPECT_EQ(hint_command(file, 4, dir, out, err), 2);
+  EXPECT_EQ(err.str(), "warpscope: 04-transpose-shared has 3 hints; there is no hint 4\n");
+  // A damaged file is said once and started again, never a crash.
+  {
+    std::ofstream f(dir + "/hints.json");
+    f << "{\"04-transpose-shared\": 1e300, [";
+  }
+  EXPECT_EQ(hints_seen(dir, p.slug), 0);
+  std::ostringstream o2, e2;
+  EXPECT_EQ(hint_command(file, 0, dir, o2, e2), 0);
+  EXPECT_NE(o2.str().find("hint 1 of 3"), std::string::npos);
+  EXPECT_NE(e2.str().find("is not a JSON object"), std::string::npos) << e2.str();
+  EXPECT_EQ(hints_seen(dir, p.slug), 1);
+  fs::remove_all(dir);
+}
+
 // ---------------------------------------------------------------- the shipped puzzles
 
 std::vector<std::string> shipped() { return list_files(std::string(WS_SOURCE_DIR) + "/puzzles"); }
@@ -194,6 +278,27 @@ TEST(ShippedPuzzles, AtLeastTenEachWithASolution) {
   const auto files = shipped();
   EXPECT_GE(files.size(), 10u);
   for (const auto& f : files) EXPECT_TRUE(fs::exists(solution_path(f))) << f;
+}
+
+// Every shipped puzzle has two or three hints, and none of them gives the solution away:
+// no line of the solution that the starter lacks appears in a hint.
+TEST(ShippedPuzzles, TwoOrThreeHintsNoneOfThemTheSolution) {
+  for (const auto& f : shipped()) {
+    Puzzle p;
+    std::vector<Error> e;
+    ASSERT_TRUE(parse_file(f, p, e)) << e[0].text();
+    EXPECT_GE(p.hints.size(), 2u) << f;
+    EXPECT_LE(p.hints.size(), 3u) << f;
+    std::ifstream in(solution_path(f));
+    std::string l;
+    while (std::getline(in, l)) {
+      const auto b = l.find_first_not_of(" \t");
+      if (b == std::string::npos) continue;
+      l = l.substr(b);
+      if (l.size() < 12 || l.rfind("//", 0) == 0 || p.starter.find(l) != std::string::npos) continue;
+      for (const auto& h : p.hints) EXPECT_EQ(h.text.find(l), std::string::npos) << f << ": a hint holds the solution's line '" << l << "'";
+    }
+  }
 }
 
 // Every shipped puzzle reads or writes global memory, so each judges how: a target on

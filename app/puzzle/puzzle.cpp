@@ -5,6 +5,7 @@
 //   Text helpers
 //   Quantities and their values
 //   Parsing a puzzle file
+//   The worst line of a target
 //   Checking a kernel
 //   The puzzle command: list and check
 #include "app/puzzle/puzzle.h"
@@ -17,10 +18,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <functional>
 #include <iomanip>
+#include <map>
 #include <ostream>
 #include <sstream>
 
@@ -387,6 +390,21 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
         }
         p.targets.push_back(tg);
       }
+    } else if (info == "hint") {
+      Hint h;
+      h.line = ln;
+      for (std::size_t k = i + 1; k < j; ++k) h.text += lines[k] + "\n";
+      h.text = trim(h.text);
+      if (h.text.empty()) err(ln, "an empty hint (write it between ```hint and ```)");
+      else if (p.hints.size() >= kMaxHints)
+        err(ln, "a fourth hint: a puzzle has at most " + std::to_string(kMaxHints) + " (the first is at line " +
+                    std::to_string(p.hints[0].line) + ")");
+      else if (h.text.size() > kMaxHintBytes)
+        err(ln, "a hint of " + std::to_string(h.text.size()) + " bytes (at most " + std::to_string(kMaxHintBytes) +
+                    "): a hint is a nudge, not a lesson");
+      else p.hints.push_back(std::move(h));
+    } else if (info.rfind("hint", 0) == 0 && info.size() > 4 && std::isalnum(static_cast<unsigned char>(info[4]))) {
+      err(ln, "unknown block '" + info + "' (a hint's block is ```hint, one per hint)");
     } else {
       // Any other fenced block (```cpp, ```text) is part of the task's prose.
       for (std::size_t k = i; k <= j; ++k) p.task += lines[k] + "\n";
@@ -443,6 +461,97 @@ bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors
     return false;
   }
   return parse_text(f.text, file, out, errors);
+}
+
+// [SECTION] The worst line of a target
+namespace {
+
+// Every launch's sites merged per line; the kept blocks' events when no launch has sites.
+std::map<int, sim::Totals> per_line(const RunResult& r) {
+  std::map<int, sim::Totals> out;
+  for (const auto& l : r.launches)
+    for (const auto& [line, t] : sim::by_line(l.sites)) out[line].merge(t);
+  if (out.empty()) {
+    const sim::DeviceModel m{};
+    for (const auto& k : r.kept)
+      for (const auto& e : k.events) out[e.line].add(e, m);
+  }
+  out.erase(0);  // events of no source line (the dialect's own)
+  return out;
+}
+
+}  // namespace
+
+WorstLine worst_line(const std::string& q, const RunResult& r) {
+  WorstLine w;
+  if (q.rfind("metric:", 0) == 0 || q == "time") return w;
+  double warps = 0;
+  for (const auto& l : r.plan.launches)
+    warps += double(l.grid.count()) * double((l.block.count() + 31) / 32);
+  // Per line: the figure shown, and the key it is ranked by (larger is worse); a line
+  // without the quantity ranks 0 and is never named.
+  std::string unit;
+  auto measure = [&](const sim::Totals& t, double& fig) -> double {
+    const double ldr = double(t.global_ld_requests), str = double(t.global_st_requests);
+    if (q == "sectors_per_request" || q == "ld_sectors_per_request" || q == "st_sectors_per_request") {
+      const bool ld = q != "st_sectors_per_request", st = q != "ld_sectors_per_request";
+      const double req = (ld ? ldr : 0) + (st ? str : 0);
+      const double sec = (ld ? double(t.global_ld_sectors) : 0) + (st ? double(t.global_st_sectors) : 0);
+      unit = q[0] == 'l' ? " sectors a load request" : q[0] == 's' && q[1] == 't' ? " sectors a store request"
+                                                                                 : " sectors a request";
+      fig = req > 0 ? sec / req : 0;
+      return fig + req * 1e-12;  // ties: the line with more requests
+    }
+    if (q == "ld_requests") { unit = " load requests"; return fig = ldr; }
+    if (q == "st_requests") { unit = " store requests"; return fig = str; }
+    if (q == "ld_sectors") { unit = " load sectors"; return fig = double(t.global_ld_sectors); }
+    if (q == "st_sectors") { unit = " store sectors"; return fig = double(t.global_st_sectors); }
+    if (q == "bank_conflicts" || q == "ld_bank_conflicts" || q == "st_bank_conflicts") {
+      unit = " bank conflicts";
+      fig = (q[0] != 's' ? double(t.shared_ld_conflicts()) : 0) + (q[0] != 'l' ? double(t.shared_st_conflicts()) : 0);
+      return fig;
+    }
+    if (q == "shared_requests") {
+      unit = " shared requests";
+      return fig = double(t.shared_ld_requests + t.shared_st_requests);
+    }
+    if (q == "divergent_branches") { unit = " divergent branches"; return fig = double(t.divergent_branches); }
+    if (q == "simd_efficiency") {
+      // The line that leaves the most lane slots idle, with its own efficiency.
+      unit = " SIMD efficiency";
+      fig = t.simd_efficiency();
+      return 32.0 * double(t.warp_instructions) - double(t.lane_instructions);
+    }
+    if (q == "barriers_per_warp") {
+      unit = " barriers a warp";
+      return fig = warps > 0 ? double(t.barriers) / warps : 0;
+    }
+    return 0;
+  };
+  double best = 0;
+  for (const auto& [line, t] : per_line(r)) {
+    double fig = 0;
+    const double key = measure(t, fig);
+    if (key > best) {
+      best = key;
+      w.line = line;
+      w.value = fig;
+    }
+  }
+  if (!w.line) return w;
+  if (w.value == 1) {  // "1 sector a load request", "1 divergent branch"
+    static const std::pair<const char*, const char*> kOne[] = {
+        {"sectors", "sector"}, {"requests", "request"}, {"conflicts", "conflict"},
+        {"branches", "branch"}, {"barriers", "barrier"}};
+    for (const auto& [many, one] : kOne)
+      if (const auto at = unit.find(many); at != std::string::npos) {
+        unit.replace(at, std::strlen(many), one);
+        break;
+      }
+  }
+  w.text = "line " + std::to_string(w.line) + ": " +
+           (q == "simd_efficiency" ? "SIMD efficiency " + fmt(w.value) : fmt(w.value) + unit);
+  return w;
 }
 
 // [SECTION] Checking a kernel
@@ -598,6 +707,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
       tr.evaluated = quantity_value(t.quantity, r.run, tr.got);
       tr.met = tr.evaluated && holds(tr.got, t.op, t.value);
       if (!tr.evaluated) tr.note = "unknown quantity";
+      if (tr.evaluated && !tr.met) tr.worst = worst_line(t.quantity, r.run);
     }
     r.targets.push_back(tr);
   }
@@ -743,6 +853,7 @@ int check_command(const std::string& file, const std::string& kernel, Backend& b
     else
       out << t.note;
     out << "\n";
+    if (!t.worst.text.empty()) out << "           " << t.worst.text << "\n";
   }
   out << (r.all_met() ? "all " + std::to_string(met) + " targets met"
                       : std::to_string(met) + " of " + std::to_string(r.targets.size()) + " targets met")

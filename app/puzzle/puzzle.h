@@ -10,6 +10,8 @@
 //   ```targets   one per line: QUANTITY OP NUMBER ("bank_conflicts == 0",
 //                "ld_sectors_per_request <= 4", "metric NCU_NAME <= N") or
 //                "time within P % of FAMILY/VARIANT [k=v ...]"
+//   ```hint      optional, up to three: one hint each, prose, shown one at a time in
+//                file order (`puzzle --hint FILE`); never the solution
 //
 // The solution is kept beside it in puzzles/solutions/NN-name.cuh. The format is read
 // line by line (no recursion, bounded size); a malformed puzzle gives file:line messages.
@@ -37,6 +39,13 @@ struct Target {
   Params ref_params;
 };
 
+struct Hint {
+  int line = 0;      // of its ```hint in the puzzle file
+  std::string text;  // the block's lines, Markdown, without the fences
+};
+constexpr std::size_t kMaxHints = 3;
+constexpr std::size_t kMaxHintBytes = 2000;
+
 struct Puzzle {
   std::string file;
   std::string slug;   // "01-strided-copy"
@@ -49,6 +58,7 @@ struct Puzzle {
   std::string starter;
   int starter_line = 0;   // line of the first starter line in the file
   std::vector<Target> targets;
+  std::vector<Hint> hints;  // in file order: the order they are revealed
 };
 
 struct Error {
@@ -75,12 +85,27 @@ bool parse_file(const std::string& file, Puzzle& out, std::vector<Error>& errors
 // The value of a plain quantity or "metric:NAME" for a run. false when unknown.
 bool quantity_value(const std::string& q, const RunResult& r, double& out);
 
+// The source line that costs a target the most over the whole run, and its figure there.
+struct WorstLine {
+  int line = 0;       // 0: the quantity is not counted per line (time, metric), or no line has it
+  double value = 0;   // the line's own figure, in the target's unit (32 sectors a request)
+  std::string text;   // "line 17: 32 sectors a load request"
+};
+// Every launch's per-line counters (RunResult::launches[].sites; the kept blocks' events
+// when no launch has any) for quantity `q` (a plain quantity of quantities()): per request
+// the line with the most sectors a request, per count the line with the largest count,
+// simd_efficiency the line that idles the most lanes, barriers_per_warp the most barriers.
+// @post line == 0 iff q is not counted per line or no line has any of it; otherwise text
+//       starts "line LINE: " and value is that line's figure.
+WorstLine worst_line(const std::string& q, const RunResult& r);
+
 struct TargetResult {
   Target target;
   bool evaluated = false;
   bool met = false;
   double got = 0;
   std::string note;  // "modelled", the reference's time, why it could not be evaluated
+  WorstLine worst;   // set for a missed target counted per line
 };
 
 struct CheckResult {
@@ -117,13 +142,29 @@ int list_command(const std::string& dir, std::ostream& out, std::ostream& err);
 int check_command(const std::string& file, const std::string& kernel, Backend& backend,
                   double time_limit, std::ostream& out, std::ostream& err, bool json = false);
 
+// Hints, one at a time. The hints a student has seen are kept per puzzle (by slug) in
+// DIR/hints.json, DIR being student_dir(): $XDG_DATA_HOME/warpscope/puzzles (else
+// ~/.local/share/warpscope/puzzles), where the editor keeps the student's kernels.
+std::string student_dir();
+// How many hints of `slug` were seen (0 when the file is absent, unreadable or malformed).
+// @post result >= 0.
+int hints_seen(const std::string& dir, const std::string& slug);
+// Records that `n` hints of `slug` were seen (the count never goes down), through
+// io::write_file (atomic; other puzzles' counts kept). false with `error` when it cannot.
+bool record_hints_seen(const std::string& dir, const std::string& slug, int n, std::string& error);
+// `puzzle --hint FILE [N]`: hint N (1-based), or with N == 0 the next unseen one (the last
+// again once all were seen); records it as seen in `dir` ("" = student_dir()).
+// @post 0 when a hint was printed, 2 on bad input (the puzzle, N, a puzzle without hints).
+int hint_command(const std::string& file, int number, const std::string& dir, std::ostream& out,
+                 std::ostream& err);
+
 // The exit code of a check: 0 every target met, 1 a target missed or the kernel failed,
 // 2 bad input (the puzzle, the kernel file, or a machine that cannot run it).
 int check_exit_code(const CheckResult& r);
 
 // The check as one JSON object (puzzle_json.cpp): verdict and exit_code, each target's
-// name, text, wanted, got, met (and worst_line, the kept block's costliest line, when
-// missed), the kernel's totals under Nsight Compute's names, divergent_branches and
+// name, text, wanted, got, met (and, when missed, worst_line, worst_value and worst: the
+// costliest line over the whole run and its figure there), the kernel's totals under Nsight Compute's names, divergent_branches and
 // simd_efficiency.
 // @post j["exit_code"] == check_exit_code(r); "targets" and "totals" are present iff the
 //       kernel ran and verified.

@@ -993,6 +993,8 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
 
     // The parent: events into the model's totals and the kept blocks as they come.
     std::vector<sim::Totals> per_launch;
+    // The same counters per source line of the student's file: what a missed target names.
+    std::vector<sim::SiteSink> per_launch_sites;
     sim::DeviceModel model;
     std::unique_ptr<KeepSink> keep;
     if (opt.keep_all_blocks)
@@ -1019,6 +1021,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
             return;
           }
           per_launch.emplace_back();
+          per_launch_sites.emplace_back(model);
           if (keep) {
             const LaunchCfg& cfg = res.plan.launches[i];
             keep->begin_launch(LaunchInfo{cfg.kernel, caller_spec.source_path, cfg.grid, cfg.block,
@@ -1056,6 +1059,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
             return;
           }
           per_launch.back().add(e, model);
+          per_launch_sites.back().on_event(e);
           if (keep) keep->on_event(e);
           break;
         }
@@ -1244,6 +1248,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
       LaunchTotals lt;
       if (i < res.plan.launches.size()) lt.cfg = res.plan.launches[i];
       lt.totals = per_launch[i];
+      lt.sites = per_launch_sites[i].sites();
       res.totals.merge(lt.totals);
       res.launches.push_back(lt);
     }

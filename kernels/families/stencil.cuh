@@ -119,7 +119,7 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 inline void add_stencil(Registry& r) {
   using namespace stencil_detail;
   r.family({.name = "stencil",
-            .source_file = "kernels/stencil.cuh",
+            .source_file = "kernels/families/stencil.cuh",
             .peers = {Peer::MemcpyD2D},
             .copy_bytes = [](const Params& p) { return 4.0 * double(p.at("n")); },
             .size_params = {"n", "block"},

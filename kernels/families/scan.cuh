@@ -107,7 +107,7 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 inline void add_scan(Registry& r) {
   using namespace scan_detail;
   r.family({.name = "scan",
-            .source_file = "kernels/scan.cuh",
+            .source_file = "kernels/families/scan.cuh",
             .peers = {Peer::MemcpyD2D},
             .copy_bytes = [](const Params& p) { return 4.0 * double(p.at("n")); },
             .size_params = {"n", "block"},

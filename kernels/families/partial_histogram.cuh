@@ -106,7 +106,7 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 inline void add_partial_histogram(Registry& r) {
   using namespace partial_histogram_detail;
   r.family({.name = "partial_histogram",
-            .source_file = "kernels/partial_histogram.cuh",
+            .source_file = "kernels/families/partial_histogram.cuh",
             .peers = {Peer::MemcpyD2D},
             .copy_bytes = [](const Params& p) {
               return 2.0 * double(p.at("n")) + 2.0 * double(p.at("private_rows") * p.at("bins"));

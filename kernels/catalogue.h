@@ -45,10 +45,12 @@ struct Choices {
 };
 
 // A library routine timed beside a family's kernels, same sizes, same run.
-enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
+// CublasGemmEx: cublasGemmEx with FP16 inputs and FP32 accumulation (CUBLAS_COMPUTE_32F),
+// the tensor cores' GEMM, beside the tensor family.
+enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm, CublasGemmEx };
 std::string_view to_string(Peer p);
-// @post true for the routines measured in GFLOP/s (SGEMM), false for GB/s ones.
-constexpr bool peer_gflops(Peer p) { return p == Peer::CublasSgemm; }
+// @post true for the routines measured in GFLOP/s (the GEMMs), false for GB/s ones.
+constexpr bool peer_gflops(Peer p) { return p == Peer::CublasSgemm || p == Peer::CublasGemmEx; }
 
 // Two parameters of a sweep: one along x, one line per value of the other ("" where none).
 struct SweepAxes {

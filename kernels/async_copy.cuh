@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "kernels/registry.h"
+#include "kernels/simt_tensor.h"
 
 WS_BEGIN_MODE
 
@@ -83,15 +84,15 @@ struct AsyncPipelined {
     std::int64_t first = std::int64_t(t.blockIdx.x) * per_block * kTile;
     WS_UNROLL
     for (int i = 0; i < STAGES - 1; ++i) {
-      if (i < per_block) t.cp_async16(s, i, tid, in, first + std::int64_t(i) * kTile + tid);
-      t.cp_async_commit();
+      if (i < per_block) cp_async16(t, s, i, tid, in, first + std::int64_t(i) * kTile + tid);
+      cp_async_commit(t);
     }
     for (int i = 0; i < per_block; ++i) {
-      t.cp_async_wait<STAGES - 2>();
+      cp_async_wait<STAGES - 2>(t);
       t.syncthreads();
       int next = i + STAGES - 1;
-      if (next < per_block) t.cp_async16(s, next % STAGES, tid, in, first + std::int64_t(next) * kTile + tid);
-      t.cp_async_commit();
+      if (next < per_block) cp_async16(t, s, next % STAGES, tid, in, first + std::int64_t(next) * kTile + tid);
+      cp_async_commit(t);
       float4 x = s(i % STAGES, tid);
       float4 y = s(i % STAGES, (tid + 1) % kTile);
       out(first + std::int64_t(i) * kTile + tid) = compute(t, x, y, work);

@@ -181,6 +181,9 @@ struct Plan {
   std::vector<LaunchCfg> launches;  // in order
   double logical_bytes = 0;         // bytes a perfect kernel must read + write
   double flops = 0;                 // for GFLOP/s kernels (matmul); 0 otherwise
+  // Of `flops`, those the tensor cores do (mma.sync: 4,096 FLOPs a warp instruction, so
+  // the emulator's cost estimate counts 32 lane events for them, not one a multiply-add).
+  double mma_flops = 0;
   // For kernels timed by their arithmetic (instr): the rounds of the variant's operation
   // all threads run, counted in Gop/s; 0 otherwise. Bytes would misname what they time.
   double ops = 0;

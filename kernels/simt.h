@@ -21,10 +21,6 @@
 //   a.atomic_add(i, v) on Global and Shared handles. It returns nothing: an atomic whose
 //                      old value is unused is what sm_90 compiles to a reduction (REDG,
 //                      counted under ..._op_red), and the model counts it so (DESIGN.md)
-//   t.ldmatrix_x4(r, tile, row, col[, trans])  ldmatrix .x4: this lane names a 16-byte row
-//   t.mma_16816(d, a, b)  mma.sync m16n8k16 FP16 -> FP32, d += a b (sim/mma.h: the layouts)
-//   t.cp_async16(tile, row, col, g, i), t.cp_async_commit(), t.cp_async_wait<N>()
-//                      cp.async of 16 bytes, its groups and their wait (the ordering point)
 // Each access is tagged with its source line (__builtin_LINE() as a default argument,
 // which nvcc supports in device code) and the array it names.
 #include <cstddef>

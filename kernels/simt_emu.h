@@ -223,7 +223,8 @@ class Thread {
     return shuffle(sim::ShuffleKind::Xor, mask, v, lane_mask, width, line);
   }
 
-  // --- Warp matrix and asynchronous-copy instructions (see kernels/simt_cuda.h for the
+  // --- Warp matrix and asynchronous-copy instructions. Kernels call them through the free
+  // functions of kernels/simt_tensor.h (the same spelling on the GPU, where they are inline
   // PTX). ldmatrix and mma.sync are one event each for the whole warp, with the warp's
   // registers exchanged (sim::Lane::warp_exchange) and the result computed per lane with
   // the PTX fragment layouts (sim/mma.h).

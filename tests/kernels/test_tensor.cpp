@@ -11,6 +11,7 @@
 
 #include "kernels/backend.h"
 #include "kernels/simt.h"
+#include "kernels/simt_tensor.h"
 #include "sim/half.h"
 #include "sim/mma.h"
 #include "sim/model.h"
@@ -158,7 +159,7 @@ struct OneMma {
       bf[r] = pack(b(p0.row * 8 + p0.col), b(p1.row * 8 + p1.col));
     }
     for (unsigned i = 0; i < 4; ++i) acc[i] = c(sim::mma_c_pos(l, i).row * 8 + sim::mma_c_pos(l, i).col);
-    t.mma_16816(acc, af, bf);
+    mma_16816(t, acc, af, bf);
     for (unsigned i = 0; i < 4; ++i) d(l * 4 + i) = acc[i];
   }
 };
@@ -219,7 +220,7 @@ struct HalfWarpMma {
     if (t.lane() < 16) {
       std::uint32_t af[4] = {}, bf[2] = {};
       float acc[4] = {};
-      t.mma_16816(acc, af, bf);
+      mma_16816(t, acc, af, bf);
     }
   }
 };
@@ -259,7 +260,7 @@ struct OneLdmatrix {
     int r = l % 8 + (l / 8) % 2 * 8;
     int c = l / 16;
     std::uint32_t q[4];
-    t.ldmatrix_x4(q, s, r, swizzle ? c ^ ((r >> 1) & 3) : c, trans);
+    ldmatrix_x4(t, q, s, r, swizzle ? c ^ ((r >> 1) & 3) : c, trans);
     for (int i = 0; i < 4; ++i) out(l * 4 + i) = q[i];
   }
 };
@@ -358,11 +359,11 @@ struct OneCopy {
     int l = t.lane();
     s(l / 4, l % 4) = int4{-1, -1, -1, -1};
     t.syncthreads();
-    t.cp_async16(s, l / 4, l % 4, in, l * stride);
-    t.cp_async_commit();
+    cp_async16(t, s, l / 4, l % 4, in, l * stride);
+    cp_async_commit(t);
     int4 v = s(l / 4, l % 4);
     before(l) = v.x;
-    t.cp_async_wait<0>();
+    cp_async_wait<0>(t);
     t.syncthreads();
     int4 w = s(l / 4, l % 4);
     after(l) = w.x;

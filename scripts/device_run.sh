@@ -10,12 +10,13 @@
 #
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
 #   WS_BENCH_ONLY=new ...                                  the instr, histogram and 2^26 reduce benchmarks only
+#   WS_BENCH_ONLY=tensor ...                               the transposes and the tensor family (against GemmEx)
 #   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
 #   WS_TEST_FILTER=Cupti ... tests                          only the gpu tests matching it
 #
 #   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
 #
-# Stages: toolchain build tests fixtures calibrate probes sass record lessons bench ncu ncu_noise
+# Stages: toolchain build tests fixtures calibrate probes sass record lessons bench ncu ncu_tensor ncu_noise
 # sanitizer, and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware
 # (CUPTI's counters against the model for every variant, two parameter sets, plus the
 # concurrency probes); calibrate: the model's time against the measured one
@@ -173,7 +174,7 @@ bench() {
   "$w" bench --kernel transpose --variant tiled --set n=8192 --sweep pad=0,1 --repeats 20 --backend cuda --json "$o/transpose_pad.json" || rc=1
   "$w" bench --kernel transpose --variant naive --set n=8192 --sweep block_rows=8,16,32 --repeats 20 --backend cuda --json "$o/transpose_naive.json" || rc=1
   "$w" bench --kernel transpose --variant tiled --set n=8192 --set pad=1 --sweep block_rows=2,4,8,16 --repeats 20 --backend cuda --json "$o/transpose_rows.json" || rc=1
-  [[ ${WS_BENCH_ONLY:-} == transpose || ${WS_BENCH_ONLY:-} == new ]] || {
+  [[ ${WS_BENCH_ONLY:-} == transpose || ${WS_BENCH_ONLY:-} == new || ${WS_BENCH_ONLY:-} == tensor ]] || {
   "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
   "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
@@ -185,6 +186,14 @@ bench() {
   "$w" bench --kernel instr --set n=4194304 --set iters=256 --repeats 20 --backend cuda --json "$o/instr.json" || rc=1
   "$w" bench --kernel histogram --set n=67108864 --sweep skew=0,50,100 --repeats 20 --backend cuda --json "$o/histogram.json" || rc=1
   "$w" bench --kernel reduce --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/reduce_26.json" || rc=1
+  }
+  [[ ${WS_BENCH_ONLY:-} == tensor || -z ${WS_BENCH_ONLY:-} ]] && {
+  "$w" bench --kernel tensor --set n=4096 --peers --repeats 20 --backend cuda --json "$o/tensor.json" || rc=1
+  "$w" bench --kernel tensor --variant pipelined --set n=4096 --sweep stages=2,3 --repeats 20 --backend cuda --json "$o/tensor_stages.json" || rc=1
+  "$w" bench --kernel async_copy --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/async_copy.json" || rc=1
+  "$w" bench --kernel async_copy --variant pipeline --set n=67108864 --sweep stages=3,4,6,8 --repeats 20 --backend cuda --json "$o/async_stages.json" || rc=1
+  "$w" bench --kernel async_copy --variant sync --set n=67108864 --sweep work=0,4,16,64 --repeats 20 --backend cuda --json "$o/async_work_sync.json" || rc=1
+  "$w" bench --kernel async_copy --variant pipeline --set n=67108864 --sweep work=0,4,16,64 --repeats 20 --backend cuda --json "$o/async_work_pipe.json" || rc=1
   }
   python3 - "$o" <<'EOF'
 import json, os, sys
@@ -206,7 +215,7 @@ def out(line):
     ratios.write(line + '\n')
 out('| family | best variant | throughput | peer | peer throughput | ratio | target |')
 out('| --- | --- | --- | --- | --- | --- | --- |')
-for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.70)):
+for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.70), ('tensor', 'gemmex', 0.50)):
     j = load(fam)
     if not j: out(f'| {fam} | (no data) | | | | | |'); continue
     b = best(j)
@@ -229,7 +238,7 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
         out(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
 ratios.close()
 print()
-for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset', 'instr', 'histogram', 'reduce_26'):
+for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset', 'instr', 'histogram', 'reduce_26', 'tensor', 'tensor_stages', 'async_copy', 'async_stages', 'async_work_sync', 'async_work_pipe'):
     j = load(fam)
     if not j: continue
     print(f"## {fam} ({j.get('device', {}).get('name', '')})")
@@ -333,6 +342,22 @@ ncu_stage() {
     ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 }
 
+# The second parameter set of the tensor and async_copy families (the ncu stage has every
+# variant at its defaults: tensor n=1024 stages=3, async_copy n=2^22 per_block=16 work=16
+# stages=4): tensor at n=512 (the pipeline at 2 stages), async_copy at n=2^20,
+# per_block=4, work=64 (the pipeline at 8 stages).
+ncu_tensor() {
+  local rc=0 py="$root/scripts/ncu_compare.py" w="$B/warpscope"
+  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_tensor_512" --set n=512 \
+    --only tensor/mma_global tensor/ldmatrix tensor/swizzled || rc=1
+  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_tensor_s2" --set n=512 stages=2 --only tensor/pipelined || rc=1
+  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_async_2" --set n=1048576 per_block=4 work=64 \
+    --only async_copy/sync async_copy/double_buffer || rc=1
+  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_async_s8" --set n=1048576 per_block=4 work=64 stages=8 \
+    --only async_copy/pipeline || rc=1
+  return $rc
+}
+
 sanitizer() {
   local rc=0 fam var
   while read -r fam var; do
@@ -371,6 +396,8 @@ want bench && run_stage bench bench
 [[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage
 [[ -f $LOGS/ncu.log ]] && grep -E '^[a-z_]+/[a-z_0-9]+: ' "$LOGS/ncu.log" >> "$OUT/summary.txt"
+want ncu_tensor && run_stage ncu_tensor ncu_tensor
+[[ -f $LOGS/ncu_tensor.log ]] && grep -E '^(tensor|async_copy)/[a-z_0-9]+: ' "$LOGS/ncu_tensor.log" >> "$OUT/summary.txt"
 want ncu_noise && run_stage ncu_noise ncu_noise
 want sanitizer && run_stage sanitizer sanitizer
 [[ -f $LOGS/sanitizer.log ]] && note "sanitizer: $(grep -c ': clean' "$LOGS/sanitizer.log") clean, $(grep -vc ': clean' "$LOGS/sanitizer.log") not clean"

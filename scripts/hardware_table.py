@@ -30,6 +30,11 @@ SHORT = [
     ("smsp__sass_inst_executed_op_shared_ld.sum", "sld inst"),
     ("smsp__sass_inst_executed_op_shared_st.sum", "sst inst"),
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", "satom wave"),
+    ("l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum", "ldgsts req"),
+    ("l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum", "ldgsts sect"),
+    ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", "ldgsts wave"),
+    ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum", "ldgsts confl"),
+    ("smsp__inst_executed_pipe_tensor_op_hmma.sum", "hmma inst"),
 ]
 HW_ONLY = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
            ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy %")]
@@ -40,6 +45,8 @@ SECOND = {
     "transpose": {"n": 2048, "tile": 16, "block_rows": 4},
     "reduce": {"n": 4194304, "block": 128},
     "matmul": {"n": 512, "tile": 8},
+    "tensor": {"n": 512, "stages": 2},
+    "async_copy": {"n": 1048576, "per_block": 4, "work": 64, "stages": 8},
     "divergence": {"n": 1048576, "block": 128, "work": 16, "k": 48, "tile": 8},
 }
 # Where one variant's ranges differ from its family's.

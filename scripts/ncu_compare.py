@@ -30,6 +30,12 @@ METRICS = [
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    # cp.async (LDGSTS) and mma.sync (HMMA): kernels/families/tensor.cuh
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum",
 ]
 SHORT = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "gld req",
@@ -40,7 +46,31 @@ SHORT = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum": "sst wave",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum": "sld confl",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum": "sst confl",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum": "ldgsts req",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum": "ldgsts sect",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum": "ldgsts wave",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "ldgsts confl",
+    "smsp__inst_executed_pipe_tensor_op_hmma.sum": "hmma inst",
 }
+
+
+def known_metrics(ncu):
+    """Drops the metrics this ncu does not know (one unknown name fails the whole run)."""
+    global METRICS
+    try:
+        p = subprocess.run([ncu, "--query-metrics", "--csv"], capture_output=True, text=True,
+                           timeout=120)
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    names = set()
+    for row in csv.reader(io.StringIO(p.stdout)):
+        if row:
+            names.add(row[0].strip())
+    if p.returncode != 0 or not names:
+        return []
+    dropped = [m for m in METRICS if m.rsplit(".", 1)[0] not in names]
+    METRICS = [m for m in METRICS if m not in dropped]
+    return dropped
 
 
 def number(s):
@@ -98,6 +128,9 @@ def main():
                     help="profile each variant this many times (the spread shows noise)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
+    dropped = known_metrics(a.ncu)
+    if dropped:
+        print("not known to this ncu, left out: " + ", ".join(dropped), flush=True)
 
     results = []
     failed = False

@@ -63,8 +63,14 @@ struct Counters {
   // Shared atomics (ATOMS) are their own pipe operation, not shared loads: their passes,
   // counted as a load's (distinct words per bank; lanes on one word are one update).
   std::uint64_t shared_atom_wavefronts = 0;
+  // cp.async (LDGSTS): its global side's requests and sectors (Nsight Compute's
+  // ..._global_op_ldgsts, apart from plain loads), its shared side's wavefronts and ideal
+  // passes (apart from plain stores). mma.sync: tensor-core instructions (HMMA).
+  std::uint64_t global_ldgsts_requests = 0, global_ldgsts_sectors = 0;
+  std::uint64_t shared_ldgsts_wavefronts = 0, shared_ldgsts_ideal = 0;
+  std::uint64_t tensor_instructions = 0;
 };
-constexpr int kCounterFields = 27;
+constexpr int kCounterFields = 32;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -433,7 +439,8 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 //       red_sector_passes for sectors; a load its fetches and
 //       lines too),
 //       a shared load/store its shared_core wavefronts and ideal passes (a shared atomic its
-//       wavefronts), a Branch counts
+//       wavefronts), cp.async's sides (AsyncLoad, AsyncStore) the ldgsts fields alone, an
+//       Mma one tensor instruction, a Branch counts
 //       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
   ++t.events;
@@ -446,7 +453,14 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
     const GlobalCore c = global_core(e, m, sec);
     t.global_bytes_requested += c.bytes_requested;
     t.global_bytes_moved += c.bytes_moved;
-    if (e.kind == EventKind::GlobalLoad) {
+    if (e.kind == EventKind::AsyncLoad) {
+      // Its DRAM fetches and L1 lines are a load's (the modelled time streams them); its
+      // requests and sectors are counted apart, as Nsight Compute does.
+      t.global_ld_fetches += c.fetches;
+      t.global_ld_lines += c.lines;
+      t.global_ldgsts_requests += c.requests;
+      t.global_ldgsts_sectors += c.sectors;
+    } else if (e.kind == EventKind::GlobalLoad) {
       t.global_ld_fetches += c.fetches;
       t.global_ld_lines += c.lines;
       t.global_ld_requests += c.requests;
@@ -482,6 +496,13 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
       t.shared_atom_wavefronts += shared_core(e, m).wavefronts;
       break;
     }
+    case EventKind::AsyncStore: {
+      const SharedCore c = shared_core(e, m);
+      t.shared_ldgsts_wavefronts += c.wavefronts;
+      t.shared_ldgsts_ideal += c.ideal;
+      break;
+    }
+    case EventKind::Mma: t.tensor_instructions += issued; break;
     case EventKind::Branch: {
       ++t.branches;
       const std::uint32_t taken = e.ballot & e.mask;

@@ -50,7 +50,7 @@ static_assert(kMaxThreadsPerBlock <= RaceDetector::kMaxThreads);
 
 // What a parked lane is waiting to do. Several ops can share an EventKind (a ballot and
 // an __activemask are both Vote), so the lane keeps its own.
-enum class Op : std::uint8_t { Access, Branch, Barrier, SyncWarp, Shuffle, Ballot, ActiveMask };
+enum class Op : std::uint8_t { Access, Branch, Barrier, SyncWarp, Shuffle, Ballot, ActiveMask, Matrix };
 
 }  // namespace
 
@@ -75,6 +75,7 @@ const char* op_name(Op op) {
     case Op::Shuffle: return "__shfl_sync";
     case Op::Ballot: return "__ballot_sync";
     case Op::ActiveMask: return "__activemask";
+    case Op::Matrix: return "warp matrix instruction (ldmatrix, mma.sync)";
   }
   return "?";
 }
@@ -184,6 +185,18 @@ class LaneImpl final : public Lane {
     park(make_key(line, kNoArray, EventKind::Vote));
     return std::uint32_t(out);
   }
+  void warp_exchange(EventKind kind, std::uint8_t array, std::uint32_t off, std::uint8_t nbytes,
+                     const std::uint32_t* mine, unsigned n, std::uint32_t* all,
+                     std::uint16_t line) override {
+    op = Op::Matrix;
+    warp->offset[lane] = off;
+    warp->bytes[lane] = nbytes;
+    bytes = nbytes;
+    xmine = mine;
+    xall = all;
+    xn = n < kMaxExchangeWords ? n : kMaxExchangeWords;
+    park(make_key(line, array, kind));
+  }
   std::uint32_t activemask(std::uint16_t line) override {
     op = Op::ActiveMask;
     pred = true;
@@ -221,6 +234,9 @@ class LaneImpl final : public Lane {
   int arg = 0, width = 32;
   std::uint64_t bits = 0;
   std::uint64_t out = 0;  // written by the scheduler before resuming
+  const std::uint32_t* xmine = nullptr;  // Op::Matrix: this lane's words, and where the
+  std::uint32_t* xall = nullptr;         // warp's land (32 x xn)
+  unsigned xn = 0;
 
   std::uint64_t events = 0;
   std::uint32_t allocs = 0;
@@ -729,12 +745,21 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
   ev.kind = EventKind(key & 0xFF);
   ev.mask = group;
   LaneImpl& f = lane_at(w, unsigned(__builtin_ctz(group)));
+  if (f.op == Op::Matrix && group != W.exists) {
+    report_abort(Problem{ProblemKind::BadCollective, ev.line, 0, block, f.linear_tid,
+                         "the warp matrix instruction (ldmatrix, mma.sync) on line " +
+                             std::to_string(ev.line) + " in warp " + std::to_string(w) +
+                             " of block " + std::to_string(block) + " ran on lanes " +
+                             lane_list(group) + " only: it needs every lane of the warp"});
+    return;
+  }
   switch (f.op) {
+    case Op::Matrix:
     case Op::Access: {
       ev.bytes = f.bytes;
       const bool sh = is_shared(ev.kind);
       const bool track = sh && opt.detect_races && ev.kind != EventKind::SharedAtomic;
-      const bool write = ev.kind == EventKind::SharedStore;
+      const bool write = ev.kind == EventKind::SharedStore || ev.kind == EventKind::AsyncStore;
       if (track) races.begin_instruction();
       for (std::uint32_t m = group; m; m &= m - 1) {
         unsigned i = unsigned(__builtin_ctz(m));
@@ -756,6 +781,18 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
             return;
           }
           if (track) check_races(tid, off, end, write, ev.line);
+        }
+      // A matrix instruction: every lane gets the warp's words (each parked lane's `mine`
+      // is alive on its own stack).
+      if (f.op == Op::Matrix)
+        for (std::uint32_t m = group; m; m &= m - 1) {
+          LaneImpl& to = lane_at(w, unsigned(__builtin_ctz(m)));
+          for (std::uint32_t k = group; k; k &= k - 1) {
+            const unsigned src = unsigned(__builtin_ctz(k));
+            const LaneImpl& from = lane_at(w, src);
+            for (unsigned i = 0; i < to.xn && i < from.xn; ++i)
+              to.xall[src * to.xn + i] = from.xmine[i];
+          }
         }
       break;
     }
@@ -938,6 +975,10 @@ class NoLane final : public Lane {
   }
   std::uint32_t ballot(std::uint32_t, bool, std::uint16_t) override { misuse(); }
   std::uint32_t activemask(std::uint16_t) override { misuse(); }
+  void warp_exchange(EventKind, std::uint8_t, std::uint32_t, std::uint8_t, const std::uint32_t*,
+                     unsigned, std::uint32_t*, std::uint16_t) override {
+    misuse();
+  }
   std::uint32_t alloc_shared(std::uint64_t, std::uint32_t, std::uint32_t, const char*,
                              std::uint16_t, std::uint32_t) override {
     misuse();

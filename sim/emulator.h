@@ -130,6 +130,15 @@ class Lane {
                                 int arg, int width, std::uint16_t line) = 0;
   virtual std::uint32_t ballot(std::uint32_t mask, bool pred, std::uint16_t line) = 0;
   virtual std::uint32_t activemask(std::uint16_t line) = 0;
+  // A warp-wide matrix instruction (ldmatrix, mma.sync: `.sync.aligned`, so every lane of
+  // the warp issues it together, else a BadCollective): one event of `kind` with this
+  // lane's `offset` and `bytes` (a shared load's row address; 0 for an Mma), and an
+  // exchange of registers: `mine` (n words) from every lane lands in `all` (32 x n, by
+  // lane) before the call returns. n <= kMaxExchangeWords.
+  static constexpr unsigned kMaxExchangeWords = 16;
+  virtual void warp_exchange(EventKind kind, std::uint8_t array, std::uint32_t offset,
+                             std::uint8_t bytes, const std::uint32_t* mine, unsigned n,
+                             std::uint32_t* all, std::uint16_t line) = 0;
 
   // Shared memory of the running block. alloc_shared returns the byte offset of a new
   // array (aligned to `align`) and registers it for messages; overflow is a Problem.

@@ -84,6 +84,13 @@ std::map<std::string, double> Totals::ncu() const {
       {"smsp__sass_inst_executed_op_shared_st.sum", double(shared_st_requests)},
       {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum", double(shared_atom_wavefronts)},
       {"smsp__sass_inst_executed_op_shared_atom.sum", double(shared_atom_requests)},
+      // cp.async and mma.sync (kernels/families/tensor.cuh, kernels/families/async_copy.cuh)
+      {"l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum", double(global_ldgsts_requests)},
+      {"l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum", double(global_ldgsts_sectors)},
+      {"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", double(shared_ldgsts_wavefronts)},
+      {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+       double(shared_ldgsts_wavefronts - shared_ldgsts_ideal)},
+      {"smsp__inst_executed_pipe_tensor_op_hmma.sum", double(tensor_instructions)},
   };
 }
 
@@ -373,12 +380,19 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   p.in_flight_us = in_flight_us(t, s, m);
   p.dram_us = std::max(m.stream_gbps > 0 ? double(dram_bytes(t, m, s)) / (m.stream_gbps * 1e3) : 0.0,
                        p.in_flight_us);
-  p.compute_us = m.fp32_gflops > 0 && flops > 0 ? flops / (m.fp32_gflops * 1e3) : 0.0;
+  // The tensor cores do the FLOPs of the traced mma instructions; FP32 does the rest.
+  const double tensor_flops = std::min(flops, double(t.tensor_instructions) * h100::kMmaFlops);
+  const double fp32_us =
+      m.fp32_gflops > 0 && flops > tensor_flops ? (flops - tensor_flops) / (m.fp32_gflops * 1e3) : 0.0;
+  const double tensor_us =
+      m.tensor_gflops > 0 && tensor_flops > 0 ? tensor_flops / (m.tensor_gflops * 1e3) : 0.0;
+  p.compute_us = std::max(fp32_us, tensor_us);
   const double sm_clocks_per_us = double(m.sm_count) * m.sm_clock_ghz * 1e3;
   // Shared memory and the L1 cache are one SRAM behind one data pipe: a shared access
   // costs its wavefronts, a global load one wavefront per 128-byte line it touches.
   const double wavefronts =
-      double(t.shared_ld_wavefronts + t.shared_st_wavefronts + t.global_ld_lines);
+      double(t.shared_ld_wavefronts + t.shared_st_wavefronts + t.shared_ldgsts_wavefronts +
+             t.global_ld_lines);
   p.l1_us = sm_clocks_per_us > 0 ? wavefronts / sm_clocks_per_us : 0.0;
   p.issue_us = sm_clocks_per_us > 0 && m.schedulers_per_sm > 0
                    ? double(t.warp_instructions) / (sm_clocks_per_us * m.schedulers_per_sm)

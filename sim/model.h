@@ -33,6 +33,11 @@ inline constexpr double kDramGbps = 3352.0;  // theoretical
 // (shared/reference/h100-anchors.md: 2986 GB/s, 89% of the theoretical figure).
 inline constexpr double kCopyGbps = 2986.0;
 inline constexpr double kFp32Gflops = 66900.0;
+// Dense FP16 on the tensor cores with FP32 accumulate: the data sheet's 1,979 TFLOP/s is
+// with 2:4 sparsity, half of it dense.
+inline constexpr double kFp16TensorGflops = 989500.0;
+// The FLOPs of one mma.sync.m16n8k16: 2 x 16 x 8 x 16.
+inline constexpr double kMmaFlops = 4096.0;
 inline constexpr double kSmClockGhz = 1.755;
 }  // namespace h100
 
@@ -64,6 +69,7 @@ struct DeviceModel {
   double dram_gbps = h100::kDramGbps;
   double stream_gbps = h100::kCopyGbps;
   double fp32_gflops = h100::kFp32Gflops;
+  double tensor_gflops = h100::kFp16TensorGflops;
   double launch_overhead_us = 3.0;
   // A launch queued behind another in the same stream costs less: a one-thread launch
   // before a 134 MB streaming sum made it 1.92 us longer on the H100 (probe_inflight.cu),
@@ -314,7 +320,7 @@ unsigned resident_blocks(const LaunchShape& s, const DeviceModel& m = {});
 struct TimeParts {
   double dram_us = 0;     // DRAM bytes (dram_bytes) at stream_gbps, or in_flight_us if longer
   double in_flight_us = 0;  // in_flight_us(t, s, m), shown beside dram_us (not a part of its own)
-  double compute_us = 0;  // FLOPs at peak FP32
+  double compute_us = 0;  // FLOPs at peak: the tensor cores' (Mma events), the rest FP32
   double l1_us = 0;       // the L1 data pipe: shared wavefronts and global load lines, one an SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
   double l2_us = 0;       // load sectors at l2_read_gbps, store and atomic sectors at l2_write_gbps

@@ -37,23 +37,31 @@ enum class EventKind : std::uint8_t {
   Vote = 10,     // __ballot_sync / __activemask
   Work = 11,     // t.work(n): the instructions a path runs between traced events, as the
                  // kernel states them; offset[lane] = n for each issuing lane
+  // cp.async (t.cp_async16): one instruction, two events, so each side has its own
+  // offsets: the global read (counted as Nsight Compute's LDGSTS, not as a load) and the
+  // shared write it lands as.
+  AsyncLoad = 12,
+  AsyncStore = 13,
+  Mma = 14,      // mma.sync (t.mma_16816): one tensor-core instruction; masks only
 };
-constexpr int kEventKindCount = 12;
+constexpr int kEventKindCount = 15;
 
 #if !defined(__CUDACC_RTC__)
 std::string_view to_string(EventKind k);
 bool event_kind_from_string(std::string_view s, EventKind& out);
 #endif
-WS_HD constexpr bool is_global(EventKind k) { return k <= EventKind::GlobalAtomic; }
-WS_HD constexpr bool is_shared(EventKind k) {
-  return k >= EventKind::SharedLoad && k <= EventKind::SharedAtomic;
+WS_HD constexpr bool is_global(EventKind k) {
+  return k <= EventKind::GlobalAtomic || k == EventKind::AsyncLoad;
 }
-WS_HD constexpr bool is_memory(EventKind k) { return k <= EventKind::SharedAtomic; }
+WS_HD constexpr bool is_shared(EventKind k) {
+  return (k >= EventKind::SharedLoad && k <= EventKind::SharedAtomic) || k == EventKind::AsyncStore;
+}
+WS_HD constexpr bool is_memory(EventKind k) { return is_global(k) || is_shared(k); }
 WS_HD constexpr bool is_load(EventKind k) {
-  return k == EventKind::GlobalLoad || k == EventKind::SharedLoad;
+  return k == EventKind::GlobalLoad || k == EventKind::SharedLoad || k == EventKind::AsyncLoad;
 }
 WS_HD constexpr bool is_store(EventKind k) {
-  return k == EventKind::GlobalStore || k == EventKind::SharedStore;
+  return k == EventKind::GlobalStore || k == EventKind::SharedStore || k == EventKind::AsyncStore;
 }
 
 constexpr std::uint8_t kNoArray = 0xFF;

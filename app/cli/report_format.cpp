@@ -459,8 +459,9 @@ viz::ChartSpec bench_chart(const BenchReport& r) {
   if (copies.size() == 1)
     c.refs.push_back({"cudaMemcpy D2D", copies[0].first, 0, copies[0].second});
   for (const auto& p : r.peers)
-    if (p.peer == Peer::CublasSgemm && p.result.error.empty() && p.result.timing.throughput > 0)
-      c.refs.push_back({"cuBLAS SGEMM", p.result.timing.throughput, 0, p.result.timing.source});
+    if (peer_gflops(p.peer) && p.result.error.empty() && p.result.timing.throughput > 0)
+      c.refs.push_back({p.peer == Peer::CublasSgemm ? "cuBLAS SGEMM" : "cuBLAS GemmEx FP16",
+                        p.result.timing.throughput, 0, p.result.timing.source});
 
   std::string params = params_text(r.sets);
   for (const auto& sw : r.sweeps) {

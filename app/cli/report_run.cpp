@@ -375,7 +375,7 @@ void derive(BenchReport& r) {
       if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)
-          if (p.peer == Peer::CublasSgemm && same_size(p.size, row.cfg.plan.flops) &&
+          if (peer_gflops(p.peer) && same_size(p.size, row.cfg.plan.flops) &&
               p.result.error.empty() && p.result.timing.throughput > 0)
             share(p.result.timing.throughput, p.result.timing.source);
       }

@@ -185,6 +185,7 @@ std::string_view to_string(Peer p) {
     case Peer::MemcpyD2D: return "cudaMemcpy device-to-device";
     case Peer::CubReduceSum: return "CUB DeviceReduce::Sum";
     case Peer::CublasSgemm: return "cuBLAS Sgemm";
+    case Peer::CublasGemmEx: return "cuBLAS GemmEx FP16";
   }
   return "unknown";
 }

@@ -45,10 +45,12 @@ struct Choices {
 };
 
 // A library routine timed beside a family's kernels, same sizes, same run.
-enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm };
+// CublasGemmEx: cublasGemmEx with FP16 inputs and FP32 accumulation (CUBLAS_COMPUTE_32F),
+// the tensor cores' GEMM, beside the tensor family.
+enum class Peer { MemcpyD2D, CubReduceSum, CublasSgemm, CublasGemmEx };
 std::string_view to_string(Peer p);
-// @post true for the routines measured in GFLOP/s (SGEMM), false for GB/s ones.
-constexpr bool peer_gflops(Peer p) { return p == Peer::CublasSgemm; }
+// @post true for the routines measured in GFLOP/s (the GEMMs), false for GB/s ones.
+constexpr bool peer_gflops(Peer p) { return p == Peer::CublasSgemm || p == Peer::CublasGemmEx; }
 
 // Two parameters of a sweep: one along x, one line per value of the other ("" where none).
 struct SweepAxes {
@@ -179,6 +181,9 @@ struct Plan {
   std::vector<LaunchCfg> launches;  // in order
   double logical_bytes = 0;         // bytes a perfect kernel must read + write
   double flops = 0;                 // for GFLOP/s kernels (matmul); 0 otherwise
+  // Of `flops`, those the tensor cores do (mma.sync: 4,096 FLOPs a warp instruction, so
+  // the emulator's cost estimate counts 32 lane events for them, not one a multiply-add).
+  double mma_flops = 0;
   // For kernels timed by their arithmetic (instr): the rounds of the variant's operation
   // all threads run, counted in Gop/s; 0 otherwise. Bytes would misname what they time.
   double ops = 0;

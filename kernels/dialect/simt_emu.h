@@ -11,6 +11,7 @@
 
 #include "kernels/catalogue/catalogue.h"
 #include "sim/emulator.h"
+#include "sim/mma.h"
 
 // CUDA's vector types, for kernels that load 8 or 16 bytes per lane.
 struct alignas(8) int2 { int x, y; };
@@ -25,6 +26,8 @@ struct Access;
 
 namespace ws {
 inline namespace emu {
+
+class Thread;
 
 // A reference to one element of a global or shared array, tagged with its site.
 template <class T>
@@ -133,6 +136,7 @@ struct Global {
 #endif
  WS_STUDENT_HIDDEN
   friend struct ::ws::cu::Access;
+  friend class Thread;
   T* ptr = nullptr;
   std::uint64_t n = 0;
   std::uint8_t id = kNoArray;
@@ -175,6 +179,7 @@ struct Shared2D {
   Shared2D(T* p, std::uint32_t o, int r, int c, std::uint8_t i) : ptr(p), off(o), rows(r), cols(c), id(i) {}
 #endif
  WS_STUDENT_HIDDEN
+  friend class Thread;
   T* ptr = nullptr;
   std::uint32_t off = 0;
   int rows = 0, cols = 0;
@@ -245,6 +250,81 @@ class Thread {
     return shuffle(sim::ShuffleKind::Xor, mask, v, lane_mask, width, line);
   }
 
+  // --- Warp matrix and asynchronous-copy instructions. Kernels call them through the free
+  // functions of kernels/dialect/simt_tensor.h (the same spelling on the GPU, where they are inline
+  // PTX). ldmatrix and mma.sync are one event each for the whole warp, with the warp's
+  // registers exchanged (sim::Lane::warp_exchange) and the result computed per lane with
+  // the PTX fragment layouts (sim/mma.h).
+
+  // ldmatrix .x4: a 16-byte SharedLoad at this lane's row address; register i of lane l is
+  // row l / 4 of matrix i, halves 2 (l % 4), +1 (with trans: column l / 4 of rows 2 (l % 4), +1).
+  template <class T>
+  void ldmatrix_x4(std::uint32_t (&r)[4], const Shared2D<T>& s, int row, int col,
+                   bool trans = false, int line = __builtin_LINE()) {
+    static_assert(sizeof(T) == 16, "ldmatrix: each lane names one 16-byte row");
+    check_tile(s, row, col, line);
+    const std::uint32_t off = s.off + std::uint32_t(row * s.cols + col) * 16u;
+    std::uint32_t all[32];
+    lane_.warp_exchange(EventKind::SharedLoad, s.id, off, 16, &off, 1, all, std::uint16_t(line));
+    const std::byte* base = lane_.shared_base();
+    const unsigned l = lane();
+    for (unsigned m = 0; m < 4; ++m) {
+      if (!trans) {
+        std::memcpy(&r[m], base + all[sim::ldmatrix_row_lane(m, l / 4)] + 4 * (l % 4), 4);
+      } else {
+        std::uint16_t lo, hi;
+        std::memcpy(&lo, base + all[sim::ldmatrix_row_lane(m, 2 * (l % 4))] + 2 * (l / 4), 2);
+        std::memcpy(&hi, base + all[sim::ldmatrix_row_lane(m, 2 * (l % 4) + 1)] + 2 * (l / 4), 2);
+        r[m] = sim::pack_half2(lo, hi);
+      }
+    }
+  }
+
+  // mma.sync m16n8k16 (FP16 in, FP32 accumulate): d = a b + d; one Mma event.
+  void mma_16816(float (&d)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                 int line = __builtin_LINE()) {
+    static_assert(sizeof(sim::MmaRegs) == 10 * sizeof(std::uint32_t));
+    sim::MmaRegs mine{{a[0], a[1], a[2], a[3]}, {b[0], b[1]}, {d[0], d[1], d[2], d[3]}};
+    sim::MmaRegs all[32];
+    lane_.warp_exchange(EventKind::Mma, kNoArray, 0, 0, reinterpret_cast<const std::uint32_t*>(&mine),
+                        10, reinterpret_cast<std::uint32_t*>(all), std::uint16_t(line));
+    sim::mma_m16n8k16(all, lane(), d);
+  }
+
+  // cp.async 16 bytes: an AsyncLoad event (the global side) and an AsyncStore (the shared
+  // side) now; the bytes land at the cp_async_wait that leaves their group behind, so a
+  // read before it sees the old contents, as it may on the GPU.
+  template <class T>
+  void cp_async16(const Shared2D<T>& s, int row, int col, const Global<const T>& g,
+                  std::int64_t i, int line = __builtin_LINE()) {
+    static_assert(sizeof(T) == 16, "cp_async16 copies one 16-byte element");
+    if (i < 0 || std::uint64_t(i) >= g.n)
+      lane_.fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                 "out-of-bounds cp.async from global array #" + std::to_string(g.id) +
+                     " at index " + std::to_string(i) + " (it has " + std::to_string(g.n) +
+                     " elements)");
+    check_tile(s, row, col, line);
+    lane_.access(EventKind::AsyncLoad, g.id, std::uint32_t(i) * 16u, 16, std::uint16_t(line));
+    if (lane_.lazy) lane_.lazy->touch(g.ptr + i, 16);
+    const std::uint32_t e = std::uint32_t(row * s.cols + col);
+    lane_.access(EventKind::AsyncStore, s.id, s.off + e * 16u, 16, std::uint16_t(line));
+    pending_.push_back({reinterpret_cast<std::byte*>(s.ptr + e), reinterpret_cast<const std::byte*>(g.ptr + i)});
+  }
+  // cp.async.commit_group: the copies since the last commit become one group.
+  void cp_async_commit(int = __builtin_LINE()) {
+    groups_.push_back(std::move(pending_));
+    pending_.clear();
+  }
+  // cp.async.wait_group N: every group but the newest N lands now.
+  template <int N>
+  void cp_async_wait(int = __builtin_LINE()) {
+    static_assert(N >= 0);
+    while (groups_.size() > std::size_t(N)) {
+      for (const AsyncCopy& c : groups_.front()) std::memcpy(c.dst, c.src, 16);
+      groups_.erase(groups_.begin());
+    }
+  }
+
   template <class T>
   Shared<T> shared(std::uint32_t count, const char* name = "shared", int line = __builtin_LINE()) {
     std::uint32_t off = lane_.alloc_shared(std::uint64_t(count) * sizeof(T), alignment<T>(),
@@ -276,8 +356,21 @@ class Thread {
     std::memcpy(&out, &bits, sizeof(V));
     return out;
   }
+  template <class T>
+  void check_tile(const Shared2D<T>& s, int r, int c, int line) {
+    if (r < 0 || r >= s.rows || c < 0 || c >= s.cols)
+      lane_.fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                 "shared tile index (" + std::to_string(r) + ", " + std::to_string(c) +
+                     ") is outside " + std::to_string(s.rows) + " x " + std::to_string(s.cols));
+  }
+  struct AsyncCopy {
+    std::byte* dst;
+    const std::byte* src;
+  };
   sim::Lane& lane_;
   std::uint8_t next_id_ = kFirstSharedId;
+  std::vector<AsyncCopy> pending_;               // issued, not yet committed
+  std::vector<std::vector<AsyncCopy>> groups_;   // committed, oldest first
 };
 
 // Runs a variant's launches on the emulator, streaming events to one sink. A launch after

@@ -72,6 +72,12 @@ const std::vector<std::string>& hardware_metrics() {
       "smsp__sass_inst_executed_op_shared_st.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
       "smsp__sass_inst_executed_op_shared_atom.sum",
+      // cp.async (LDGSTS) and mma.sync (HMMA): a chip that lacks one leaves it out, named
+      "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+      "smsp__inst_executed_pipe_tensor_op_hmma.sum",
       kDramRead,
       kDramWrite,
       kAchievedOccupancy,

@@ -150,6 +150,7 @@ std::string peer_name(Peer p) {
     case Peer::MemcpyD2D: return "memcpy";
     case Peer::CubReduceSum: return "cub";
     case Peer::CublasSgemm: return "cublas";
+    case Peer::CublasGemmEx: return "cublas_gemmex";
   }
   return "?";
 }
@@ -351,6 +352,7 @@ bool parse_recording(const std::string& text, const std::string& path, Recording
       if (name == "memcpy") p.peer = Peer::MemcpyD2D;
       else if (name == "cub") p.peer = Peer::CubReduceSum;
       else if (name == "cublas") p.peer = Peer::CublasSgemm;
+      else if (name == "cublas_gemmex") p.peer = Peer::CublasGemmEx;
       else continue;
       p.params = params_of(e.at("params"));
       try {

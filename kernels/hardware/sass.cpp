@@ -79,6 +79,8 @@ MemKind Instruction::mem() const {
 unsigned Instruction::width_bits() const {
   const MemKind k = mem();
   if (k == MemKind::None || k == MemKind::Barrier) return 0;
+  // LDSM (ldmatrix): each lane names one 16-byte row, as the model's event says.
+  if (base_op(opcode) == "LDSM") return 128;
   unsigned w = 32;
   for (const std::string& p : parts(opcode)) {
     if (p == "64") w = 64;

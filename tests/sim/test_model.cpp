@@ -761,6 +761,11 @@ TEST(Totals, NcuHasExactlyTheDocumentedKeys) {
       "smsp__sass_inst_executed_op_shared_st.sum",
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
       "smsp__sass_inst_executed_op_shared_atom.sum",
+      "l1tex__t_requests_pipe_lsu_mem_global_op_ldgsts.sum",
+      "l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum",
+      "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
+      "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+      "smsp__inst_executed_pipe_tensor_op_hmma.sum",
   };
   std::set<std::string> got;
   for (auto& [k, v] : sim::Totals{}.ncu()) got.insert(k);

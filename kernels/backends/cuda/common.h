@@ -144,6 +144,10 @@ Timing peer_memcpy(const Params& p, const RunOptions& opt, cudaStream_t s, Buffe
 Timing peer_cub(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool);
 Timing peer_sgemm(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
                   Cublas& blas);
+// cublasGemmEx, FP16 A and B, FP32 C and accumulation: the tensor family's operands
+// (A row-major, B column-major, C row-major), so the same C = A B.
+Timing peer_gemm_ex(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
+                    Cublas& blas);
 
 // --- device_query.cu ---
 // DeviceInfo of device `dev`, or "" with `why` set.

@@ -1,6 +1,6 @@
 // cuBLAS loaded on first use. Linking libcublas made every start of the program pay for
 // libcublasLt's static initialisers (its page faults were half of a `metrics --backend emu`
-// run's start-up on the 2-core machine), though only the SGEMM peer and the matmul
+// run's start-up on the 2-core machine), though only the SGEMM and GemmEx peers and the matmul
 // reference use it. These definitions stand in for the few entry points the CUDA build
 // calls (cublas_v2.h maps the names to their _v2 symbols) and forward to the library,
 // opened with dlopen the first time one is called. Built with hidden visibility: the
@@ -65,6 +65,22 @@ cublasStatus_t CUBLASWINAPI cublasSgemm_v2(cublasHandle_t handle, cublasOperatio
                                 const float*, float*, int);
   static const auto f = entry<Fn>("cublasSgemm_v2");
   return f ? f(handle, transa, transb, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc)
+           : CUBLAS_STATUS_NOT_INITIALIZED;
+}
+
+cublasStatus_t CUBLASWINAPI cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
+                                         cublasOperation_t transb, int m, int n, int k,
+                                         const void* alpha, const void* A, cudaDataType Atype,
+                                         int lda, const void* B, cudaDataType Btype, int ldb,
+                                         const void* beta, void* C, cudaDataType Ctype, int ldc,
+                                         cublasComputeType_t computeType, cublasGemmAlgo_t algo) {
+  using Fn = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int,
+                                int, const void*, const void*, cudaDataType, int, const void*,
+                                cudaDataType, int, const void*, void*, cudaDataType, int,
+                                cublasComputeType_t, cublasGemmAlgo_t);
+  static const auto f = entry<Fn>("cublasGemmEx");
+  return f ? f(handle, transa, transb, m, n, k, alpha, A, Atype, lda, B, Btype, ldb, beta, C, Ctype,
+               ldc, computeType, algo)
            : CUBLAS_STATUS_NOT_INITIALIZED;
 }
 

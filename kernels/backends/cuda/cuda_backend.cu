@@ -68,6 +68,7 @@ class CudaBackend final : public Backend {
         case Peer::MemcpyD2D: r.timing = peer_memcpy(params, opt, stream_, pool_); break;
         case Peer::CubReduceSum: r.timing = peer_cub(params, opt, stream_, pool_); break;
         case Peer::CublasSgemm: r.timing = peer_sgemm(params, opt, stream_, pool_, blas_); break;
+        case Peer::CublasGemmEx: r.timing = peer_gemm_ex(params, opt, stream_, pool_, blas_); break;
       }
       r.timing.source = sim::Provenance::measured(info_.name);
     } catch (const Failure& f) {

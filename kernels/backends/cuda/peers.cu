@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "kernels/backends/cuda/common.h"
+#include "sim/half.h"
 #include "sim/inputs.h"
 
 namespace ws::cuda {
@@ -161,6 +162,55 @@ Timing peer_sgemm(const Params& p, const RunOptions& opt, cudaStream_t s, Buffer
     check(cudaMemcpy(&got, c + (j * n + i), 4, cudaMemcpyDeviceToHost), "cudaMemcpy(check)");
     if (!(std::fabs(got - want) <= 1e-4 * mag + 1e-6))
       throw Failure{"cuBLAS C(" + std::to_string(i) + "," + std::to_string(j) + ") = " +
+                    std::to_string(got) + ", expected " + std::to_string(want)};
+  }
+  t.unit = "GFLOP/s";
+  t.throughput = 2.0 * double(n) * double(n) * double(n) / (t.median_ms * 1e6);
+  return t;
+}
+
+Timing peer_gemm_ex(const Params& p, const RunOptions& opt, cudaStream_t s, BufferPool& pool,
+                    Cublas& blas) {
+  long long n = 0;
+  if (!param_or(p, "n", n).empty() || n <= 0 || n > 32768 || n % 2 != 0)
+    throw Failure{"give the matrix side as n=N (0 < N <= 32768, even)"};
+  const std::size_t nn = std::size_t(n) * std::size_t(n);
+  fits(2ull * nn * 2 + nn * 4, "GemmEx", pool);
+  void* a = pool.acquire(nn * 2, "matrix A (FP16)");
+  void* bt = pool.acquire(nn * 2, "matrix B (FP16, column-major)");
+  auto* c = static_cast<float*>(pool.acquire(nn * 4, "matrix C"));
+  const InputGen g{Fill::HalfUnit};
+  fill_on(s, a, nn / 2, g, 3);
+  fill_on(s, bt, nn / 2, g, 5);
+  cublasHandle_t h = blas.get(s);
+  const float one = 1.f, zero = 0.f;
+  const int in = int(n);
+  // Row-major C = A B with B column-major is, column-major, C^T = Bt^T A^T: the "TN" GEMM
+  // (Bt's buffer transposed, A's as it is).
+  Timing t = time_on_stream(s, std::max(opt.warmup, 1), opt.repeats, [&] {
+    cublas_check(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, in, in, in, &one, bt, CUDA_R_16F, in,
+                              a, CUDA_R_16F, in, &zero, c, CUDA_R_32F, in, CUBLAS_COMPUTE_32F,
+                              CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
+  });
+  check(cudaStreamSynchronize(s), "cudaStreamSynchronize (GemmEx)");
+  // Spot-check a few entries: C[i][j] = sum_k A[i][k] Bt[j][k], in double from the halves.
+  auto half_at = [&](std::uint64_t e, std::uint32_t stream) {
+    const std::uint32_t w = input_word(g, 1, stream, e / 2);
+    return double(sim::half_to_float(e % 2 ? sim::half2_hi(w) : sim::half2_lo(w)));
+  };
+  for (long long probe : {0ll, n / 3, n - 1}) {
+    const long long i = probe, j = (probe * 7 + 1) % n;
+    double want = 0, mag = 0;
+    for (long long k = 0; k < n; ++k) {
+      const double x = half_at(std::uint64_t(i * n + k), 3) * half_at(std::uint64_t(j * n + k), 5);
+      want += x;
+      mag += std::fabs(x);
+    }
+    float got = 0;
+    check(cudaMemcpy(&got, c + (i * n + j), 4, cudaMemcpyDeviceToHost), "cudaMemcpy(check)");
+    if (!(std::fabs(got - want) <= 1e-4 * mag + 1e-6))
+      throw Failure{"cuBLAS GemmEx C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " +
                     std::to_string(got) + ", expected " + std::to_string(want)};
   }
   t.unit = "GFLOP/s";

@@ -21,7 +21,7 @@ namespace {
 // 2-core machine; ten million before the native fibers). A run estimated above
 // this many (half a minute) is refused with a message instead of appearing to hang. The
 // estimate: a few events per thread, one per 4 bytes of logical traffic, one per
-// multiply-add (the naive matmul's count; blocked ones do fewer), and the rounds of
+// multiply-add (the naive matmul's count; blocked ones do fewer; 32 per mma.sync), and the rounds of
 // marked work loops at kWorkRoundsPerEvent rounds for the time of one event.
 constexpr double kMaxLaneEvents = double(1ull << 28);
 constexpr double kWorkRoundsPerEvent = 8;  // measured: ~5 ns a round, emulated + reference
@@ -31,8 +31,9 @@ constexpr double kWorkRoundsPerEvent = 8;  // measured: ~5 ns a round, emulated 
 double estimated_lane_events(const Plan& plan) {
   double threads = 0;
   for (const auto& l : plan.launches) threads += double(l.grid.count()) * double(l.block.count());
-  return 4 * threads + plan.logical_bytes / 4 + plan.flops / 2 +
-         plan.work_rounds / kWorkRoundsPerEvent;
+  const double mma = std::min(plan.mma_flops, plan.flops);
+  return 4 * threads + plan.logical_bytes / 4 + (plan.flops - mma) / 2 +
+         mma / (sim::h100::kMmaFlops / 32) + plan.work_rounds / kWorkRoundsPerEvent;
 }
 
 std::string emulator_refusal(const Plan& plan) {

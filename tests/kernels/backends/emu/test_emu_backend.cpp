@@ -273,7 +273,7 @@ TEST(EmuBackend, ReportsErrorsWithoutRunning) {
   r = run("nope", "tiled", {});
   EXPECT_EQ(r.error,
             "unknown kernel family 'nope' (families: access, transpose, reduce, matmul, "
-            "divergence, instr, histogram, scan, stencil, partial_histogram)");
+            "tensor, async_copy, divergence, instr, histogram, scan, stencil, partial_histogram)");
   r = run("transpose", "tiled", {{"tile", 64}});
   EXPECT_EQ(r.error, "tile=64 is not one of 8, 16, 32");
   EXPECT_FALSE(r.ok());

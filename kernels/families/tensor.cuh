@@ -1,0 +1,429 @@
+#pragma once
+// Tensor cores: C = A B with A and B in FP16 and C accumulated in FP32, by the warp-level
+// mma.sync.m16n8k16 instruction. A is row-major; B is stored column-major (Bt[j][k] =
+// B[k][j], the ".col" the instruction names), so both operands are rows of 16-byte
+// chunks along k and one ldmatrix serves either. Every variant has the same block tile
+// (128 x 128 from 8 warps, each warp 64 x 32: 4 x 4 mma tiles of 16 x 8) and does the same
+// 2 n^3 FLOPs; what changes is how the fragments reach the registers: straight from
+// global memory, through shared memory with ldmatrix (bank conflicts, then a swizzle
+// without them), and through a multi-stage cp.async pipeline that overlaps the copies
+// with the mma.
+#include <cmath>
+#include <vector>
+
+#include "kernels/dialect/registry.h"
+#include "kernels/dialect/simt_tensor.h"
+#include "sim/half.h"
+
+WS_BEGIN_MODE
+
+namespace tensor_detail {
+
+constexpr int BM = 128, BN = 128, BK = 32;  // block tile; BK halves = 4 chunks of 16 bytes
+constexpr int KC = BK / 8;                  // chunks per tile row
+constexpr int MT = 4, NT = 4;               // mma tiles per warp along m (16) and n (8)
+constexpr int kThreads = 256;
+
+// The chunk a tile row's logical chunk `c` is stored at. Swizzled, chunk c of row r goes to
+// c ^ ((r / 2) % 4): the 8 rows one ldmatrix phase reads (one column of chunks, rows 64
+// bytes apart, two to a 128-byte bank line) land on 8 different 16-byte bank groups.
+template <bool SWIZZLE>
+WS_DEVICE int chunk_at(int r, int c) {
+  return SWIZZLE ? c ^ ((r >> 1) & 3) : c;
+}
+
+// The warp's fragments of one k16 step from shared tiles: A for its 4 m tiles, B for its 4
+// n tiles (one ldmatrix .x4 covers two n tiles). Lane l names row l % 8 (+ 8 for lanes
+// 8-15 of A, 16-31 of B) and the k chunk the fragment layout puts there (sim/mma.h).
+template <bool SWIZZLE, class SA, class SB>
+WS_DEVICE void load_fragments(Thread& t, const SA& as, const SB& bs, int abase, int bbase,
+                              int wm, int wn, int kk, std::uint32_t (&af)[MT][4],
+                              std::uint32_t (&bf)[NT][2]) {
+  int l = t.lane();
+  WS_UNROLL
+  for (int mt = 0; mt < MT; ++mt) {
+    int r = wm * 64 + mt * 16 + l % 8 + (l / 8) % 2 * 8;
+    int c = kk * 2 + l / 16;
+    ldmatrix_x4(t, af[mt], as, abase + r, chunk_at<SWIZZLE>(r, c));
+  }
+  WS_UNROLL
+  for (int np = 0; np < NT / 2; ++np) {
+    int r = wn * 32 + np * 16 + l % 8 + l / 16 * 8;
+    int c = kk * 2 + (l / 8) % 2;
+    std::uint32_t q[4];
+    ldmatrix_x4(t, q, bs, bbase + r, chunk_at<SWIZZLE>(r, c));
+    bf[2 * np][0] = q[0];
+    bf[2 * np][1] = q[1];
+    bf[2 * np + 1][0] = q[2];
+    bf[2 * np + 1][1] = q[3];
+  }
+}
+
+// The 16 mma of a k16 step: every A fragment against every B fragment.
+WS_DEVICE void mma_all(Thread& t, float (&acc)[MT][NT][4], const std::uint32_t (&af)[MT][4],
+                       const std::uint32_t (&bf)[NT][2]) {
+  WS_UNROLL
+  for (int mt = 0; mt < MT; ++mt) {
+    WS_UNROLL
+    for (int nt = 0; nt < NT; ++nt) {
+      mma_16816(t, acc[mt][nt], af[mt], bf[nt]);
+    }
+  }
+}
+
+// C from the accumulators: element i of tile (mt, nt) is row g + 8 (i / 2), columns
+// 2 t + (0, 1): one float2 store per pair, 8 rows x 32 bytes a warp, whole sectors.
+template <class GC>
+WS_DEVICE void store_c(Thread& t, const GC& c2, int n, int row0, int col0, int wm, int wn,
+                       const float (&acc)[MT][NT][4]) {
+  int g = t.lane() / 4;
+  int q = t.lane() % 4;
+  WS_UNROLL
+  for (int mt = 0; mt < MT; ++mt) {
+    WS_UNROLL
+    for (int nt = 0; nt < NT; ++nt) {
+      WS_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        int row = row0 + wm * 64 + mt * 16 + g + 8 * h;
+        int col = col0 + wn * 32 + nt * 8 + 2 * q;
+        c2((std::int64_t(row) * n + col) / 2) = float2{acc[mt][nt][2 * h], acc[mt][nt][2 * h + 1]};
+      }
+    }
+  }
+}
+
+}  // namespace tensor_detail
+
+// mma from global memory: each lane loads its own fragment elements, two halves (4 bytes)
+// at a time, straight from A and Bt. A warp's load covers 8 rows x 16 bytes: 8 sectors for
+// 128 bytes, half of each sector unused, and every fragment is fetched by every warp that
+// needs it (4 warps share an A tile, 2 a B tile) with no shared memory in between.
+struct TensorGlobal {
+  Global<const std::uint32_t> a2, b2;  // pairs of halves along k
+  Global<float2> c2;
+  int n;
+  static constexpr std::uint32_t kSharedBytes = 0;
+  WS_DEVICE void operator()(Thread& t) const {
+    using namespace tensor_detail;
+    int warp = t.warp();
+    int wm = warp / 4;  // warps form 2 (m) x 4 (n)
+    int wn = warp % 4;
+    int g = t.lane() / 4;
+    int q = t.lane() % 4;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[MT][NT][4] = {};
+    std::uint32_t af[MT][4];
+    std::uint32_t bf[NT][2];
+    for (int k0 = 0; k0 < n; k0 += 16) {
+      WS_UNROLL
+      for (int mt = 0; mt < MT; ++mt) {
+        std::int64_t r = row0 + wm * 64 + mt * 16 + g;
+        af[mt][0] = a2((r * n + k0 + 2 * q) / 2);
+        af[mt][1] = a2(((r + 8) * n + k0 + 2 * q) / 2);
+        af[mt][2] = a2((r * n + k0 + 8 + 2 * q) / 2);
+        af[mt][3] = a2(((r + 8) * n + k0 + 8 + 2 * q) / 2);
+      }
+      WS_UNROLL
+      for (int nt = 0; nt < NT; ++nt) {
+        std::int64_t j = col0 + wn * 32 + nt * 8 + g;
+        bf[nt][0] = b2((j * n + k0 + 2 * q) / 2);
+        bf[nt][1] = b2((j * n + k0 + 8 + 2 * q) / 2);
+      }
+      mma_all(t, acc, af, bf);
+    }
+    store_c(t, c2, n, row0, col0, wm, wn, acc);
+  }
+};
+
+// Staged through shared memory: the block copies a 128 x 32 tile of A and of Bt into
+// shared memory (16 bytes a lane, through registers), then each warp gathers its fragments
+// with ldmatrix .x4, one instruction for four 8 x 8 matrices. With SWIZZLE off, a tile row
+// is 64 bytes, so the 8 rows of one matrix fall on two bank groups: a 4-way conflict, 4
+// wavefronts per phase where 1 would do. With it on (chunk_at), the same 8 rows hit 8
+// different groups.
+template <bool SWIZZLE>
+struct TensorShared {
+  Global<const int4> a8, b8;  // 8 halves a chunk
+  Global<float2> c2;
+  int n;
+  static constexpr std::uint32_t kSharedBytes =
+      (tensor_detail::BM + tensor_detail::BN) * tensor_detail::KC * sizeof(int4);
+  WS_DEVICE void operator()(Thread& t) const {
+    using namespace tensor_detail;
+    auto as = t.shared2d<int4>(BM, KC, "As");
+    auto bs = t.shared2d<int4>(BN, KC, "Bs");
+    int tid = t.tid();
+    int warp = t.warp();
+    int wm = warp / 4;
+    int wn = warp % 4;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[MT][NT][4] = {};
+    std::uint32_t af[MT][4];
+    std::uint32_t bf[NT][2];
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      WS_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        int r = (tid + h * kThreads) / KC;  // 8 lanes: 2 rows x 4 chunks, 128 bytes
+        int c = (tid + h * kThreads) % KC;
+        as(r, chunk_at<SWIZZLE>(r, c)) = a8((std::int64_t(row0 + r) * n + k0) / 8 + c);
+        bs(r, chunk_at<SWIZZLE>(r, c)) = b8((std::int64_t(col0 + r) * n + k0) / 8 + c);
+      }
+      t.syncthreads();
+      WS_UNROLL
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        load_fragments<SWIZZLE>(t, as, bs, 0, 0, wm, wn, kk, af, bf);
+        mma_all(t, acc, af, bf);
+      }
+      t.syncthreads();
+    }
+    store_c(t, c2, n, row0, col0, wm, wn, acc);
+  }
+};
+
+// Multi-stage cp.async pipeline on the swizzled layout: STAGES shared buffers, the copies
+// of tile kt + STAGES - 1 issued (cp.async: global to shared, no registers, no wait) before
+// the mma of tile kt, so STAGES - 1 tiles are in flight while the tensor cores work. One
+// commit group per tile; wait_group STAGES - 2 leaves the newer groups in flight, and the
+// barrier after it both publishes the landed tile and tells every warp that the buffer
+// about to be refilled has been read.
+template <int STAGES>
+struct TensorPipelined {
+  Global<const int4> a8, b8;
+  Global<float2> c2;
+  int n;
+  static constexpr std::uint32_t kSharedBytes =
+      STAGES * (tensor_detail::BM + tensor_detail::BN) * tensor_detail::KC * sizeof(int4);
+  template <class SA, class SB>
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int stage, int k0, int row0,
+                       int col0) const {
+    using namespace tensor_detail;
+    int tid = t.tid();
+    WS_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      int r = (tid + h * kThreads) / KC;
+      int c = (tid + h * kThreads) % KC;
+      cp_async16(t, as, stage * BM + r, chunk_at<true>(r, c), a8, (std::int64_t(row0 + r) * n + k0) / 8 + c);
+      cp_async16(t, bs, stage * BN + r, chunk_at<true>(r, c), b8, (std::int64_t(col0 + r) * n + k0) / 8 + c);
+    }
+  }
+  WS_DEVICE void operator()(Thread& t) const {
+    using namespace tensor_detail;
+    auto as = t.shared2d<int4>(STAGES * BM, KC, "As");
+    auto bs = t.shared2d<int4>(STAGES * BN, KC, "Bs");
+    int warp = t.warp();
+    int wm = warp / 4;
+    int wn = warp % 4;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    int tiles = n / BK;
+    float acc[MT][NT][4] = {};
+    std::uint32_t af[MT][4];
+    std::uint32_t bf[NT][2];
+    WS_UNROLL
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < tiles) issue(t, as, bs, s, s * BK, row0, col0);
+      cp_async_commit(t);
+    }
+    for (int kt = 0; kt < tiles; ++kt) {
+      cp_async_wait<STAGES - 2>(t);
+      t.syncthreads();
+      int next = kt + STAGES - 1;
+      if (next < tiles) issue(t, as, bs, next % STAGES, next * BK, row0, col0);
+      cp_async_commit(t);
+      int stage = kt % STAGES;
+      WS_UNROLL
+      for (int kk = 0; kk < BK / 16; ++kk) {
+        load_fragments<true>(t, as, bs, stage * BM, stage * BN, wm, wn, kk, af, bf);
+        mma_all(t, acc, af, bf);
+      }
+    }
+    store_c(t, c2, n, row0, col0, wm, wn, acc);
+  }
+};
+
+namespace tensor_detail {
+
+inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes) {
+  const long long n = p.at("n");
+  Plan pl;
+  const auto nn = std::uint64_t(n * n);
+  pl.arrays = {{"A", 2, nn, false, {Fill::HalfUnit}},
+               {"Bt", 2, nn, false, {Fill::HalfUnit}},
+               {"C", 4, nn, true}};
+  LaunchCfg c;
+  c.kernel = kernel;
+  c.grid = {unsigned(n / BN), unsigned(n / BM), 1};
+  c.block = {kThreads, 1, 1};
+  c.shared_bytes = shared_bytes;
+  pl.launches = {c};
+  pl.logical_bytes = 2.0 * double(n) * double(n) * 2.0 + double(n) * double(n) * 4.0;
+  pl.flops = 2.0 * double(n) * double(n) * double(n);
+  pl.mma_flops = pl.flops;
+  return pl;  // checked on the host (verify): the GPU references know no FP16
+}
+
+// C[i][j] against sum over k of A[i][k] Bt[j][k] in double, from the halves. Every element
+// up to n = 512, above that 16 whole rows and 16 whole columns. The inputs are exact in FP16
+// and their products in FP32, so what is left is the FP32 accumulation (in an order the
+// tensor cores choose): 64 sqrt(n) ulps of sum |a b|, far below what a wrong tile, a
+// swapped fragment or a lost k step costs (the sum of 16 or more terms).
+inline std::string verify(const HostArrays& h, const Params& p) {
+  const long long n = p.at("n");
+  auto A = h.as<sim::half_bits>(0);
+  auto B = h.as<sim::half_bits>(1);
+  auto C = h.as<float>(2);
+  std::vector<float> a(A.size()), b(B.size());
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = sim::half_to_float(A[i]);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = sim::half_to_float(B[i]);
+  const double ulp = std::ldexp(1.0, -23);
+  auto check = [&](long long i, long long j) -> std::string {
+    double ref = 0, mag = 0;
+    const float* ar = a.data() + i * n;
+    const float* br = b.data() + j * n;
+    for (long long k = 0; k < n; ++k) {
+      const double x = double(ar[k]) * double(br[k]);
+      ref += x;
+      mag += std::fabs(x);
+    }
+    const double got = C[std::size_t(i * n + j)];
+    const double tol = 64.0 * std::sqrt(double(n)) * ulp * mag + 1e-6;
+    if (!(std::fabs(got - ref) <= tol))
+      return "C[" + std::to_string(i) + "][" + std::to_string(j) + "] = " + std::to_string(got) +
+             ", expected " + std::to_string(ref);
+    return "";
+  };
+  if (n <= 512) {
+    for (long long i = 0; i < n; ++i)
+      for (long long j = 0; j < n; ++j)
+        if (auto e = check(i, j); !e.empty()) return e;
+    return "";
+  }
+  for (long long s = 0; s < 16; ++s) {
+    const long long line = (s * (n - 1)) / 15;
+    for (long long j = 0; j < n; ++j) {
+      if (auto e = check(line, j); !e.empty()) return e;
+      if (auto e = check(j, line); !e.empty()) return e;
+    }
+  }
+  return "";
+}
+
+inline ParamSpec n_param() {
+  return {"n", 1024, 128, 8192, {}, "matrix side (halves), a multiple of 128"};
+}
+inline std::string check_n(const Params& p) {
+  const long long n = p.at("n");
+  if (n % BM != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of the block tile=128 (the block tile must divide n)";
+  return "";
+}
+
+// The plan's FP16 arrays seen as T (2 halves, or 8 a chunk); C as float pairs.
+template <class T>
+Global<const T> halves_as(const Args& a, int i) {
+  return {static_cast<const T*>(a.ptr.at(i)), a.count.at(i) * 2 / sizeof(T), std::uint8_t(i)};
+}
+inline Global<float2> c_pairs(const Args& a, int i) {
+  return {static_cast<float2*>(a.ptr.at(i)), a.count.at(i) / 2, std::uint8_t(i)};
+}
+
+// 16 KB a stage: 3 stages fill the 48 KB a block has without opting in (validate's limit).
+using Stages = Choices<2, 3>;
+
+}  // namespace tensor_detail
+
+// @post appends the tensor family and its variants to r in teaching order (global memory
+//       to the cp.async pipeline).
+inline void add_tensor(Registry& r) {
+  using namespace tensor_detail;
+  r.family({.name = "tensor",
+            .source_file = "kernels/families/tensor.cuh",
+            .peers = {Peer::CublasGemmEx},
+            .sweeps = {{"stages", ""}},
+            .size_params = {"n"},
+            .timing = {{"n", 4096}},
+            .small = {{"n", 128}},
+            .bar_sizes = {{{"n", 4096}}},
+            .recorded_sweeps = {{"pipelined", {{"n", 4096}}, "stages", {2, 3}}}});
+  r.add({.info = {.name = "mma_global",
+                  .title = "mma.sync from global memory",
+                  .why = "The tensor-core baseline: each lane loads its own fragment elements, "
+                         "4 bytes at a time, from global memory; half of every sector is "
+                         "wasted and no warp shares what it fetched.",
+                  .entry = "TensorGlobal",
+                  .params = {n_param()},
+                  .check = check_n,
+                  .plan = [](const Params& p) { return plan(p, "tensor_mma_global", 0); },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TensorGlobal{halves_as<std::uint32_t>(a, 0), halves_as<std::uint32_t>(a, 1),
+                                 c_pairs(a, 2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "ldmatrix",
+                  .title = "Staged in shared memory, ldmatrix",
+                  .why = "Faster: 16-byte coalesced copies into shared memory feed every warp "
+                         "of the block, and one ldmatrix loads four 8 x 8 fragments; but its "
+                         "64-byte rows put 4 of 8 rows on the same banks, a 4-way conflict.",
+                  .entry = "TensorShared",
+                  .params = {n_param()},
+                  .check = check_n,
+                  .plan = [](const Params& p) {
+                    return plan(p, "tensor_ldmatrix", TensorShared<false>::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TensorShared<false>{halves_as<int4>(a, 0), halves_as<int4>(a, 1),
+                                        c_pairs(a, 2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "swizzled",
+                  .title = "ldmatrix on a swizzled (XOR) layout",
+                  .why = "Faster: the chunk of each row is XORed with its row pair, so the 8 "
+                         "rows an ldmatrix phase reads fall on 8 different bank groups: one "
+                         "wavefront instead of four, at no cost in memory.",
+                  .entry = "TensorShared",
+                  .params = {n_param()},
+                  .check = check_n,
+                  .plan = [](const Params& p) {
+                    return plan(p, "tensor_swizzled", TensorShared<true>::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0],
+                    TensorShared<true>{halves_as<int4>(a, 0), halves_as<int4>(a, 1),
+                                       c_pairs(a, 2), int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "pipelined",
+                  .title = "Multi-stage cp.async pipeline",
+                  .why = "Faster: cp.async copies the next STAGES - 1 tiles straight into shared "
+                         "memory while the tensor cores work on this one, so the load latency "
+                         "hides behind the mma and no registers hold the copies.",
+                  .entry = "TensorPipelined",
+                  .params = {n_param(),
+                             {"stages", 3, 0, 0, Stages::list(),
+                              "shared buffers: tiles in flight + 1"}},
+                  .check = check_n,
+                  .plan = [](const Params& p) {
+                    std::uint32_t bytes = 0;
+                    Stages::dispatch(p.at("stages"), [&]<long long S>() {
+                      bytes = TensorPipelined<int(S)>::kSharedBytes;
+                    });
+                    return plan(p, "tensor_pipelined", bytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           const LaunchCfg& c = pl.launches[0];
+           auto A = halves_as<int4>(a, 0);
+           auto B = halves_as<int4>(a, 1);
+           auto C = c_pairs(a, 2);
+           const int n = int(p.at("n"));
+           with_choice<Stages>(L, "stages", p.at("stages"), [&]<long long S>() {
+             L.launch(c, TensorPipelined<int(S)>{A, B, C, n});
+           });
+         }});
+}
+
+WS_END_MODE

@@ -956,7 +956,7 @@ void Emu::abort_block() {
   }
 }
 
-// [SECTION] Entry points: the current lane, work, run
+// [SECTION] Entry points: the current lane, work
 // A lane for code that calls into the dialect outside an emulated thread: every call is
 // a programming error, reported as an exception on the caller's own stack.
 class NoLane final : public Lane {
@@ -1119,7 +1119,8 @@ class ParallelRun {
         if (i < g.events.size()) sink_.on_event(g.events[i]);
       }
     } catch (...) {
-      sink_error_ = std::current_exception();
+      std::lock_guard lk(mu_);  // a failing worker may record its own at the same time
+      if (!sink_error_) sink_error_ = std::current_exception();
       return true;
     }
     const EmuResult& r = g.result;
@@ -1159,7 +1160,7 @@ class ParallelRun {
   std::size_t announced_ = 0;
   std::vector<std::pair<std::uint16_t, std::uint16_t>> reported_;
   EmuResult merged_;
-  std::exception_ptr sink_error_;
+  std::exception_ptr sink_error_;  // under mu_: the first failure, rethrown by run()
 };
 
 }  // namespace
@@ -1179,7 +1180,7 @@ EmuResult run(const EmuLaunch& launch, TraceSink& sink, const EmuOptions& opt) {
   std::sort(list.begin(), list.end());
   list.erase(std::unique(list.begin(), list.end()), list.end());
   const std::uint64_t nblocks = list.empty() ? launch.info.grid.count() : list.size();
-  // Made-on-touch memory is filled by one thread; a block or two are not worth threads.
+  // Made-on-touch memory is filled by one thread; no more threads than blocks.
   const unsigned threads = unsigned(std::min<std::uint64_t>(opt.threads, nblocks));
   if (threads <= 1 || opt.lazy) {
     Emu emu(launch, sink, opt);

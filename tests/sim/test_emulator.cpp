@@ -1164,3 +1164,24 @@ TEST(EmulatorCores, ThreadsComeFromTheEnvironment) {
   ::unsetenv("WS_EMU_THREADS");
   EXPECT_EQ(sim::emu_threads(), std::max(1u, std::min(64u, std::thread::hardware_concurrency())));
 }
+
+// A sink that fails stops a run on several cores as it stops a serial one: the exception
+// reaches the caller, no worker is left waiting.
+TEST(EmulatorCores, ASinkThatThrowsStopsTheRun) {
+  struct Failing : TraceSink {
+    std::size_t n = 0;
+    void on_event(const WarpEvent&) override {
+      if (++n == 500) throw std::runtime_error("sink full");
+    }
+  };
+  for (unsigned threads : {1u, 3u}) {
+    SCOPED_TRACE(threads);
+    std::vector<int> out(90 * 64), hist(8);
+    Failing sink;
+    EmuOptions o;
+    o.threads = threads;
+    EXPECT_THROW(emulate(Mixed{g(out, 0), g(hist, 1)}, {90, 1, 1}, {64, 1, 1}, 512, sink, o),
+                 std::runtime_error);
+    EXPECT_EQ(sink.n, 500u);
+  }
+}

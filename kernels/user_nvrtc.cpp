@@ -309,6 +309,88 @@ std::pair<NvrtcBuild, NvrtcBuild> compile_nvrtc_both(const KernelSpec& spec, con
   return {std::move(fast), compile_nvrtc(spec, true, arch)};
 }
 
+namespace {
+
+// The runner's request for `res`'s plan: the launches, the inputs (outputs poisoned), the
+// arguments bound by the spec's fields; timing as `opt` asks.
+GpuRequest make_request(const KernelSpec& spec, const RunResult& res, std::vector<char> cubin,
+                        const RunOptions& opt, HostArrays& h) {
+  GpuRequest q;
+  q.cubin = std::move(cubin);
+  for (const LaunchCfg& c : res.plan.launches) {
+    GpuLaunch l;
+    l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
+    l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
+    l.shared_bytes = c.shared_bytes;
+    q.launches.push_back(l);
+  }
+  h = HostArrays::allocate(res.plan);
+  fill_inputs(h, res.plan, opt.seed);
+  for (std::size_t i = 0; i < h.data.size(); ++i) {
+    auto& a = q.arrays.emplace_back(reinterpret_cast<const char*>(h.data[i].data()),
+                                    reinterpret_cast<const char*>(h.data[i].data()) + h.data[i].size());
+    if (res.plan.arrays[i].output) std::fill(a.begin(), a.end(), char(0xFF));
+  }
+  for (const Field& f : spec.fields) {
+    GpuArg a;
+    a.array = f.array;
+    if (f.array) {
+      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != f.from()) ++a.index;
+    } else {
+      a.value = res.params.at(f.from());
+    }
+    q.args.push_back(a);
+  }
+  q.timing = opt.timing;
+  q.warmup = opt.warmup;
+  q.repeats = std::max(opt.repeats, 10);
+  return q;
+}
+
+// The reply's arrays into `h`, verified against the job, and its times into res.timing.
+// @post false (error set) when the runner failed or replied arrays of the wrong shape.
+bool take_reply(const GpuReply& rep, const VariantInfo& job, const RunOptions& opt, HostArrays& h,
+                RunResult& res) {
+  res.verified = false;
+  if (!rep.error.empty()) {
+    // The runner's context died with its process: the next run starts a fresh one.
+    res.error = "your kernel failed on the GPU: " + rep.error +
+                " (it ran in a process of its own; the next run gets a fresh context)";
+    res.verify_message.clear();
+    return false;
+  }
+  if (rep.arrays.size() != h.data.size()) {
+    res.error = "the GPU runner returned " + std::to_string(rep.arrays.size()) + " arrays, not " +
+                std::to_string(h.data.size());
+    return false;
+  }
+  for (std::size_t i = 0; i < h.data.size(); ++i) {
+    if (rep.arrays[i].size() != h.data[i].size()) {
+      res.error = "the GPU runner returned array " + res.plan.arrays[i].name + " at the wrong size";
+      return false;
+    }
+    std::memcpy(h.data[i].data(), rep.arrays[i].data(), h.data[i].size());
+  }
+  res.verify_message = job.verify(h, res.params);
+  res.verified = res.verify_message.empty();
+  // Timing: CUDA events around each repeat of the plan's launches, the median.
+  if (opt.timing && !rep.samples_ms.empty()) {
+    std::vector<double> ms = rep.samples_ms;
+    std::sort(ms.begin(), ms.end());
+    Timing& t = res.timing;
+    t = Timing{};
+    t.source = sim::Provenance::measured(rep.device);
+    t.samples_ms = ms;
+    t.median_ms = ms[ms.size() / 2];
+    t.min_ms = ms.front();
+    t.max_ms = ms.back();
+    set_throughput(t, res.plan);
+  }
+  return true;
+}
+
+}  // namespace
+
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
   // The NVRTC builds end before the emulator's sandboxed run of the same source (counts,
@@ -350,83 +432,52 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
     return res;
   }
 
-  GpuRequest q;
-  q.cubin = std::move(fast.cubin);
-  for (const LaunchCfg& c : res.plan.launches) {
-    GpuLaunch l;
-    l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
-    l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
-    l.shared_bytes = c.shared_bytes;
-    q.launches.push_back(l);
-  }
-  HostArrays h = HostArrays::allocate(res.plan);
-  fill_inputs(h, res.plan, opt.seed);
-  for (std::size_t i = 0; i < h.data.size(); ++i) {
-    auto& a = q.arrays.emplace_back(reinterpret_cast<const char*>(h.data[i].data()),
-                                    reinterpret_cast<const char*>(h.data[i].data()) + h.data[i].size());
-    if (res.plan.arrays[i].output) std::fill(a.begin(), a.end(), char(0xFF));
-  }
-  for (const Field& f : spec.fields) {
-    GpuArg a;
-    a.array = f.array;
-    if (f.array) {
-      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != f.from()) ++a.index;
-    } else {
-      a.value = res.params.at(f.from());
-    }
-    q.args.push_back(a);
-  }
+  HostArrays h;
+  GpuRequest q = make_request(spec, res, std::move(fast.cubin), opt, h);
   q.traced_cubin = std::move(traced.cubin);
   q.trace_symbol = traced.trace_symbol;
   q.keep_block = opt.keep_blocks.empty() ? 0 : opt.keep_blocks.front();
-  q.timing = opt.timing;
-  q.warmup = opt.warmup;
-  q.repeats = std::max(opt.repeats, 10);
 
   RunnerLimits rl;
   rl.time_s = limits.time_s;
   const GpuReply rep = run_in_runner(q, rl);
-  res.verified = false;
-  if (!rep.error.empty()) {
-    // The runner's context died with its process: the next run starts a fresh one.
-    res.error = "your kernel failed on the GPU: " + rep.error +
-                " (it ran in a process of its own; the next run gets a fresh context)";
-    res.verify_message.clear();
-    return res;
-  }
-  if (rep.arrays.size() != h.data.size()) {
-    res.error = "the GPU runner returned " + std::to_string(rep.arrays.size()) + " arrays, not " +
-                std::to_string(h.data.size());
-    return res;
-  }
-  for (std::size_t i = 0; i < h.data.size(); ++i) {
-    if (rep.arrays[i].size() != h.data[i].size()) {
-      res.error = "the GPU runner returned array " + res.plan.arrays[i].name + " at the wrong size";
-      return res;
-    }
-    std::memcpy(h.data[i].data(), rep.arrays[i].data(), h.data[i].size());
-  }
-  res.verify_message = job.verify(h, res.params);
-  res.verified = res.verify_message.empty();
+  if (!take_reply(rep, job, opt, h, res)) return res;
   if (std::string why2 = apply_device_counts(rep, res); !why2.empty()) {
     res.error = why2;
     res.verified = false;
     return res;
   }
 
-  // Timing: CUDA events around each repeat of the plan's launches, the median.
-  if (opt.timing && !rep.samples_ms.empty()) {
-    std::vector<double> ms = rep.samples_ms;
-    std::sort(ms.begin(), ms.end());
-    Timing& t = res.timing;
-    t = Timing{};
-    t.source = sim::Provenance::measured(rep.device);
-    t.samples_ms = ms;
-    t.median_ms = ms[ms.size() / 2];
-    t.min_ms = ms.front();
-    t.max_ms = ms.back();
-    set_throughput(t, res.plan);
+  return res;
+}
+
+RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
+                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
+  RunResult res;
+  std::string why, arch;
+  if (!gpu_available(why, &arch)) {
+    res.error = "the GPU is not usable for student kernels: " + why;
+    return res;
   }
+  res.error = validate(job, params, DeviceLimits{}, res.params);
+  if (!res.error.empty()) {
+    res.rejected = true;
+    return res;
+  }
+  res.plan = job.plan(res.params);
+  NvrtcBuild fast = compile_nvrtc(spec, false, arch);
+  compiled = fast.compiled;
+  if (!fast.compiled.ok) {
+    res.error = compiled.message();
+    return res;
+  }
+  HostArrays h;
+  RunOptions o = opt;
+  o.timing = true;
+  GpuRequest q = make_request(spec, res, std::move(fast.cubin), o, h);
+  RunnerLimits rl;
+  rl.time_s = limits.time_s;
+  take_reply(run_in_runner(q, rl), job, o, h, res);
   return res;
 }
 

@@ -240,6 +240,7 @@ EditorDraw EditorPanel::draw(AppState& s) {
       g << t.got;
       row += "   got " + g.str() + (t.target.quantity == "time" ? " % (" + t.note + ")" : "");
     }
+    if (!t.worst.text.empty()) row += "   (" + t.worst.text + ")";  // the line that costs it most
     ImGui::TextColored(t.met ? green : red, "%s", row.c_str());
     d.targets.push_back(row);
   }
@@ -248,6 +249,22 @@ EditorDraw EditorPanel::draw(AppState& s) {
       ImGui::TextColored(dim, "[ ]      %s", t.text.c_str());
       d.targets.push_back("[ ] " + t.text);
     }
+
+  // Hints, one at a time; the count seen is the one `puzzle --hint` keeps.
+  if (!p_.hints.empty()) {
+    const int total = int(p_.hints.size());
+    if (hints_shown_ < 0) hints_shown_ = std::min(total, puzzle::hints_seen(puzzle::student_dir(), p_.slug));
+    for (int i = 0; i < hints_shown_; ++i) {
+      ImGui::TextColored(dim, "hint %d of %d: %s", i + 1, total, p_.hints[std::size_t(i)].text.c_str());
+      d.hints.push_back(p_.hints[std::size_t(i)].text);
+    }
+    if (hints_shown_ < total &&
+        ImGui::SmallButton(("Hint " + std::to_string(hints_shown_ + 1) + " of " + std::to_string(total)).c_str())) {
+      ++hints_shown_;
+      std::string why;
+      if (!puzzle::record_hints_seen(puzzle::student_dir(), p_.slug, hints_shown_, why)) message_ = why;
+    }
+  }
 
   // What the kernel printed is its own (set apart, every line marked, as the CLI does), and
   // the sandbox's note (no Landlock, no syscall filter in this build) beside it.

@@ -32,6 +32,7 @@ struct EditorDraw {
   std::vector<std::string> targets;     // "[met] ..." / "[missed] ..." rows shown
   std::string status;                   // the verdict line
   std::string kernel_output;            // what the kernel printed, shown apart ("" = none)
+  std::vector<std::string> hints;       // the hints revealed so far
 };
 
 class EditorPanel {
@@ -74,6 +75,7 @@ class EditorPanel {
   bool have_last_ = false;
   std::map<int, std::string> marks_;
   std::string message_;  // save/load problems
+  int hints_shown_ = -1;  // -1: not read yet from the hints the student has seen
 };
 
 }  // namespace ws::gui

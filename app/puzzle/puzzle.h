@@ -54,6 +54,9 @@ struct Puzzle {
   std::string family, variant;  // the job
   Params params;
   int job_line = 0;
+  // `timing: k=v ...`: the sizes at which a GPU measures the time targets (default: the
+  // job family's FamilyInfo::timing); the emulator models them at `params`.
+  Params timing;
   user::KernelSpec spec;  // struct and members (source_path set when checked)
   std::string starter;
   int starter_line = 0;   // line of the first starter line in the file
@@ -117,6 +120,12 @@ struct CheckResult {
   bool all_met() const;
 };
 
+constexpr int kTimeRounds = 3;
+constexpr int kTimeRepeats = 20;
+// The job's parameters with the sizes a GPU times at (p.timing, else the family's).
+// @post every key of p.params is in the result.
+Params timing_params(const Puzzle& p);
+
 struct CheckOptions {
   std::string kernel_file;  // "" = the puzzle's starter
   user::Limits limits;
@@ -126,6 +135,10 @@ struct CheckOptions {
 
 // Builds and runs the kernel on `backend` (the emulator in a sandboxed child process;
 // CUDA through NVRTC when built), checks its output against the job and every target.
+// A time target is judged where its claim is measured: on a GPU at timing_params(p) (the
+// kernel's fast build and the reference variant, kTimeRounds rounds taken in turn, each
+// the median of kTimeRepeats launches; the median of the rounds' ratios); on the emulator
+// modelled at the puzzle's own size.
 // @post never throws; failure or bad_input is set when the targets were not evaluated.
 CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt);
 

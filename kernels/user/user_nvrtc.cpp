@@ -400,6 +400,45 @@ long long scalar_bits(const std::string& type, long long v) {
   return v;  // int, unsigned, size_t, long: the value's low bytes (little-endian)
 }
 
+// A plain CUDA kernel's arguments in its parameters' order, bound by name as the emulator
+// binds them (run_emu: a caller's field of the same name may name another array).
+// @post "" and q.args filled, or which parameter names nothing of the job.
+std::string plain_args(const std::vector<cuda::Param>& params, const KernelSpec& spec, const RunResult& res,
+                       GpuRequest& q) {
+  for (const cuda::Param& p : params) {
+    std::string from = p.name;
+    for (const Field& g : spec.fields)
+      if (g.name == p.name && !g.source.empty()) from = g.source;
+    GpuArg a;
+    a.array = p.pointer;
+    if (a.array) {
+      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != from) ++a.index;
+      if (a.index == res.plan.arrays.size()) return "parameter '" + p.name + "' names no array of the job";
+    } else {
+      const auto it = res.params.find(from);
+      if (it == res.params.end()) return "parameter '" + p.name + "' names no parameter of the job";
+      a.value = scalar_bits(p.type, it->second);
+    }
+    q.args.push_back(a);
+  }
+  return "";
+}
+
+// A dialect kernel's arguments: its struct's members, each bound to the plan's array or
+// the job's parameter it names.
+void dialect_args(const KernelSpec& spec, const RunResult& res, GpuRequest& q) {
+  for (const Field& f : spec.fields) {
+    GpuArg a;
+    a.array = f.array;
+    if (f.array) {
+      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != f.from()) ++a.index;
+    } else {
+      a.value = res.params.at(f.from());
+    }
+    q.args.push_back(a);
+  }
+}
+
 // A student's plain CUDA file: the emulator runs the front end's rewrite (counts, traces,
 // races and faults at the student's lines, as on `--backend emu`); the GPU runs the file
 // itself, unchanged, built by NVRTC, with every parameter bound by name: its output is
@@ -435,29 +474,9 @@ RunResult run_cuda_plain(const KernelSpec& spec, const VariantInfo& job, const P
   q.cubin = std::move(build.cubin);
   q.entry = build.lowered;
   HostArrays h = request_arrays(res, opt, q);
-  // The parameters in the kernel's order, bound as the emulator bound them (run_emu).
-  for (std::size_t i = 0; i < build.params.size(); ++i) {
-    const cuda::Param& p = build.params[i];
-    std::string from = p.name;
-    for (const Field& g : spec.fields)
-      if (g.name == p.name && !g.source.empty()) from = g.source;
-    GpuArg a;
-    a.array = p.pointer;
-    if (a.array) {
-      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != from) ++a.index;
-      if (a.index == res.plan.arrays.size()) {
-        res.error = "parameter '" + p.name + "' names no array of the job";
-        return res;
-      }
-    } else {
-      const auto it = res.params.find(from);
-      if (it == res.params.end()) {
-        res.error = "parameter '" + p.name + "' names no parameter of the job";
-        return res;
-      }
-      a.value = scalar_bits(p.type, it->second);
-    }
-    q.args.push_back(a);
+  if (std::string why = plain_args(build.params, spec, res, q); !why.empty()) {
+    res.error = why;
+    return res;
   }
   q.timing = opt.timing;
   q.warmup = opt.warmup;
@@ -516,16 +535,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   GpuRequest q;
   q.cubin = std::move(fast.cubin);
   HostArrays h = request_arrays(res, opt, q);
-  for (const Field& f : spec.fields) {
-    GpuArg a;
-    a.array = f.array;
-    if (f.array) {
-      while (a.index < res.plan.arrays.size() && res.plan.arrays[a.index].name != f.from()) ++a.index;
-    } else {
-      a.value = res.params.at(f.from());
-    }
-    q.args.push_back(a);
-  }
+  dialect_args(spec, res, q);
   q.traced_cubin = std::move(traced.cubin);
   q.trace_symbol = traced.trace_symbol;
   q.keep_block = opt.keep_blocks.empty() ? 0 : opt.keep_blocks.front();
@@ -536,6 +546,60 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   RunnerLimits rl;
   rl.time_s = limits.time_s;
   apply_reply(run_in_runner(q, rl), job, opt, h, /*traced=*/true, res);
+  return res;
+}
+
+RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
+                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
+  RunResult res;
+  std::string why, arch;
+  if (!gpu_available(why, &arch)) {
+    res.error = "the GPU is not usable for student kernels: " + why;
+    return res;
+  }
+  res.error = validate(job, params, DeviceLimits{}, res.params);
+  if (!res.error.empty()) {
+    res.rejected = true;
+    return res;
+  }
+  res.plan = job.plan(res.params);
+  RunOptions o = opt;
+  o.timing = true;
+  GpuRequest q;
+  HostArrays h;
+  if (is_cuda_file(spec.source_path)) {
+    // The file passed the emulator's gate in the check before this (see run_cuda_plain).
+    CudaGpuBuild b = compile_cuda_nvrtc(spec.source_path, arch);
+    compiled = b.compiled;
+    if (!b.compiled.ok) {
+      res.error = compiled.message();
+      return res;
+    }
+    q.plain = true;
+    q.cubin = std::move(b.cubin);
+    q.entry = b.lowered;
+    h = request_arrays(res, o, q);
+    if (std::string bad = plain_args(b.params, spec, res, q); !bad.empty()) {
+      res.error = bad;
+      return res;
+    }
+  } else {
+    NvrtcBuild fast = compile_nvrtc(spec, false, arch);
+    compiled = fast.compiled;
+    if (!fast.compiled.ok) {
+      res.error = compiled.message();
+      return res;
+    }
+    q.cubin = std::move(fast.cubin);
+    h = request_arrays(res, o, q);
+    dialect_args(spec, res, q);
+  }
+  q.timing = true;
+  q.warmup = o.warmup;
+  q.repeats = std::max(o.repeats, 10);
+  RunnerLimits rl;
+  rl.time_s = limits.time_s;
+  apply_reply(run_in_runner(q, rl), job, o, h, /*traced=*/false, res);
   return res;
 }
 

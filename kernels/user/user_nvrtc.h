@@ -65,4 +65,12 @@ std::string apply_device_counts(const GpuReply& rep, RunResult& res);
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {});
 
+// The fast build alone at `params`, for a puzzle's time target at a size too large to
+// emulate: no emulator run, no traced build, no counts. The output is verified and the
+// time is the median of max(opt.repeats, 10) launches after opt.warmup.
+// @post on success error is "", verified is set and timing.source is measured; the
+//       totals, sites and kept traces stay empty.
+RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
+                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {});
+
 }  // namespace ws::user

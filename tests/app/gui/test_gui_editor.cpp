@@ -87,6 +87,10 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_EQ(tile->cols, 32u);  // the row length travels back from the kernel's process
   fd = s->frame(true);
   EXPECT_NE(fd.editor.status.find("of 3 targets met"), std::string::npos) << fd.editor.status;
+  // The missed target names its line in the student's file, with the figure there.
+  ASSERT_FALSE(fd.editor.targets.empty());
+  EXPECT_NE(fd.editor.targets[0].find("[missed] bank_conflicts == 0"), std::string::npos) << fd.editor.targets[0];
+  EXPECT_NE(fd.editor.targets[0].find(": 63488 bank conflicts)"), std::string::npos) << fd.editor.targets[0];
   EXPECT_GT(fd.editor.current_line, 0);
 
   // A compile error: marked on its line, in the panel.

@@ -181,6 +181,26 @@ TEST(PuzzleQuantities, ComputedFromTheTotals) {
   for (const auto& q : quantities()) EXPECT_TRUE(quantity_value(q.name, r, v)) << q.name;
 }
 
+// Time targets are measured on a GPU at the family's timing sizes, or at the puzzle's
+// own `timing:`, validated against the job like its params.
+TEST(PuzzleParse, TimingSizesDefaultToTheFamilysAndAreValidated) {
+  Puzzle p;
+  std::vector<Error> e;
+  ASSERT_TRUE(parse_text(kGood, "p.md", p, e)) << e[0].text();
+  EXPECT_TRUE(p.timing.empty());
+  const FamilyInfo* f = find_family("access");
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(timing_params(p).at("n"), f->timing.at("n"));
+  EXPECT_EQ(timing_params(p).at("block"), 256) << "the puzzle's other params stay";
+  ASSERT_TRUE(parse_text(replace(kGood, "params: n=1024", "timing: n=4194304\nparams: n=1024"), "p.md", p, e));
+  EXPECT_EQ(timing_params(p).at("n"), 4194304);
+  EXPECT_EQ(p.params.at("n"), 1024) << "the check itself stays at the puzzle's size";
+  const auto bad = errors_of(replace(kGood, "params: n=1024", "timing: n=1000\nparams: n=1024"));
+  ASSERT_EQ(bad.size(), 1u);
+  EXPECT_NE(bad[0].message.find("the sizes a GPU times at"), std::string::npos) << bad[0].text();
+  EXPECT_NE(bad[0].message.find("not a multiple of block"), std::string::npos) << bad[0].text();
+}
+
 // ---------------------------------------------------------------- hints
 
 TEST(PuzzleHints, ParsedInOrderAndEveryMalformedOneIsAFileLineMessage) {

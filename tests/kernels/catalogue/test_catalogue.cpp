@@ -36,7 +36,8 @@ TEST(Catalogue, FamiliesInTeachingOrder) {
   for (const auto& v : catalogue())
     if (order.empty() || order.back() != v.family) order.push_back(v.family);
   EXPECT_EQ(order, (std::vector<std::string>{"access", "transpose", "reduce", "matmul", "tensor",
-                                             "async_copy", "divergence", "instr", "histogram"}));
+                                             "async_copy", "divergence", "instr", "histogram", "scan",
+                                             "stencil", "partial_histogram"}));
 }
 
 TEST(Catalogue, ListsTheVariantsOfTheIssue) {

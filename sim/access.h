@@ -40,7 +40,7 @@ struct Counters {
   std::uint64_t global_st_requests = 0, global_st_sectors = 0, global_st_ideal_sectors = 0;
   // Global atomics. The dialect's atomic_add returns nothing, so sm_90 compiles every one
   // to a reduction (REDG, Nsight Compute's ..._op_red), never to ATOMG (..._op_atom): the
-  // recorded SASS holds the compiler to it (tests/kernels/test_sass.cpp).
+  // recorded SASS holds the compiler to it (tests/kernels/hardware/test_sass.cpp).
   std::uint64_t global_red_requests = 0, global_red_sectors = 0;
   std::uint64_t global_bytes_requested = 0, global_bytes_moved = 0;
   std::uint64_t shared_ld_requests = 0, shared_ld_wavefronts = 0, shared_ld_ideal = 0;

@@ -5,7 +5,7 @@
 //   <!-- readme-check: list -->              the block's lines appear in the output, in order
 //   <!-- readme-check: -->                   (no arguments: the headless demo)
 //   <!-- readme-check json: metrics ... -->  every "key": value the block shows is in the JSON
-//   <!-- readme-check exit=2: bench ... -->  the exit status, and the block is its stderr
+//   <!-- readme-check exit=2: bench ... -->  the exit status, and the block is its output
 //
 // Lines are compared with runs of spaces collapsed; `...` in a sample line stands for any
 // text. A sample that drifts from the program fails here, with the first line not found.
@@ -161,7 +161,9 @@ TEST(Readme, EverySampleIsWhatTheCommandPrints) {
     const Outcome r = run(c.args, c.args.empty() ? dir : fs::path(WS_SOURCE_DIR), dir);
     if (c.mode.rfind("exit=", 0) == 0) {
       EXPECT_EQ(r.code, std::stoi(c.mode.substr(5))) << r.err;
-      EXPECT_EQ(first_missing(c.sample, r.err), "") << "stderr:\n" << r.err;
+      // The block is what the command printed: its error (stderr), or a verdict that
+      // failed (a puzzle's starter, on stdout).
+      EXPECT_EQ(first_missing(c.sample, r.out + r.err), "") << "stdout and stderr:\n" << r.out << r.err;
       continue;
     }
     EXPECT_EQ(r.code, 0) << r.err;

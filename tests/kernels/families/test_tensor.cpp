@@ -34,7 +34,7 @@ template <class K>
 sim::EmuResult emulate(const K& k, unsigned threads, std::uint32_t shared, TraceSink& sink) {
   sim::EmuLaunch l;
   l.info.kernel = "test";
-  l.info.source_file = "tests/kernels/test_tensor.cpp";
+  l.info.source_file = "tests/kernels/families/test_tensor.cpp";
   l.info.grid = {1, 1, 1};
   l.info.block = {threads, 1, 1};
   l.info.shared_bytes = shared;

@@ -372,7 +372,9 @@ void derive(BenchReport& r) {
       if (bytes && row.copy_gbps > 0) share(row.copy_gbps, row.copy_source);
       // The peak is the data sheet's: a fraction of it is the usual figure, not a mix.
       if (bytes && r.device.peak_gbps > 0) row.frac_peak = t.throughput / r.device.peak_gbps;
-      if (gf && r.device.peak_gflops > 0) row.frac_peak = t.throughput / r.device.peak_gflops;
+      // The device's GFLOP/s peak is FP32's: no fraction of it for tensor-core FLOPs.
+      if (gf && r.device.peak_gflops > 0 && row.cfg.plan.mma_flops == 0)
+        row.frac_peak = t.throughput / r.device.peak_gflops;
       if (gf) {
         for (const auto& p : r.peers)
           if (peer_gflops(p.peer) && same_size(p.size, row.cfg.plan.flops) &&

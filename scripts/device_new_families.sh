@@ -13,6 +13,9 @@ B=${WS_DEVICE_BUILD:-$root/build-device}
 fams=${WS_FAMILIES:-"tensor async_copy scan stencil partial_histogram"}
 mkdir -p "$OUT"
 status=0
+# WS_DEADLINE: seconds this script may take; each step gets at most what is left.
+deadline=${WS_DEADLINE:-900}
+left() { local l=$((deadline - SECONDS)); (( l > $1 )) && l=$1; (( l < 1 )) && l=1; echo $l; }
 vars=$("$B/warpscope" list --json | python3 -c '
 import json, sys
 want = set(sys.argv[1].split())
@@ -21,18 +24,19 @@ for f in json.load(sys.stdin)["families"]:
         for v in f["variants"]: print(f["family"] + "/" + v["name"])' "$fams")
 echo "variants: $vars" | tee "$OUT/new_families.txt"
 rm -rf "$OUT/gpu_traces"
-timeout 150 "$B/tests/record_traces" "$OUT/gpu_traces" $vars > "$OUT/fixtures.log" 2>&1 || status=1
+timeout "$(left 120)" "$B/tests/record_traces" "$OUT/gpu_traces" $vars > "$OUT/fixtures.log" 2>&1 || status=1
 tar czf "$OUT/gpu_traces.tar.gz" -C "$OUT" gpu_traces && rm -rf "$OUT/gpu_traces"
 grep -iE "agree|differ|equal" "$OUT/fixtures.log" | tail -20 | tee -a "$OUT/new_families.txt"
 for f in $fams; do
-  timeout 120 "$B/warpscope" bench --kernel "$f" --all --peers --backend cuda --repeats 20 \
+  (( SECONDS < deadline )) || break
+  timeout "$(left 60)" "$B/warpscope" bench --kernel "$f" --all --peers --backend cuda --repeats 20 \
     > "$OUT/bench_$f.txt" 2>&1 || status=1
 done
 rec=(); for f in $fams; do rec+=(--kernel "$f"); done
-timeout 200 "$B/warpscope" record --backend cuda --lessons none "${rec[@]}" --force \
+timeout "$(left 150)" "$B/warpscope" record --backend cuda --lessons none "${rec[@]}" --force \
   --out "$OUT/part.json" > "$OUT/record.log" 2>&1 || status=1
 only=$(echo "$vars" | tr '\n' ' ')
-timeout 150 python3 scripts/ncu_compare.py --warpscope "$B/warpscope" --out "$OUT/ncu_new" --only $only \
+timeout "$(left 150)" python3 scripts/ncu_compare.py --warpscope "$B/warpscope" --out "$OUT/ncu_new" --only $only \
   > "$OUT/ncu_new.log" 2>&1 || status=1
 echo "status $status" | tee -a "$OUT/new_families.txt"
 exit $status

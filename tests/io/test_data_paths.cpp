@@ -26,9 +26,9 @@ struct DataDir {
   DataDir() {
     fs::remove_all(p);
     fs::create_directories(p / "assets" / "recordings");
-    fs::create_directories(p / "include" / "kernels");
+    fs::create_directories(p / "include" / "kernels" / "dialect");
     std::ofstream(p / "assets" / "recordings" / "mine.json") << "{}";
-    std::ofstream(p / "include" / "kernels" / "simt.h") << "// mine";
+    std::ofstream(p / "include" / "kernels" / "dialect" / "simt.h") << "// mine";
   }
   ~DataDir() { fs::remove_all(p); }
 };

@@ -12,14 +12,39 @@ namespace ws::gui {
 
 namespace {
 
-// The parameters that change a launch's block: a sweep over one of them is an occupancy sweep.
-bool block_param(const std::string& name) { return name == "block" || name == "block_rows"; }
+// The parameters of a variant that change its first launch's block, found from the catalogue
+// (each allowed value other than the default planned beside the default): a sweep over one
+// of them is an occupancy sweep.
+std::set<std::string> block_params(const VariantInfo& v) {
+  std::set<std::string> out;
+  Params base;
+  if (!v.plan || !validate(v, {}, DeviceLimits{}, base).empty()) return out;
+  const Plan p0 = v.plan(base);
+  if (p0.launches.empty()) return out;
+  for (const ParamSpec& ps : v.params) {
+    std::vector<long long> others = ps.choices;
+    if (others.empty() && ps.max > ps.min) others = {ps.min, ps.max};
+    for (long long x : others) {
+      if (x == ps.def) continue;
+      Params given = base, full;
+      given[ps.name] = x;
+      if (!validate(v, given, DeviceLimits{}, full).empty()) continue;
+      const Plan p1 = v.plan(full);
+      if (!p1.launches.empty() && (p1.launches[0].block.x != p0.launches[0].block.x ||
+                                   p1.launches[0].block.y != p0.launches[0].block.y ||
+                                   p1.launches[0].block.z != p0.launches[0].block.z))
+        out.insert(ps.name);
+      break;
+    }
+  }
+  return out;
+}
 
-// Params without the block parameter: the runs of one sweep share it.
-Params rest_of(const Params& p) {
+// Params without the block parameters: the runs of one sweep share them.
+Params rest_of(const Params& p, const std::set<std::string>& block) {
   Params r = p;
   for (auto it = r.begin(); it != r.end();)
-    it = block_param(it->first) ? r.erase(it) : std::next(it);
+    it = block.count(it->first) ? r.erase(it) : std::next(it);
   return r;
 }
 
@@ -33,7 +58,7 @@ struct OccupancyPoint {
 };
 
 struct OccupancySweep {
-  std::string param;  // "block" or "block_rows"
+  std::string param;  // the swept parameter that changes the block
   Params at;          // the other parameters
   std::vector<OccupancyPoint> points;
 };
@@ -43,9 +68,12 @@ struct OccupancySweep {
 std::map<std::string, std::vector<const RecordedRun*>> sweeps_of(const Recording& rec, const std::string& family,
                                                                 const std::string& variant) {
   std::map<std::string, std::vector<const RecordedRun*>> groups;
+  const VariantInfo* v = find_variant(family, variant);
+  if (!v) return groups;
+  const std::set<std::string> block = block_params(*v);
   for (const RecordedRun& r : rec.runs) {
     if (r.family != family || r.variant != variant || rec.is_stale(r)) continue;
-    const Params rest = rest_of(r.params);
+    const Params rest = rest_of(r.params, block);
     if (rest.size() == r.params.size()) continue;  // no block parameter
     groups[ws::to_string(rest)].push_back(&r);
   }
@@ -72,18 +100,19 @@ OccupancySweep find_sweep(const AppState& s) {
   const VariantInfo* v = s.variant_info();
   if (!rec || !v || !v->plan) return out;
   const auto groups = sweeps_of(*rec, v->family, v->name);
-  const std::string want = ws::to_string(rest_of(s.timed_params()));
+  const std::set<std::string> block = block_params(*v);
+  const std::string want = ws::to_string(rest_of(s.timed_params(), block));
   const std::vector<const RecordedRun*>* pick = nullptr;
   for (const auto& [k, runs] : groups)
-    if (k == want || !pick || (ws::to_string(rest_of(pick->front()->params)) != want && runs.size() > pick->size()))
+    if (k == want || !pick || (ws::to_string(rest_of(pick->front()->params, block)) != want && runs.size() > pick->size()))
       pick = &runs;
   if (!pick) return out;
-  out.at = rest_of(pick->front()->params);
+  out.at = rest_of(pick->front()->params, block);
   const sim::DeviceModel m;
   for (const RecordedRun* r : *pick) {
     OccupancyPoint p;
     for (const auto& [k, val] : r->params)
-      if (block_param(k)) {
+      if (block.count(k)) {
         out.param = k;
         p.block_value = val;
       }

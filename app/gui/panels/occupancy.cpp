@@ -12,16 +12,20 @@ namespace ws::gui {
 
 namespace {
 
-// The parameters of a variant that change its first launch's block, found from the catalogue
-// (each allowed value other than the default planned beside the default): a sweep over one
-// of them is an occupancy sweep.
+// The parameters the family records sweeps of for this variant (FamilyInfo::recorded_sweeps)
+// that change its first launch's block, found from the catalogue (an allowed value other
+// than the default planned beside the default): a sweep over one is an occupancy sweep.
 std::set<std::string> block_params(const VariantInfo& v) {
-  std::set<std::string> out;
+  std::set<std::string> out, swept;
+  if (const FamilyInfo* f = find_family(v.family))
+    for (const RecordedSweep& rs : f->recorded_sweeps)
+      if (rs.variant == v.name) swept.insert(rs.x);
   Params base;
   if (!v.plan || !validate(v, {}, DeviceLimits{}, base).empty()) return out;
   const Plan p0 = v.plan(base);
   if (p0.launches.empty()) return out;
   for (const ParamSpec& ps : v.params) {
+    if (!swept.count(ps.name)) continue;
     std::vector<long long> others = ps.choices;
     if (others.empty() && ps.max > ps.min) others = {ps.min, ps.max};
     for (long long x : others) {

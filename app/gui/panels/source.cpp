@@ -2,6 +2,8 @@
 // counters and the SASS under each line.
 #include "app/gui/panels/panel.h"
 
+#include <filesystem>
+
 namespace ws::gui {
 
 viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, float height) {
@@ -34,8 +36,13 @@ viz::SourceViewDraw source_panel(AppState& s, const Loaded& l, std::size_t pos, 
   in.fit_current = s.presenter_on;  // large type: the line being stepped stays whole
   // The family header as the catalogue names it (kernels/families/transpose.cuh): the same on every
   // machine, where the path it was read from is not.
-  if (!l.source.path.empty())
-    ImGui::TextDisabled("%s", (l.info ? l.info->source_file : l.source.path).c_str());
+  if (!l.source.path.empty()) {
+    // Where the whole path does not fit (large type, half a window), its file name.
+    std::string shown = l.info ? l.info->source_file : l.source.path;
+    if (ImGui::CalcTextSize(shown.c_str()).x > ImGui::GetContentRegionAvail().x)
+      shown = std::filesystem::path(shown).filename().string();
+    ImGui::TextDisabled("%s", shown.c_str());
+  }
   if (l.sass) {  // on the path's line where it fits: the code gets the height
     ImGui::PushID(&l);
     if (!l.source.path.empty()) same_line_or_wrap(checkbox_w("SASS"));

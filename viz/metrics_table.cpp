@@ -142,40 +142,13 @@ int draw_baseline_table(const std::vector<BaselineRow>& rows, float height, cons
   return drawn;
 }
 
-MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
-  const Theme& th = theme(style);
+namespace {
+
+// The time rows: the kernel's time with its source, the throughput, its share of the copy
+// and of the peak, and whether the output matched the CPU reference.
+void time_table(const MetricsInput& in, const Theme& th, ImGuiTableFlags tf, MetricsDraw& d) {
   const std::uint32_t modelled_col = th.modelled;
-  MetricsDraw d;
-  if (!in.error.empty()) {
-    d.note = in.error;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
-    ImGui::TextWrapped("The run did not happen: %s", in.error.c_str());
-    ImGui::PopStyleColor();
-    return d;
-  }
-  if (!in.ran || !in.totals) {
-    d.note = "No result yet.";
-    ImGui::TextDisabled("%s", d.note.c_str());
-    return d;
-  }
-  d.drawn = true;
-  d.time_label = sim::long_label(in.source);
   const bool measured = in.source.is(sim::Source::Measured);
-  if (!in.verified) {
-    d.wrong_shown = true;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
-    ImGui::TextWrapped("WRONG RESULT - the output differs from the CPU reference%s%s. Its time "
-                       "is not a measurement of a working kernel.",
-                       in.verify_message.empty() ? "" : ": ", in.verify_message.c_str());
-    ImGui::PopStyleColor();
-  }
-  for (const std::string& p : in.problems) {
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.problem));
-    ImGui::TextWrapped("%s", p.c_str());
-    ImGui::PopStyleColor();
-  }
-  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
-                             ImGuiTableFlags_SizingStretchProp;
   if (ImGui::BeginTable("##time", 2, tf)) {
     ImGui::TableSetupColumn("time", ImGuiTableColumnFlags_WidthStretch, 1.4f);
     ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
@@ -213,67 +186,12 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
         in.verified ? th.verified : th.run_error);
     ImGui::EndTable();
   }
-  ImGui::Spacing();
-  if (!in.counts_source.empty()) {
-    // Counts this machine did not count: said before them, or instead of them.
-    d.counts_line = in.counts_missing ? in.counts_source : "counts: " + in.counts_source;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.modelled));
-    ImGui::TextWrapped("%s", d.counts_line.c_str());
-    ImGui::PopStyleColor();
-    if (in.counts_missing) return d;
-  }
-  const auto plain = in.totals->plain();
-  if (ImGui::BeginTable("##plain", 2, tf)) {
-    ImGui::TableSetupColumn("In plain words", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    ImGui::TableHeadersRow();
-    for (const auto& [k, v] : plain) {
-      row(d, k, format_value(v), 0, word_covered(in, k));
-      ++d.plain_rows;
-    }
-    ImGui::EndTable();
-  }
-  ImGui::Spacing();
-  if (!in.occupancy.empty() && ImGui::BeginTable("##occ", 2, tf)) {
-    ImGui::TableSetupColumn("occupancy", ImGuiTableColumnFlags_WidthStretch, 1.4f);
-    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
-    for (const auto& [k, v] : in.occupancy) {
-      // The row's name says the registers and threads it is for: covered with its value.
-      const bool cov = in.covered.launch || word_covered(in, k);
-      row(d, cov ? k.substr(0, k.find(" (")) : k, v, 0, cov);
-    }
-    ImGui::EndTable();
-    ImGui::Spacing();
-  }
-  if (in.collect_hardware) {
-    if (ImGui::Checkbox("hardware counters (CUPTI, replays the kernel)", in.collect_hardware))
-      d.toggled = true;
-    if (!in.hardware_source.empty() && !in.hardware.empty()) {
-      ImGui::SameLine();
-      ImGui::TextDisabled("%s", in.hardware_source.c_str());
-    }
-  }
-  if (in.collect_hardware && *in.collect_hardware && in.hardware.empty() && !in.hardware_note.empty()) {
-    d.hardware_note_shown = true;
-    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.hardware_note));
-    ImGui::TextWrapped("%s", in.hardware_note.c_str());
-    ImGui::PopStyleColor();
-  }
-  const auto ncu = in.totals->ncu();
-  const bool hw = !in.hardware.empty();
-  if (!hw) {
-    if (ImGui::BeginTable("##ncu", 2, tf)) {
-      ImGui::TableSetupColumn("Nsight Compute metric", ImGuiTableColumnFlags_WidthStretch, 2.2f);
-      ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
-      ImGui::TableHeadersRow();
-      for (const auto& [k, v] : ncu) {
-        row(d, k, format_value(v), 0, word_covered(in, k));
-        ++d.ncu_rows;
-      }
-      ImGui::EndTable();
-    }
-    return d;
-  }
+}
+
+// The model's Nsight Compute counters beside CUPTI's: model | hardware | difference, a
+// difference row opening to its one-sentence reason.
+void hardware_table(const MetricsInput& in, const Theme& th, ImGuiTableFlags tf,
+                    const std::map<std::string, double>& ncu, MetricsDraw& d) {
   if (!in.hardware_note.empty()) ImGui::TextDisabled("%s", in.hardware_note.c_str());
   // model | hardware | difference; a difference row opens to its one-sentence reason.
   auto colour = [&](DiffColour c) -> std::uint32_t {
@@ -370,6 +288,105 @@ MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
       if (!r.modelled) hw_row(r.metric, nullptr, &r);
     ImGui::EndTable();
   }
+}
+
+}  // namespace
+
+MetricsDraw draw_metrics_table(const MetricsInput& in, const ViewStyle& style) {
+  const Theme& th = theme(style);
+  MetricsDraw d;
+  if (!in.error.empty()) {
+    d.note = in.error;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
+    ImGui::TextWrapped("The run did not happen: %s", in.error.c_str());
+    ImGui::PopStyleColor();
+    return d;
+  }
+  if (!in.ran || !in.totals) {
+    d.note = "No result yet.";
+    ImGui::TextDisabled("%s", d.note.c_str());
+    return d;
+  }
+  d.drawn = true;
+  d.time_label = sim::long_label(in.source);
+  if (!in.verified) {
+    d.wrong_shown = true;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.run_error));
+    ImGui::TextWrapped("WRONG RESULT - the output differs from the CPU reference%s%s. Its time "
+                       "is not a measurement of a working kernel.",
+                       in.verify_message.empty() ? "" : ": ", in.verify_message.c_str());
+    ImGui::PopStyleColor();
+  }
+  for (const std::string& p : in.problems) {
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.problem));
+    ImGui::TextWrapped("%s", p.c_str());
+    ImGui::PopStyleColor();
+  }
+  const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                             ImGuiTableFlags_SizingStretchProp;
+  time_table(in, th, tf, d);
+  ImGui::Spacing();
+  if (!in.counts_source.empty()) {
+    // Counts this machine did not count: said before them, or instead of them.
+    d.counts_line = in.counts_missing ? in.counts_source : "counts: " + in.counts_source;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.modelled));
+    ImGui::TextWrapped("%s", d.counts_line.c_str());
+    ImGui::PopStyleColor();
+    if (in.counts_missing) return d;
+  }
+  const auto plain = in.totals->plain();
+  if (ImGui::BeginTable("##plain", 2, tf)) {
+    ImGui::TableSetupColumn("In plain words", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    ImGui::TableHeadersRow();
+    for (const auto& [k, v] : plain) {
+      row(d, k, format_value(v), 0, word_covered(in, k));
+      ++d.plain_rows;
+    }
+    ImGui::EndTable();
+  }
+  ImGui::Spacing();
+  if (!in.occupancy.empty() && ImGui::BeginTable("##occ", 2, tf)) {
+    ImGui::TableSetupColumn("occupancy", ImGuiTableColumnFlags_WidthStretch, 1.4f);
+    ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 1.0f);
+    for (const auto& [k, v] : in.occupancy) {
+      // The row's name says the registers and threads it is for: covered with its value.
+      const bool cov = in.covered.launch || word_covered(in, k);
+      row(d, cov ? k.substr(0, k.find(" (")) : k, v, 0, cov);
+    }
+    ImGui::EndTable();
+    ImGui::Spacing();
+  }
+  if (in.collect_hardware) {
+    if (ImGui::Checkbox("hardware counters (CUPTI, replays the kernel)", in.collect_hardware))
+      d.toggled = true;
+    if (!in.hardware_source.empty() && !in.hardware.empty()) {
+      ImGui::SameLine();
+      ImGui::TextDisabled("%s", in.hardware_source.c_str());
+    }
+  }
+  if (in.collect_hardware && *in.collect_hardware && in.hardware.empty() && !in.hardware_note.empty()) {
+    d.hardware_note_shown = true;
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(th.hardware_note));
+    ImGui::TextWrapped("%s", in.hardware_note.c_str());
+    ImGui::PopStyleColor();
+  }
+  const auto ncu = in.totals->ncu();
+  const bool hw = !in.hardware.empty();
+  if (!hw) {
+    if (ImGui::BeginTable("##ncu", 2, tf)) {
+      ImGui::TableSetupColumn("Nsight Compute metric", ImGuiTableColumnFlags_WidthStretch, 2.2f);
+      ImGui::TableSetupColumn("value", ImGuiTableColumnFlags_WidthStretch, 0.8f);
+      ImGui::TableHeadersRow();
+      for (const auto& [k, v] : ncu) {
+        row(d, k, format_value(v), 0, word_covered(in, k));
+        ++d.ncu_rows;
+      }
+      ImGui::EndTable();
+    }
+    return d;
+  }
+  hardware_table(in, th, tf, ncu, d);
   return d;
 }
 

@@ -295,7 +295,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
       // The library routine for the same job at the same size, timed in the same session
       // (or recorded beside it): a ratio of times, so both count the same work.
       if (!backend || !(r.timing.median_ms > 0)) continue;
-      const Peer peer = r.plan.gflops() ? Peer::CublasSgemm : Peer::CubReduceSum;
+      const Peer peer = library_peer(lab.family, r.plan.gflops());
       PeerResult pr = backend->run_peer(peer, peer_params(peer, r.plan, r.params), opt);
       if (pr.error.empty() && pr.timing.median_ms > 0)
         v = pr.timing.median_ms / r.timing.median_ms;

@@ -141,7 +141,7 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
       return kNaN;
     }
     if (q == "library") {
-      const Peer peer = t.unit == "GFLOP/s" ? Peer::CublasSgemm : Peer::CubReduceSum;
+      const Peer peer = library_peer(ref.family, t.unit == "GFLOP/s");
       const RecordedPeer* p = rec.find_peer(peer, ref.params);
       if (!p) {  // a peer is recorded at the family's size parameters alone
         Params sizes;

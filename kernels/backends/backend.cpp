@@ -290,4 +290,11 @@ Timing modelled_timing(const Plan& plan, const std::vector<LaunchTotals>& launch
   return t;
 }
 
+Peer library_peer(const std::string& family, bool gflops) {
+  if (const FamilyInfo* f = find_family(family))
+    for (Peer p : peers_for(*f, gflops))
+      if (p != Peer::MemcpyD2D) return p;
+  return gflops ? Peer::CublasSgemm : Peer::CubReduceSum;
+}
+
 }  // namespace ws

@@ -232,6 +232,10 @@ const VariantInfo* find_variant(const std::string& family, const std::string& va
 // The families in teaching order, each as its header declares it.
 const std::vector<FamilyInfo>& families();
 const FamilyInfo* find_family(const std::string& family);
+// The library routine a family is held to ("ratio library"): its first declared peer of
+// that unit other than the copy (the tensor family: cuBLAS GemmEx), else SGEMM or CUB.
+// @post peer_gflops(result) == gflops.
+Peer library_peer(const std::string& family, bool gflops);
 
 // The kernel structs, template arguments included, that a variant launches with these
 // (completed) parameters, one per launch: {"TransposeTiled<32, 8>"}. They name the fast

@@ -2,6 +2,8 @@
 // predict's expected answer is what the model gives and each goal is reachable.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include <algorithm>
 #include <filesystem>
 #include <sstream>
@@ -69,12 +71,34 @@ TEST_P(LessonCheck, ChecksOnTheEmulator) {
 // The same against every shipped recording (the H100's and the H200's), as
 // `WARPSCOPE_RECORDING=FILE lesson --check` does: the lesson quotes and expects the figures
 // of that GPU, and its goals (the trade-offs) hold on each, outside the recorded spread.
+// A recording made before a family existed cannot answer a lesson about it (the H200's
+// predates the tensor and async_copy families): such a pair is left out, said so, and every
+// lesson must still be checked against at least one recording.
+inline bool holds_families(const ws::Recording& rec, const ws::lesson::Lesson& l) {
+  for (const auto& s : l.steps) {
+    if (!s.lab) continue;
+    bool any = false;
+    for (const auto& r : rec.runs) any = any || r.family == s.lab->family;
+    if (!any) return false;
+  }
+  return true;
+}
+
 TEST_P(LessonCheck, ChecksAgainstEveryRecording) {
+  const ParseResult parsed = parse_lesson(GetParam());
+  ASSERT_TRUE(parsed.ok()) << parsed.message();
+  int checked = 0;
   for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings")) {
     if (e.path().extension() != ".json") continue;
     ws::Recording rec;
     std::string why;
     ASSERT_TRUE(ws::load_recording(e.path().string(), rec, why)) << why;
+    if (!holds_families(rec, *parsed.lesson)) {
+      std::printf("%s: not checked against %s, which holds none of its families' runs\n", GetParam().c_str(),
+                  rec.device.name.c_str());
+      continue;
+    }
+    ++checked;
     set_quoted_recording(&rec);
     auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
     std::ostringstream out;
@@ -83,6 +107,7 @@ TEST_P(LessonCheck, ChecksAgainstEveryRecording) {
     EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << rec.device.name << "\n" << out.str();
     set_quoted_recording(nullptr);
   }
+  EXPECT_GE(checked, 1) << "no recording holds this lesson's families";
 }
 
 INSTANTIATE_TEST_SUITE_P(All, LessonCheck, ::testing::ValuesIn(lesson_files()),

@@ -351,3 +351,19 @@ TEST(BackendNames, EnumsHaveNames) {
 
 }  // namespace
 }  // namespace ws
+
+namespace ws {
+namespace {
+
+// "ratio library" holds each family to its own library routine of the run's unit.
+TEST(Catalogue, LibraryPeerIsTheFamilysOwn) {
+  EXPECT_EQ(library_peer("tensor", true), Peer::CublasGemmEx);
+  EXPECT_EQ(library_peer("matmul", true), Peer::CublasSgemm);
+  EXPECT_EQ(library_peer("reduce", false), Peer::CubReduceSum);
+  EXPECT_EQ(library_peer("nope", false), Peer::CubReduceSum);
+  for (const FamilyInfo& f : families())
+    for (bool g : {false, true}) EXPECT_EQ(peer_gflops(library_peer(f.name, g)), g) << f.name;
+}
+
+}  // namespace
+}  // namespace ws

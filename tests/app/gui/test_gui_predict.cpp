@@ -154,7 +154,8 @@ TEST(GuiPredict, EveryPredictIsCoveredUntilAnswered) {
     }
   }
   EXPECT_GE(checked, 50) << "the lessons' predicts";
-  EXPECT_LE(std::count(undistinctive.begin(), undistinctive.end(), '\n'), 5)
+  // A few stay (a bank count of 32, a warp count the question gives): about one in twelve.
+  EXPECT_LE(std::count(undistinctive.begin(), undistinctive.end(), '\n'), checked / 12)
       << "predicts the frame cannot tell apart (a bare small number, or one the question names):\n"
       << undistinctive;
 }

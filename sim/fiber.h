@@ -25,8 +25,18 @@
 #include <string_view>
 #include <vector>
 
-// The native switch (sim/fiber.cpp), called inline from yield_to.
-#if defined(__x86_64__) && defined(__ELF__)
+// The native switch (sim/fiber.cpp), called inline from yield_to. Not under
+// AddressSanitizer: it would need every switch announced (a reused stack keeps the poisoned
+// redzones of the frames that lived there), so that build keeps Boost's switch.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define WS_FIBER_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define WS_FIBER_ASAN 1
+#endif
+#if defined(__x86_64__) && defined(__ELF__) && !defined(WS_FIBER_ASAN)
 #define WS_FIBER_NATIVE 1
 extern "C" void ws_fiber_swap(void** save, void* load);
 #endif

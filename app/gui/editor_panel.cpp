@@ -146,7 +146,9 @@ void EditorPanel::install(AppState& s) {
       slot += (slot.empty() ? "" : "; ") + e.message;
     }
   marks_from(last_.failure, kernel_file_, marks_);
-  if (last_.failure.empty() && last_.run.error.empty())
+  // A run that happened is shown, a wrong one too (its output marked wrong, its races and
+  // faults at their lines): the views must never keep an earlier run of the same file.
+  if (last_.run.error.empty() && !last_.run.plan.launches.empty())
     s.show_user_run(std::make_shared<RunResult>(last_.run), p_.family, p_.variant, kernel_file_,
                     p_.spec.struct_name);
 }

@@ -106,6 +106,22 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_TRUE(fd.editor.marked.count(bad_line));
   EXPECT_EQ(slurp(kernel), broken);  // Check saved it
 
+  // A wrong result: said so, and the views still show the student's run (its file, its
+  // lines), not the job's kernel.
+  std::string wrong = st.editor->puzzle().starter;
+  const std::string store = "out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j];";
+  ASSERT_NE(wrong.find(store), std::string::npos);
+  wrong.replace(wrong.find(store), store.size(), "out[(y + j) * n + x] = tile[threadIdx.x][threadIdx.y + j] + 1.0f;");
+  st.editor->set_text(wrong);
+  st.editor->check(st);
+  ASSERT_TRUE(wait_check(*s));
+  EXPECT_NE(st.editor->result().failure.find("wrong"), std::string::npos) << st.editor->result().failure;
+  s->frame();
+  EXPECT_TRUE(st.user_shown());
+  EXPECT_EQ(st.results.main.source.path, fs::absolute(kernel).string());
+  ASSERT_TRUE(st.results.main.run);
+  EXPECT_FALSE(st.results.main.run->verified);
+
   // Another editor saves the solution: the panel reloads it and checks it.
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // a new mtime
   const std::string solution = slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/03-pad-a-tile.cu");

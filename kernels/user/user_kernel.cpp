@@ -401,9 +401,10 @@ std::string header_stamp(const std::string& inc) {
   return stamp;
 }
 
-fs::path precompiled_prelude(const std::string& cxx, const std::string& inc, const std::string& dir,
-                             const std::vector<std::string>& flags, const CompileOptions& opt) {
-  std::string pkey = std::string(kEmuPrelude) + cxx + inc + header_stamp(inc) + __DATE__ __TIME__;
+fs::path precompiled_prelude(const std::string& cxx, const std::string& inc, const std::string& stamp,
+                             const std::string& dir, const std::vector<std::string>& flags,
+                             const CompileOptions& opt) {
+  std::string pkey = std::string(kEmuPrelude) + cxx + inc + stamp + __DATE__ __TIME__;
   for (const auto& f : flags) pkey += f;
   const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
   if (fs::exists(pdir / "ws_emu_prelude.h.gch")) return pdir;
@@ -453,9 +454,10 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     const std::vector<std::string> flags = {"-std=c++20", "-O1", "-fPIC", "-shared",
                                             "-fno-diagnostics-color", "-fmax-errors=20",
                                             "-fdiagnostics-plain-output"};
-    std::string key = wrapper_text + src + cxx + inc + header_stamp(inc) + kEmuPrelude + __DATE__ __TIME__;
+    const std::string stamp = header_stamp(inc);  // read once: the build's key and the prelude's
+    std::string key = wrapper_text + src + cxx + inc + stamp + kEmuPrelude + __DATE__ __TIME__;
     for (const auto& f : flags) key += f;
-    const fs::path pdir = precompiled_prelude(cxx, inc, dir, flags, opt);
+    const fs::path pdir = precompiled_prelude(cxx, inc, stamp, dir, flags, opt);
     const std::string base = (fs::path(dir) / ("k" + hex(fnv(key)))).string();
     c.artifact = base + ".so";
     if (opt.use_cache && fs::exists(c.artifact)) {

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the lesson sources (not part of the lesson API).
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -20,5 +21,10 @@ bool parse_quantity(std::string_view text, Quantity& q, std::string& why);
 bool quantity_from_key(const std::string& key, Quantity& q);
 // The names between braces in a template, trimmed.
 std::vector<std::string> placeholders(const std::string& tmpl);
+// Quotes and lists nest at most this deep in the block tree (a lesson needs two or three).
+inline constexpr std::size_t kMaxBlockDepth = 32;
+// Markdown prose (its first line numbered first_line) appended to `out` as render blocks
+// (lesson_markdown.cpp). @post 0, or the line where quotes or lists nest too deep.
+int render_markdown(const std::string& md, int first_line, std::vector<Block>& out);
 
 }  // namespace ws::lesson::detail

@@ -229,6 +229,7 @@ struct Totals : Counters {
   double simd_efficiency() const;
 
   // Nsight Compute names: l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum, ...
+  // @post each value is the field ncu counts; op_ld's requests and sectors include LDGSTS's
   std::map<std::string, double> ncu() const;
   // Plain words: "sectors per request (loads)", "shared conflicts (loads)", ...
   std::vector<std::pair<std::string, double>> plain() const;

@@ -396,6 +396,10 @@ TEST(CpAsync, CountsLdgstsSectorsAndLandsAtTheWait) {
     EXPECT_EQ(t.shared_ldgsts_ideal, 4u);
     EXPECT_EQ(t.ncu().at("l1tex__t_sectors_pipe_lsu_mem_global_op_ldgsts.sum"),
               stride == 1 ? 16.0 : 32.0);
+    // Under Nsight Compute's names an LDGSTS is a global load too (as the H100 counts it).
+    EXPECT_EQ(t.ncu().at("l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum"),
+              stride == 1 ? 16.0 : 32.0);
+    EXPECT_EQ(t.ncu().at("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum"), 1.0);
   }
 }
 

@@ -6,7 +6,6 @@
 // on its own line, and let each source access be exactly one memory instruction (where a
 // variant vectorizes, it says so with float4 handles).
 #include <cmath>
-#include <tuple>
 
 #include "kernels/dialect/registry.h"
 
@@ -586,12 +585,19 @@ struct TunedShape {
   static constexpr long long knobs[7] = {BM, BN, BK, WM, WN, TM, TN};
   using Kernel = MatmulTuned<BM, BN, BK, WM, WN, TM, TN>;
 };
-using TunedShapes = std::tuple<TunedShape<128, 128, 8, 64, 32, 8, 8>,   // warptiled's shape
-                               TunedShape<128, 128, 16, 64, 32, 8, 8>,  // BK 16
-                               TunedShape<128, 128, 16, 32, 64, 8, 8>,  // lanes 4 x 8
-                               TunedShape<128, 128, 16, 64, 64, 8, 16>, // 128 threads, 8 x 16
-                               TunedShape<128, 256, 8, 64, 64, 8, 16>,  // 256 threads, 8 x 16
-                               TunedShape<256, 128, 8, 64, 64, 16, 8>>; // 256 threads, 16 x 8
+template <class... S>
+struct TunedShapeList {
+  // @post f(s) for the shapes in order until one returns true; true iff one did.
+  template <class F>
+  static bool any(F&& f) { return (f(S{}) || ...); }
+};
+using TunedDefault = TunedShape<128, 128, 8, 64, 32, 8, 8>;  // warptiled's shape
+using TunedShapes = TunedShapeList<TunedDefault,
+                                   TunedShape<128, 128, 16, 64, 32, 8, 8>,  // BK 16
+                                   TunedShape<128, 128, 16, 32, 64, 8, 8>,  // lanes 4 x 8
+                                   TunedShape<128, 128, 16, 64, 64, 8, 16>, // 128 threads, 8 x 16
+                                   TunedShape<128, 256, 8, 64, 64, 8, 16>,  // 256 threads, 8 x 16
+                                   TunedShape<256, 128, 8, 64, 64, 16, 8>>; // 256 threads, 16 x 8
 inline constexpr const char* kTunedKnobs[7] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn"};
 
 // Calls f(Shape{}) for the compiled shape whose knobs p sets.
@@ -603,23 +609,22 @@ bool tuned_dispatch(const Params& p, F&& f) {
       if (p.at(kTunedKnobs[i]) != decltype(s)::knobs[i]) return false;
     return true;
   };
-  return std::apply([&](auto... s) { return ((match(s) && (f(s), true)) || ...); }, TunedShapes{});
+  return TunedShapes::any([&](auto s) { return match(s) && (f(s), true); });
 }
 
 inline std::string tuned_shapes_list() {
   std::string out;
-  std::apply([&](auto... s) {
-    ((out += (out.empty() ? "" : "; ") + [&] {
-        std::string k;
-        for (long long v : decltype(s)::knobs) k += (k.empty() ? "" : ",") + std::to_string(v);
-        return k;
-      }()), ...);
-  }, TunedShapes{});
+  TunedShapes::any([&](auto s) {
+    std::string k;
+    for (long long v : decltype(s)::knobs) k += (k.empty() ? "" : ",") + std::to_string(v);
+    out += (out.empty() ? "" : "; ") + k;
+    return false;
+  });
   return out;
 }
 
 inline std::vector<ParamSpec> tuned_params() {
-  using D = std::tuple_element_t<0, TunedShapes>;
+  using D = TunedDefault;
   return {n_param(128),
           {"bm", D::knobs[0], 64, 256, {}, "block tile rows (a compiled shape: see check)"},
           {"bn", D::knobs[1], 64, 256, {}, "block tile columns"},

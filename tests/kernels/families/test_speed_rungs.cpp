@@ -65,14 +65,15 @@ TEST(SpeedRungs, TransposeVec4EveryShapeIsExactAndConflictFree) {
     }
 }
 
-// n = 128 at the default shape (128 x 128 x 8, warp 64 x 32, thread 8 x 8): one block of
+// n = 128 at warptiled's shape (128 x 128 x 8, warp 64 x 32, thread 8 x 8): one block of
 // 256 threads, 16 steps of k. Per thread: A 4 scalar loads a step (64 = 512 requests, a
 // warp reads 4 rows x 32 bytes: 4 sectors), B one float4 a step (16 = 128 requests of 16
 // sectors), C 8 rows x 2 float4s (128 requests of 8 rows x 64 bytes = 16 sectors); As and
 // Bs one float4 store each a step (256 requests), 4 float4 loads per k (4096 requests).
 // The same counts as warptiled, whose shape it is.
 TEST(SpeedRungs, MatmulTunedDefaultCountsAtN128) {
-  const RunResult r = run("matmul", "tuned", {{"n", 128}});
+  const RunResult r = run("matmul", "tuned", {{"n", 128}, {"bm", 128}, {"bn", 128}, {"bk", 8},
+                                              {"wm", 64}, {"wn", 32}, {"tm", 8}, {"tn", 8}});
   ASSERT_TRUE(r.ok() && r.verified) << describe(r);
   EXPECT_EQ(r.totals.global_ld_requests, 512u + 128u);
   EXPECT_EQ(r.totals.global_ld_sectors, 2048u + 2048u);

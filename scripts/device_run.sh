@@ -9,6 +9,7 @@
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
+#   WS_BENCH_ONLY=matmul,transpose ...                     issue 26: every shape of matmul/tuned and transpose/vec4 beside cuBLAS / memcpy (speed.md)
 #   WS_BENCH_ONLY=new ...                                  the instr, histogram and 2^26 reduce benchmarks only
 #   WS_BENCH_ONLY=tensor ...                               the transposes and the tensor family (against GemmEx)
 #   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
@@ -174,9 +175,28 @@ bench() {
   "$w" bench --kernel transpose --variant tiled --set n=8192 --sweep pad=0,1 --repeats 20 --backend cuda --json "$o/transpose_pad.json" || rc=1
   "$w" bench --kernel transpose --variant naive --set n=8192 --sweep block_rows=8,16,32 --repeats 20 --backend cuda --json "$o/transpose_naive.json" || rc=1
   "$w" bench --kernel transpose --variant tiled --set n=8192 --set pad=1 --sweep block_rows=2,4,8,16 --repeats 20 --backend cuda --json "$o/transpose_rows.json" || rc=1
-  [[ ${WS_BENCH_ONLY:-} == transpose || ${WS_BENCH_ONLY:-} == new || ${WS_BENCH_ONLY:-} == tensor ]] || {
+  # Issue 26's rungs, side by side with their peers in one run (p50 of 20): every variant,
+  # transpose/vec4's shapes and every compiled shape of matmul/tuned (one bench each, so
+  # cuBLAS is timed beside each); summary in speed.md.
+  if [[ -z ${WS_BENCH_ONLY:-} || ,${WS_BENCH_ONLY}, == *,transpose,* ]]; then
+  "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=64 --sweep block_rows=4,8,16 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_64.json" || rc=1
+  "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=32 --sweep block_rows=2,4,8 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_32.json" || rc=1
+  fi
+  if [[ -z ${WS_BENCH_ONLY:-} || ,${WS_BENCH_ONLY}, == *,matmul,* ]]; then
+  "$w" bench --kernel matmul --set n=4096 --peers --repeats 20 --backend cuda --json "$o/matmul.json" || rc=1
+  local shape k
+  # bm bn bk wm wn tm tn: MatmulTuned's compiled shapes (kernels/families/matmul.cuh TunedShapes)
+  for shape in 128,128,8,64,32,8,8 128,128,16,64,32,8,8 128,128,16,32,64,8,8 128,128,16,64,64,8,16 \
+               128,256,8,64,64,8,16 256,128,8,64,64,16,8; do
+    IFS=, read -r -a k <<<"$shape"
+    "$w" bench --kernel matmul --variant tuned --set n=4096 --set bm="${k[0]}" --set bn="${k[1]}" --set bk="${k[2]}" \
+      --set wm="${k[3]}" --set wn="${k[4]}" --set tm="${k[5]}" --set tn="${k[6]}" --peers --repeats 20 --backend cuda \
+      --json "$o/speed_tuned_${shape//,/_}.json" || rc=1
+  done
+  fi
+  [[ ${WS_BENCH_ONLY:-} == transpose || ${WS_BENCH_ONLY:-} == new || ${WS_BENCH_ONLY:-} == tensor || ${WS_BENCH_ONLY:-} == *matmul* ]] || {
   "$w" bench --kernel reduce --set n=268435456 --peers --repeats 20 --backend cuda --json "$o/reduce.json" || rc=1
-  "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
+  [[ -z ${WS_BENCH_ONLY:-} ]] || "$w" bench --kernel matmul --set n=4096 --peers --repeats 10 --backend cuda --json "$o/matmul.json" || rc=1
   "$w" bench --kernel access --set n=67108864 --peers --repeats 20 --backend cuda --json "$o/access.json" || rc=1
   "$w" bench --kernel access --variant stride --set n=16777216 --sweep stride=1,2,4,8,16,32 --repeats 20 --backend cuda --json "$o/access_stride.json" || rc=1
   "$w" bench --kernel access --variant offset --set n=67108864 --sweep offset=0,1,8,16,32 --repeats 20 --backend cuda --json "$o/access_offset.json" || rc=1
@@ -215,7 +235,7 @@ def out(line):
     ratios.write(line + '\n')
 out('| family | best variant | throughput | peer | peer throughput | ratio | target |')
 out('| --- | --- | --- | --- | --- | --- | --- |')
-for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.70), ('tensor', 'gemmex', 0.50)):
+for fam, pname, target in (('transpose', 'memcpy', 0.97), ('reduce', 'cub', 0.98), ('matmul', 'cublas', 0.95), ('tensor', 'gemmex', 0.50)):
     j = load(fam)
     if not j: out(f'| {fam} | (no data) | | | | | |'); continue
     b = best(j)
@@ -237,6 +257,20 @@ for fam, pname, target in (('transpose', 'memcpy', 0.93), ('reduce', 'cub', 0.98
     else:
         out(f'| {fam} | {b and b["variant"]} | | {pn} | {pt} | | |')
 ratios.close()
+# Issue 26: each configuration of the new rungs against the peer timed in the same bench.
+import glob
+with open(os.path.join(d, 'speed.md'), 'w') as sp:
+    sp.write('| configuration | throughput | peer | peer throughput | ratio |\n| --- | --- | --- | --- | --- |\n')
+    for path in sorted(glob.glob(os.path.join(d, 'speed_*.json'))) + [os.path.join(d, n + '.json') for n in ('transpose', 'matmul')]:
+        if not os.path.exists(path): continue
+        j = json.load(open(path))
+        pk = next((p for p in j.get('peers', []) if isinstance(p.get('throughput'), (int, float))), None)
+        for r in j['rows']:
+            if not (r.get('verified') and isinstance(r.get('throughput'), (int, float))): continue
+            ratio = f"{r['throughput'] / pk['throughput']:.3f}" if pk else ''
+            sp.write(f"| {j.get('family', os.path.basename(path))}/{r['variant']} {json.dumps(r.get('params'))} | {r['throughput']:.1f} {r.get('unit')} | "
+                     f"{pk and pk['peer']} | {pk and pk['throughput']} | {ratio} |\n")
+print(open(os.path.join(d, 'speed.md')).read())
 print()
 for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', 'reduce', 'matmul', 'access', 'divergence', 'access_stride', 'access_offset', 'instr', 'histogram', 'reduce_26', 'tensor', 'tensor_stages', 'async_copy', 'async_stages', 'async_work_sync', 'async_work_pipe'):
     j = load(fam)
@@ -250,6 +284,7 @@ for fam in ('transpose', 'transpose_pad', 'transpose_naive', 'transpose_rows', '
     for p in j.get('peers', []):
         print(f"  peer {p['peer']:<20} {p.get('throughput')} {p.get('unit')} {p.get('error', '')}")
 EOF
+  cp "$o/speed.md" "$OUT/speed.md" 2>/dev/null
   return $rc
 }
 

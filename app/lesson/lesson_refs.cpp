@@ -112,6 +112,12 @@ bool parse_recorded_ref(std::string_view body, RecordedRef& out, std::string& wh
   return true;
 }
 
+bool recorded_variant(const Recording& rec, const std::string& family, const std::string& variant) {
+  for (const RecordedRun& r : rec.runs)
+    if (r.family == family && r.variant == variant) return true;
+  return false;
+}
+
 double recorded_value(const Recording& rec, const RecordedRef& ref, std::string& why) {
   const std::string gpu = rec.device.name;
   const RecordedRun* rr = rec.find(ref.family, ref.variant, ref.params);
@@ -235,6 +241,12 @@ std::string expand_recorded_refs(const std::string& text, const Recording* rec, 
       continue;
     }
     double v = recorded_value(*rec, ref, e);
+    if (!std::isfinite(v) && !recorded_variant(*rec, ref.family, ref.variant)) {
+      // A variant newer than the recording (added since, not timed yet on this GPU): said
+      // so, not an error; the next `warpscope record` on the GPU fills it in.
+      out += "(not yet recorded on " + short_gpu_name(rec->device.name) + ")";
+      continue;
+    }
     if (!std::isfinite(v)) {
       if (why.empty()) why = e;
       out += "?";

@@ -47,6 +47,9 @@ bool parse_recorded_ref(std::string_view body, RecordedRef& out, std::string& wh
 // @post finite iff rec holds the configuration (and what the quantity needs); else NaN
 //       and `why` says what is missing.
 double recorded_value(const Recording& rec, const RecordedRef& ref, std::string& why);
+// @post true iff rec holds some run (at any parameters, stale or not) of family/variant:
+//       false for a variant added since the recording was made.
+bool recorded_variant(const Recording& rec, const std::string& family, const std::string& variant);
 
 // The range of ref's value that the recorded runs span: the value at the recording's
 // fastest and slowest repeat (time_us scales with the time, every other timed quantity

@@ -360,6 +360,131 @@ struct MatmulWarpTiled {
   }
 };
 
+// Tuned: the warp-tiled kernel with its shape as knobs (the sweep picks them), every loop
+// over the tile unrolled. Block tile BM x BN x BK, warp tile WM x WN, thread tile TM x TN
+// as (TM/4) x (TN/4) pieces of 4 x 4, the pieces LM = WM/TM rows and LN = WN/TN columns
+// of lanes apart (LM x LN = 32), so a quarter warp reads consecutive float4s of As and Bs:
+// no bank conflict at any listed shape. Per step of k a thread loads TM/4 + TN/4 float4s
+// and does TM x TN multiply-adds: 8 x 8 is 4 FMAs per shared load, 8 x 16 is 5.3. BK = 16
+// halves the barriers per flop and puts twice the bytes of the next tile in flight. As
+// in warptiled: the next tile goes global -> registers before this one's multiply-adds
+// and registers -> the other buffer after them, one barrier per tile; A is gathered four
+// rows at one k (whole sectors: BK consecutive lanes read BK consecutive floats) and
+// stored transposed, its rows padded by one float4 so a quarter warp's 8 rows of k
+// start on 8 different groups of 4 banks.
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+struct MatmulTuned {
+  static constexpr int kThreads = (BM / WM) * (BN / WN) * 32;
+  static constexpr int LM = WM / TM, LN = WN / TN;  // lanes along m and n
+  static constexpr int kLoadsA = (BM / 4) * BK / kThreads;  // As float4s per thread
+  static constexpr int kLoadsB = BK * (BN / 4) / kThreads;  // Bs float4s per thread
+  static_assert(LM * LN == 32 && TM % 4 == 0 && TN % 4 == 0 && BM % WM == 0 && BN % WN == 0);
+  static_assert(kLoadsA >= 1 && kLoadsA * kThreads == (BM / 4) * BK);
+  static_assert(kLoadsB >= 1 && kLoadsB * kThreads == BK * (BN / 4) && BK >= 8);
+  static constexpr std::uint32_t kSharedBytes =
+      (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
+  Global<const float> a;
+  Global<const float4> b4;
+  Global<float4> c4;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float4>(2 * BK, BM / 4 + 1, "As");  // [buffer * BK + k][m/4]
+    auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
+    int tid = t.threadIdx.x;
+    int warp = tid / 32;
+    int lane = tid % 32;
+    int wm4 = (warp / (BN / WN)) * (WM / 4);  // the warp's first row / 4
+    int wn4 = (warp % (BN / WN)) * (WN / 4);  // the warp's first column / 4
+    int lm = lane / LN;  // rows 4*lm .. +3 of each piece
+    int ln = lane % LN;  // columns 4*ln .. +3 of each piece
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
+    float acc[TM][TN] = {};
+    float4 ra[kLoadsA];
+    float4 rb[kLoadsB];
+    WS_UNROLL
+    for (int l = 0; l < kLoadsA; ++l) {
+      int e = tid + l * kThreads;  // As element: k = e % BK, rows 4 * (e / BK) .. +3
+      ra[l].x = a((row0 + e / BK * 4 + 0) * n + e % BK);
+      ra[l].y = a((row0 + e / BK * 4 + 1) * n + e % BK);
+      ra[l].z = a((row0 + e / BK * 4 + 2) * n + e % BK);
+      ra[l].w = a((row0 + e / BK * 4 + 3) * n + e % BK);
+      as(e % BK, e / BK) = ra[l];
+    }
+    WS_UNROLL
+    for (int l = 0; l < kLoadsB; ++l) {
+      int e = tid + l * kThreads;  // Bs element: row e / (BN/4), float4 column e % (BN/4)
+      rb[l] = b4(((e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
+      bs(e / (BN / 4), e % (BN / 4)) = rb[l];
+    }
+    t.syncthreads();
+    for (int k0 = 0; k0 < n; k0 += BK) {
+      int cur = (k0 / BK) % 2 * BK;
+      int next = BK - cur;
+      bool more = k0 + BK < n;
+      if (more) {
+        WS_UNROLL
+        for (int l = 0; l < kLoadsA; ++l) {
+          int e = tid + l * kThreads;
+          ra[l].x = a((row0 + e / BK * 4 + 0) * n + k0 + BK + e % BK);
+          ra[l].y = a((row0 + e / BK * 4 + 1) * n + k0 + BK + e % BK);
+          ra[l].z = a((row0 + e / BK * 4 + 2) * n + k0 + BK + e % BK);
+          ra[l].w = a((row0 + e / BK * 4 + 3) * n + k0 + BK + e % BK);
+        }
+        WS_UNROLL
+        for (int l = 0; l < kLoadsB; ++l) {
+          int e = tid + l * kThreads;
+          rb[l] = b4(((k0 + BK + e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
+        }
+      }
+      WS_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        float4 af[TM / 4];
+        float4 bf[TN / 4];
+        WS_UNROLL
+        for (int i = 0; i < TM / 4; ++i) {
+          af[i] = as(cur + k, wm4 + i * LM + lm);
+        }
+        WS_UNROLL
+        for (int j = 0; j < TN / 4; ++j) {
+          bf[j] = bs(cur + k, wn4 + j * LN + ln);
+        }
+        WS_UNROLL
+        for (int i = 0; i < TM; ++i) {
+          float av = i % 4 == 0 ? af[i / 4].x : i % 4 == 1 ? af[i / 4].y : i % 4 == 2 ? af[i / 4].z : af[i / 4].w;
+          WS_UNROLL
+          for (int j = 0; j < TN; ++j) {
+            float bv = j % 4 == 0 ? bf[j / 4].x : j % 4 == 1 ? bf[j / 4].y : j % 4 == 2 ? bf[j / 4].z : bf[j / 4].w;
+            acc[i][j] += av * bv;
+          }
+        }
+      }
+      if (more) {
+        WS_UNROLL
+        for (int l = 0; l < kLoadsA; ++l) {
+          int e = tid + l * kThreads;
+          as(next + e % BK, e / BK) = ra[l];
+        }
+        WS_UNROLL
+        for (int l = 0; l < kLoadsB; ++l) {
+          int e = tid + l * kThreads;
+          bs(next + e / (BN / 4), e % (BN / 4)) = rb[l];
+        }
+      }
+      t.syncthreads();
+    }
+    WS_UNROLL
+    for (int i = 0; i < TM; ++i) {
+      int row = row0 + wm4 * 4 + (i / 4) * LM * 4 + lm * 4 + i % 4;
+      WS_UNROLL
+      for (int j = 0; j < TN / 4; ++j) {
+        c4((row * n + col0) / 4 + wn4 + j * LN + ln) =
+            float4{acc[i][4 * j], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]};
+      }
+    }
+  }
+};
+
 namespace matmul_detail {
 
 inline Plan plan(const Params& p, const char* kernel, Dim3 block, long long tile_m,
@@ -452,10 +577,92 @@ inline Global<float4> out4(const Args& a, int i) {
   return {static_cast<float4*>(a.ptr.at(i)), a.count.at(i) / 4, std::uint8_t(i)};
 }
 
+// The shapes of `tuned` that are compiled (each is a kernel of its own in every build):
+// bm bn bk wm wn tm tn. The first is the default; bk, the one knob with listed values,
+// runs at each of them from the default (the others are ranges: check refuses the rest).
+template <int BM, int BN, int BK, int WM, int WN, int TM, int TN>
+struct TunedShape {
+  static constexpr long long knobs[7] = {BM, BN, BK, WM, WN, TM, TN};
+  using Kernel = MatmulTuned<BM, BN, BK, WM, WN, TM, TN>;
+};
+template <class... S>
+struct TunedShapeList {
+  // @post f(s) for the shapes in order until one returns true; true iff one did.
+  template <class F>
+  static bool any(F&& f) { return (f(S{}) || ...); }
+};
+using TunedDefault = TunedShape<128, 128, 8, 64, 32, 8, 8>;  // warptiled's shape
+using TunedShapes = TunedShapeList<TunedDefault,
+                                   TunedShape<128, 128, 16, 64, 32, 8, 8>,  // BK 16
+                                   TunedShape<128, 128, 16, 32, 64, 8, 8>,  // lanes 4 x 8
+                                   TunedShape<128, 128, 16, 64, 64, 8, 16>, // 128 threads, 8 x 16
+                                   TunedShape<128, 256, 8, 64, 64, 8, 16>,  // 256 threads, 8 x 16
+                                   TunedShape<256, 128, 8, 64, 64, 16, 8>>; // 256 threads, 16 x 8
+inline constexpr const char* kTunedKnobs[7] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn"};
+
+// Calls f(Shape{}) for the compiled shape whose knobs p sets.
+// @post returns false (and calls nothing) iff no compiled shape has p's knobs.
+template <class F>
+bool tuned_dispatch(const Params& p, F&& f) {
+  auto match = [&](auto s) {
+    for (int i = 0; i < 7; ++i)
+      if (p.at(kTunedKnobs[i]) != decltype(s)::knobs[i]) return false;
+    return true;
+  };
+  return TunedShapes::any([&](auto s) { return match(s) && (f(s), true); });
+}
+
+inline std::string tuned_shapes_list() {
+  std::string out;
+  TunedShapes::any([&](auto s) {
+    std::string k;
+    for (long long v : decltype(s)::knobs) k += (k.empty() ? "" : ",") + std::to_string(v);
+    out += (out.empty() ? "" : "; ") + k;
+    return false;
+  });
+  return out;
+}
+
+inline std::vector<ParamSpec> tuned_params() {
+  using D = TunedDefault;
+  return {n_param(128),
+          {"bm", D::knobs[0], 64, 256, {}, "block tile rows (a compiled shape: see check)"},
+          {"bn", D::knobs[1], 64, 256, {}, "block tile columns"},
+          {"bk", D::knobs[2], 0, 0, {8, 16}, "block tile depth: k per barrier"},
+          {"wm", D::knobs[3], 32, 128, {}, "warp tile rows"},
+          {"wn", D::knobs[4], 32, 128, {}, "warp tile columns"},
+          {"tm", D::knobs[5], 4, 16, {}, "thread tile rows (results per thread: tm x tn)"},
+          {"tn", D::knobs[6], 4, 16, {}, "thread tile columns"}};
+}
+
+inline std::string tuned_check(const Params& p) {
+  if (!tuned_dispatch(p, [](auto) {})) {
+    std::string got;
+    for (const char* k : kTunedKnobs) got += (got.empty() ? "" : ",") + std::to_string(p.at(k));
+    return "bm,bn,bk,wm,wn,tm,tn = " + got + " is not a compiled shape (compiled: " +
+           tuned_shapes_list() + ")";
+  }
+  const long long n = p.at("n"), bm = p.at("bm"), bn = p.at("bn");
+  if (n % bm != 0 || n % bn != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of the block tile " +
+           std::to_string(bm) + " x " + std::to_string(bn) + " (the block tile must divide n)";
+  return "";
+}
+
+inline Plan tuned_plan(const Params& p) {
+  Plan pl;
+  tuned_dispatch(p, [&](auto s) {
+    using K = typename decltype(s)::Kernel;
+    pl = plan(p, "matmul_tuned", {unsigned(K::kThreads), 1, 1}, s.knobs[0], s.knobs[1],
+              K::kSharedBytes);
+  });
+  return pl;
+}
+
 }  // namespace matmul_detail
 
 // @post appends the matmul family and its variants to r in teaching order (naive to
-//       warptiled).
+//       warptiled, then tuned: warptiled's shape as knobs).
 inline void add_matmul(Registry& r) {
   using namespace matmul_detail;
   r.family({.name = "matmul",
@@ -571,6 +778,23 @@ inline void add_matmul(Registry& r) {
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
            L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),
                                                     int(p.at("n"))});
+         }});
+  r.add({.info = {.name = "tuned",
+                  .title = "Tuned warp tile (shape as knobs)",
+                  .why = "Faster than warptiled where its sweep finds the shape: a deeper k "
+                         "(bk=16) halves the barriers per flop, a bigger thread tile (8 x 16) "
+                         "more FMAs per shared load, every tile loop unrolled.",
+                  .entry = "MatmulTuned",
+                  .params = tuned_params(),
+                  .check = tuned_check,
+                  .plan = tuned_plan,
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           const bool ok = tuned_dispatch(p, [&](auto s) {
+             using K = typename decltype(s)::Kernel;
+             L.launch(pl.launches[0], K{a.in<float>(0), in4(a, 1), out4(a, 2), int(p.at("n"))});
+           });
+           if (!ok) L.refuse(tuned_check(p));
          }});
 }
 

@@ -141,6 +141,22 @@ TEST(LessonRefs, AConfigurationTheRecordingLacksIsAnError) {
   EXPECT_NE(why.find("not closed"), std::string::npos) << why;
 }
 
+// A variant the recording holds no run of at all was added after it: the text says so and
+// the lesson still validates, until the GPU records it. A recorded variant at parameters
+// the recording lacks stays an error (above).
+TEST(LessonRefs, AVariantNewerThanTheRecordingIsSaidNotAnError) {
+  const Recording h100 = small_recording("NVIDIA H100 80GB HBM3", 0.25, 1.0);
+  std::string why;
+  EXPECT_EQ(expand_recorded_refs("reaches {{rec transpose/vec4 n=8192 : ratio copy_bandwidth}}",
+                                 &h100, why),
+            "reaches (not yet recorded on H100)");
+  EXPECT_EQ(why, "");
+  EXPECT_FALSE(recorded_variant(h100, "transpose", "vec4"));
+  EXPECT_TRUE(recorded_variant(h100, "transpose", "naive"));
+  expand_recorded_refs("{{rec transpose/naive n=4096 : time_us}}", &h100, why);
+  EXPECT_NE(why.find("has no transpose/naive"), std::string::npos) << why;
+}
+
 TEST(LessonRefs, ParserReportsABadReferenceAtItsLine) {
   const Recording h100 = small_recording("NVIDIA H100 80GB HBM3", 0.25, 1.0);
   set_quoted_recording(&h100);

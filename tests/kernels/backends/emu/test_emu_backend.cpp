@@ -269,7 +269,7 @@ TEST(EmuBackend, ReportsErrorsWithoutRunning) {
   RunResult r = run("transpose", "nope", {});
   EXPECT_EQ(r.error,
             "unknown variant 'nope' of transpose (variants: copy, tiled_copy, naive, tiled, "
-            "diagonal)");
+            "diagonal, vec4)");
   r = run("nope", "tiled", {});
   EXPECT_EQ(r.error,
             "unknown kernel family 'nope' (families: access, transpose, reduce, matmul, "

@@ -1,0 +1,132 @@
+// The rungs that close the gap to the libraries (issue 26): matmul/tuned at every compiled
+// shape and transpose/vec4 at every legal shape run on the emulator, verify, and count
+// what their comments promise, against values derived by hand below (n small, one or a
+// few blocks): requests and sectors of every global access, no bank conflict in shared.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "kernels/backends/backend.h"
+
+namespace ws {
+namespace {
+
+RunResult run(const std::string& family, const std::string& variant, const Params& p) {
+  RunOptions opt;
+  opt.totals = true;
+  return make_emu_backend()->run(family, variant, p, opt);
+}
+
+std::string describe(const RunResult& r) {
+  return r.error + (r.problems.empty() ? "" : r.problems.front().message) + r.verify_message;
+}
+
+// n = 64, tile 64, block_rows 8: one block of 16 x 8 threads (4 warps), 2 blocks of 4 x 4
+// per thread. Loads: 8 float4 per thread = 32 requests; a warp reads 2 rows x 256 bytes,
+// 16 sectors. Stores: 64 / 8 = 8 float4 per thread, 32 requests of 16 sectors. Shared: 8
+// 16-byte stores and 8 loads per thread, 4 passes of 8 lanes each, never a conflict.
+TEST(SpeedRungs, TransposeVec4CountsAtN64) {
+  const RunResult r = run("transpose", "vec4", {{"n", 64}, {"tile", 64}, {"block_rows", 8}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 32u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 512u);  // 64 x 64 x 4 bytes / 32: every byte once
+  EXPECT_EQ(r.totals.global_st_requests, 32u);
+  EXPECT_EQ(r.totals.global_st_sectors, 512u);
+  EXPECT_EQ(r.totals.shared_st_requests, 32u);
+  EXPECT_EQ(r.totals.shared_ld_requests, 32u);
+  EXPECT_EQ(r.totals.shared_st_wavefronts, 4u * 32u);
+  EXPECT_EQ(r.totals.shared_ld_wavefronts, 4u * 32u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+}
+
+// Every legal (tile, block_rows) at n = 128: verified, whole sectors, conflict-free, and
+// the requests are (n^2 / 4 float4s) / the lanes of a warp each way (tile 32 with 2 rows
+// is a block of 16 threads: half-empty warps, twice the requests for the same sectors).
+TEST(SpeedRungs, TransposeVec4EveryShapeIsExactAndConflictFree) {
+  for (long long tile : {32, 64})
+    for (long long rows : {2, 4, 8, 16}) {
+      const Params p = {{"n", 128}, {"tile", tile}, {"block_rows", rows}};
+      SCOPED_TRACE(to_string(p));
+      const RunResult r = run("transpose", "vec4", p);
+      if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
+        EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
+        continue;
+      }
+      ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+      const std::uint64_t lanes = std::min<long long>(32, tile / 4 * rows);
+      EXPECT_EQ(r.totals.global_ld_requests, 128u * 128u / 4 / lanes);
+      EXPECT_EQ(r.totals.global_st_requests, 128u * 128u / 4 / lanes);
+      EXPECT_EQ(r.totals.global_ld_sectors, 128u * 128u * 4 / 32);
+      EXPECT_EQ(r.totals.global_st_sectors, 128u * 128u * 4 / 32);
+      EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+      EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+    }
+}
+
+// n = 128 at warptiled's shape (128 x 128 x 8, warp 64 x 32, thread 8 x 8): one block of
+// 256 threads, 16 steps of k. Per thread: A 4 scalar loads a step (64 = 512 requests, a
+// warp reads 4 rows x 32 bytes: 4 sectors), B one float4 a step (16 = 128 requests of 16
+// sectors), C 8 rows x 2 float4s (128 requests of 8 rows x 64 bytes = 16 sectors); As and
+// Bs one float4 store each a step (256 requests), 4 float4 loads per k (4096 requests).
+// The same counts as warptiled, whose shape it is.
+TEST(SpeedRungs, MatmulTunedDefaultCountsAtN128) {
+  const RunResult r = run("matmul", "tuned", {{"n", 128}, {"bm", 128}, {"bn", 128}, {"bk", 8},
+                                              {"wm", 64}, {"wn", 32}, {"tm", 8}, {"tn", 8}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 512u + 128u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 2048u + 2048u);
+  EXPECT_EQ(r.totals.global_st_requests, 128u);
+  EXPECT_EQ(r.totals.global_st_sectors, 2048u);
+  EXPECT_EQ(r.totals.shared_st_requests, 256u);
+  EXPECT_EQ(r.totals.shared_ld_requests, 4096u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+  const RunResult w = run("matmul", "warptiled", {{"n", 128}});
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(r.totals.global_ld_sectors, w.totals.global_ld_sectors);
+  EXPECT_EQ(r.totals.shared_ld_requests, w.totals.shared_ld_requests);
+  EXPECT_EQ(r.totals.shared_ld_wavefronts, w.totals.shared_ld_wavefronts);
+}
+
+// Every compiled shape at n = 256: verified, every global access whole sectors (ideal),
+// no bank conflict; bytes from global are A and B once per block tile row / column:
+// (n / bn) x n^2 x 4 of A plus (n / bm) x n^2 x 4 of B. bk = 16 halves the barriers.
+TEST(SpeedRungs, MatmulTunedEveryCompiledShape) {
+  const long long shapes[][7] = {{128, 128, 8, 64, 32, 8, 8},   {128, 128, 16, 64, 32, 8, 8},
+                                 {128, 128, 16, 32, 64, 8, 8},  {128, 128, 16, 64, 64, 8, 16},
+                                 {128, 256, 8, 64, 64, 8, 16},  {256, 128, 8, 64, 64, 16, 8}};
+  const char* knobs[] = {"bm", "bn", "bk", "wm", "wn", "tm", "tn"};
+  const std::uint64_t n = 256;
+  for (const auto& s : shapes) {
+    Params p = {{"n", 256}};
+    for (int i = 0; i < 7; ++i) p[knobs[i]] = s[i];
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("matmul", "tuned", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_sectors, r.totals.global_ld_ideal_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, r.totals.global_st_ideal_sectors);
+    EXPECT_EQ(r.totals.global_ld_sectors, ((n / s[1]) + (n / s[0])) * n * n * 4 / 32);
+    EXPECT_EQ(r.totals.global_st_sectors, n * n * 4 / 32);
+    EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+    EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+  }
+}
+
+TEST(SpeedRungs, RefuseShapesWithOneLine) {
+  RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
+  EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,8,64,32,8,8;"),
+            std::string::npos)
+      << r.error;
+  r = run("matmul", "tuned", {{"n", 384}, {"bn", 256}, {"wn", 64}, {"tn", 16}});
+  EXPECT_NE(r.error.find("not a multiple of the block tile 128 x 256"), std::string::npos)
+      << r.error;
+  r = run("transpose", "vec4", {{"n", 96}, {"tile", 64}});
+  EXPECT_NE(r.error.find("n=96 is not a multiple of tile=64"), std::string::npos) << r.error;
+  r = run("transpose", "vec4", {{"n", 64}, {"tile", 64}, {"block_rows", 2}});
+  EXPECT_NE(r.error.find("at least tile/16=4"), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace ws

@@ -46,6 +46,8 @@ enum ViewFlag : unsigned {
   X(Stepper, "stepper", "Stepper", draw_stepper, stepper, kNeedsTrace | kInLab)                \
   X(Roofline, "roofline", "Roofline", draw_roofline, roofline, kNeedsCharts | kInLab | kInNumbers) \
   X(Occupancy, "occupancy", "Occupancy", draw_occupancy, occupancy, kInLab | kInNumbers)      \
+  X(Fragments, "fragments", "Fragments", draw_fragments, fragments,                            \
+    kNeedsTrace | kInLab | kInNumbers)                                                         \
   X(Compare, "compare", "Compare", draw_compare, none, kNeedsTrace | kNeedsCompare | kFitsShared) \
   X(Lesson, "lesson", "Lesson", draw_lesson, lesson, kNeedsLesson)                            \
   X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)                              \

@@ -27,10 +27,11 @@ TEST(ViewTable, NamesAreUniqueAndRoundTrip) {
 TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(),
             "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
-            "compare, lesson, editor, start");
+            "fragments, compare, lesson, editor, start");
   EXPECT_EQ(view_names(kInLab),
-            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy");
-  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy");
+            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
+            "fragments");
+  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy, fragments");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");
   EXPECT_EQ(view_names(kNeedsPuzzle), "editor");
 }
@@ -47,4 +48,5 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(focus_of(View::Window), ws::sim::Focus::Conflict);
   EXPECT_EQ(focus_of(View::Metrics), ws::sim::Focus::None);
   EXPECT_EQ(focus_of(View::Roofline), ws::sim::Focus::None);
+  EXPECT_EQ(focus_of(View::Fragments), ws::sim::Focus::Conflict);
 }

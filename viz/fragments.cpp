@@ -105,6 +105,7 @@ LdmatrixLayout layout_ldmatrix(const WarpEvent& e, unsigned matrices, float x, f
   L.bank_w = w / 32;
   L.cell_h = std::min(L.bank_w, 1.3f * f);
   L.numbers = L.bank_w >= 0.95f * f;
+  L.chip_label_w = std::min(9.0f * f, w / 4);
   L.access = sim::analyze_shared(e, m);
   L.header_y = y + 1.5f * f;  // under the summary line
   const unsigned bank_bytes = std::max(1u, m.bank_bytes), banks = std::max(1u, std::min(m.shared_banks, 32u));
@@ -128,7 +129,9 @@ LdmatrixLayout layout_ldmatrix(const WarpEvent& e, unsigned matrices, float x, f
       row.lane = sim::ldmatrix_row_lane(mi, r);
       row.offset = (e.mask >> row.lane & 1u) ? e.offset[row.lane] : 0;
       row.first_bank = (row.offset / bank_bytes) % banks;
-      row.chip = Rect{x + r * w / 8, chip_y, x + (r + 1) * w / 8 - 2, chip_y + 1.4f * f};
+      // The chips follow a label, so they never line up with the banks under them.
+      const float cx0 = x + L.chip_label_w, cw = (w - L.chip_label_w) / 8;
+      row.chip = Rect{cx0 + r * cw, chip_y, cx0 + (r + 1) * cw - 2, chip_y + 1.4f * f};
       unsigned lvl = 0;
       for (unsigned k = 0; k < 4; ++k) lvl = std::max(lvl, count[(row.first_bank + k) % banks]);
       row.level = int(lvl);
@@ -259,6 +262,9 @@ FragmentsGeometry paint_ldmatrix(const FragmentsInput& in, const LdmatrixLayout&
       std::snprintf(b, sizeof b, "matrix %u: lanes %u-%u give its 8 row addresses: %u wavefront, no conflict",
                     ph.matrix, l0, l0 + 7, ph.wavefronts);
     text(L.x0, ph.y0 + 0.65f * f, b, 0.9f * f, th.text, Anchor::Left);
+    const LdmRow& first = L.rows[8 * (&ph - L.phases.data())];
+    text(L.x0, first.chip.cy(), L.chip_label_w >= 8.5f * f ? "rows (lane: byte)" : "lane: byte", 0.8f * f,
+         th.dim_text, Anchor::Left);
     cv.line(L.x0, ph.y1 - 0.3f * f, L.x0 + 32 * L.bank_w, ph.y1 - 0.3f * f, th.dim_text, 1);
   }
   for (const LdmRow& r : L.rows) {

@@ -86,6 +86,7 @@ struct LdmatrixLayout {
   std::vector<LdmPhase> phases;  // one per matrix
   sim::SharedAccess access;      // the whole event, as the emulator counts it
   float x0 = 0, bank_x0 = 0, bank_w = 0, cell_h = 0, font = 14;
+  float chip_label_w = 0;        // "rows (lane: byte)" before the chips
   float header_y = 0;            // the bank numbers' row
   bool numbers = false;          // lane numbers fit in the bank cells
 };

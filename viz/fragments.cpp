@@ -241,7 +241,7 @@ FragmentsGeometry paint_ldmatrix(const FragmentsInput& in, const LdmatrixLayout&
   char b[200];
   const sim::SharedAccess& a = L.access;
   if (in.covered)
-    std::snprintf(b, sizeof b, "ldmatrix.x%u: wavefronts and conflicts: %s", L.matrices, kPredictFirst);
+    std::snprintf(b, sizeof b, "ldmatrix.x%u: how many passes the banks need: %s", L.matrices, kPredictFirst);
   else
     std::snprintf(b, sizeof b, "ldmatrix.x%u: %u wavefronts (ideal %u), %u bank conflicts: the emulator's count for this event",
                   L.matrices, a.wavefronts, a.ideal_wavefronts, a.conflicts);

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "tests/viz/count_canvas.h"
+#include "tests/viz/headless.h"
 #include "viz/fragments.h"
 
 using namespace ws;
@@ -232,4 +233,48 @@ TEST(FragmentsText, ALanesRegistersWithWhereTheySit) {
   EXPECT_NE(t.find("b0 b1 = B[2..3][1]"), std::string::npos) << t;
   EXPECT_NE(t.find("b2 b3 = B[10..11][1]"), std::string::npos) << t;
   EXPECT_NE(t.find("c2 c3 = C[9][2..3]"), std::string::npos) << t;
+}
+
+// The widget: the pointer over a cell lights its lane in the three tiles and names its
+// registers; over an ldmatrix bank cell, the row it supplies.
+TEST(FragmentsWidget, ThePointerLightsALaneAndItsTooltipNamesItsRegisters) {
+  test::Headless ui;
+  WarpEvent m;
+  m.kind = EventKind::Mma;
+  m.mask = 0xFFFFFFFFu;
+  FragmentsInput in;
+  in.kind = FragmentEvent::Mma;
+  in.event = &m;
+  FragmentsDraw d;
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  ASSERT_TRUE(d.drawn);
+  EXPECT_EQ(d.lit, -1);
+  const Rect a95 = d.mma.tiles[0].at(9, 5).rect;
+  ImGui::GetIO().MousePos = ImVec2(a95.cx(), a95.cy());
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  EXPECT_EQ(d.lit, 6);
+  EXPECT_EQ(d.geom.lit, 16) << "8 halves of A, 4 of B, 4 floats of C";
+  EXPECT_NE(d.tooltip.find("a2 a3 = A[9][4..5]"), std::string::npos) << d.tooltip;
+  EXPECT_NE(d.tooltip.find("b2 b3 = B[12..13][1]"), std::string::npos) << d.tooltip;
+  // An ldmatrix: the pointer on a bank cell of lane 9's row.
+  const WarpEvent e = ldmatrix_event(false);
+  in.kind = FragmentEvent::Ldmatrix;
+  in.event = &e;
+  in.array = "as";
+  in.array_row_bytes = 64;
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  const Rect b = d.ldm.rows[9].rects[1];
+  ImGui::GetIO().MousePos = ImVec2(b.cx(), b.cy());
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  ui.frame([&] { d = draw_fragments(in, {}); });
+  EXPECT_EQ(d.lit, 9);
+  EXPECT_NE(d.tooltip.find("lane 9 supplies the address of row 1 of matrix 1"), std::string::npos) << d.tooltip;
+  EXPECT_NE(d.tooltip.find("shared byte 576 (row 9 of as, byte 0 of it), banks 16-19"), std::string::npos) << d.tooltip;
+  // Nothing to show: the notice alone.
+  FragmentsInput none;
+  none.notice = "no mma here";
+  ui.frame([&] { d = draw_fragments(none, {}); });
+  EXPECT_FALSE(d.drawn);
+  EXPECT_EQ(d.notice, "no mma here");
 }

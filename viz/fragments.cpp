@@ -75,7 +75,7 @@ MmaLayout layout_mma(float x, float y, float w, float h, float f) {
   L.stacked = stack > side;
   const float c = std::max(kMinCell, L.stacked ? stack : side);
   L.cell = c;
-  L.numbers = c >= f;
+  L.numbers = c >= 0.8f * f;  // two digits at 0.6 of the cell
   const float top = y + title;
   float bottom;
   if (!L.stacked) {
@@ -181,18 +181,25 @@ FragmentsGeometry paint_mma(const FragmentsInput&, const MmaLayout& L, int lit, 
                             const ViewStyle& style) {
   FragmentsGeometry g;
   const Theme& th = theme(style);
-  const float f = L.font, nf = 0.72f * f;
+  const float f = L.font, nf = std::min(0.72f * f, 0.6f * L.cell);
   auto text = [&](double x, double y, const std::string& s, double size, std::uint32_t col, Anchor a,
                   bool bold = false) {
     cv.text(x, y, s, size, col, a, bold);
     g.texts.push_back(s);
   };
+  // Each title over its tile: in full where it fits, smaller, else the operand's name.
   static constexpr const char* kTitles[3] = {"A  16 x 16  (a0..a7)", "B  16 x 8  (b0..b3)", "C, D  16 x 8  (c0..c3)"};
+  static constexpr const char* kMid[3] = {"A 16x16 (a0..a7)", "B 16x8 (b0..b3)", "C,D 16x8 (c0..c3)"};
   static constexpr const char* kShort[3] = {"A", "B", "C, D"};
   for (std::size_t ti = 0; ti < 3; ++ti) {
     const FragTile& t = L.tiles[ti];
-    const std::string title = cv.text_width(kTitles[ti], 0.9 * f) <= t.rect.w() + 0.5f * L.cell ? kTitles[ti] : kShort[ti];
-    text(t.rect.x0, t.rect.y0 - 0.75f * f, title, 0.9 * f, th.text, Anchor::Left, true);
+    const double room = t.rect.w() + 0.5f * L.cell;
+    double tf = 0.9 * f;
+    std::string title = kTitles[ti];
+    if (cv.text_width(title, tf) > room) title = kMid[ti];
+    if (cv.text_width(title, tf) > room) tf = 0.75 * f;
+    if (cv.text_width(title, tf) > room) title = kShort[ti];
+    text(t.rect.x0, t.rect.y0 - 0.75f * f, title, tf, th.text, Anchor::Left, true);
     for (const FragCell& c : t.cells) {
       const std::uint32_t col = lane_colour(c.lane);
       const bool on = lit < 0 || int(c.lane) == lit;
@@ -342,7 +349,11 @@ FragmentsDraw draw_fragments(const FragmentsInput& in, const ViewStyle& style) {
   FragmentsDraw d;
   d.kind = in.event ? in.kind : FragmentEvent::None;
   const Theme& th = theme(style);
-  if (!in.caption.empty()) ImGui::TextDisabled("%s", in.caption.c_str());
+  if (!in.caption.empty()) {  // wrapped: a narrow lesson column keeps all of it
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("%s", in.caption.c_str());
+    ImGui::PopStyleColor();
+  }
   if (d.kind == FragmentEvent::None) {
     d.notice = in.notice.empty() ? "Select an mma.sync or ldmatrix event of a tensor-core kernel." : in.notice;
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::ColorConvertU32ToFloat4(to_imgui(th.notice)));
@@ -352,8 +363,8 @@ FragmentsDraw draw_fragments(const FragmentsInput& in, const ViewStyle& style) {
   }
   if (d.kind == FragmentEvent::Mma)
     ImGui::TextWrapped(
-        "mma.sync.m16n8k16: D = A B + C. Each element is drawn in the colour of the lane that holds it "
-        "(lane = 4 group + thread); hover a cell to light its lane in the three tiles.");
+        "mma.sync.m16n8k16, D = A B + C: each element in the colour of the lane holding it "
+        "(lane = 4 group + thread). Point at a cell for its lane's registers.");
   else
     ImGui::TextWrapped(
         "ldmatrix: in each phase 8 lanes give the addresses of an 8 x 8 matrix's rows (16 bytes each); "

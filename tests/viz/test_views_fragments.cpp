@@ -109,6 +109,9 @@ TEST(FragmentsMma, SideBySideInAWideBoxStackedInANarrowOne) {
   EXPECT_FLOAT_EQ(L.tiles[1].rect.x0, 0);
   EXPECT_FLOAT_EQ(L.tiles[2].rect.x0, 153);
   EXPECT_LE(L.tiles[2].rect.x1, 300);
+  // Numbers from 0.8 font: 12 px cells are too small at font 16, large enough at 15.
+  EXPECT_FALSE(layout_mma(0, 0, 35 * 12, 241, 16).numbers);
+  EXPECT_TRUE(layout_mma(0, 0, 35 * 12, 241, 15).numbers);
   // Too small for numbers: cells of 6 px at least, no lane numbers.
   L = layout_mma(0, 0, 100, 100, 14);
   EXPECT_EQ(L.cell, 6);

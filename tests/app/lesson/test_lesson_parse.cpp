@@ -252,7 +252,7 @@ TEST(LessonParseErrors, BrokenBlockLines) {
             "x.md:11: lab: bad parameter 'n=big' (expected name=integer)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nview: banks\n```\n")),
             "x.md:11: lab block: unknown view 'banks' (expected bank-map, sector-map, "
-            "divergence, charts, metrics, stepper, roofline or occupancy)");
+            "divergence, charts, metrics, stepper, roofline, occupancy or fragments)");
   EXPECT_EQ(first_error(with_step(std::string(kLab) + kLab)),
             "x.md:12: second lab block in step 'S' (first at line 8): one lab per step");
 }

@@ -103,7 +103,7 @@ LdmatrixLayout layout_ldmatrix(const WarpEvent& e, unsigned matrices, float x, f
   L.x0 = x;
   L.bank_x0 = x;
   L.bank_w = w / 32;
-  L.cell_h = std::min(L.bank_w, 1.3f * f);
+  L.cell_h = std::min(L.bank_w, 1.2f * f);
   L.numbers = L.bank_w >= 0.95f * f;
   L.chip_label_w = std::min(9.0f * f, w / 4);
   L.access = sim::analyze_shared(e, m);
@@ -119,7 +119,7 @@ LdmatrixLayout layout_ldmatrix(const WarpEvent& e, unsigned matrices, float x, f
     ph.wavefronts = a.wavefronts;
     ph.max_degree = a.max_degree;
     ph.y0 = py;
-    const float chip_y = py + 1.3f * f, stack_y = chip_y + 1.6f * f;
+    const float chip_y = py + 1.2f * f, stack_y = chip_y + 1.55f * f;
     std::array<unsigned, 32> count{};
     int levels = 1;
     for (unsigned r = 0; r < 8; ++r) {
@@ -367,8 +367,9 @@ FragmentsDraw draw_fragments(const FragmentsInput& in, const ViewStyle& style) {
         "(lane = 4 group + thread). Point at a cell for its lane's registers.");
   else
     ImGui::TextWrapped(
-        "ldmatrix: in each phase 8 lanes give the addresses of an 8 x 8 matrix's rows (16 bytes each); "
-        "the rows stacked on a bank are the wavefronts that phase needs.");
+        "ldmatrix: in each phase 8 lanes give the addresses of an 8 x 8 matrix's rows, 16 bytes each "
+        "(a chip: the lane and the shared byte its row starts at). Each row covers 4 of the banks "
+        "numbered across the top; rows stacked on a bank are the wavefronts that phase needs.");
   const float f = ImGui::GetFontSize();
   const ImVec2 p = ImGui::GetCursorScreenPos();
   const ImVec2 avail = ImGui::GetContentRegionAvail();

@@ -145,10 +145,10 @@ TEST(FragmentsLdmatrix, PlainTileIsAFourWayConflictInEveryPhase) {
   EXPECT_EQ(L.access.ideal_wavefronts, 4u);
   EXPECT_EQ(L.access.conflicts, 12u);
   EXPECT_EQ(L.access.wavefronts, sim::analyze_shared(e).wavefronts);
-  // Bank cells: 20 wide, stacked 10 high (min(20, 1.3 font)), inside the width.
+  // Bank cells: 20 wide, stacked 12 high (min(20, 1.2 font)), inside the width.
   EXPECT_FLOAT_EQ(L.bank_w, 20);
-  EXPECT_FLOAT_EQ(L.cell_h, 13);
-  EXPECT_FLOAT_EQ(L.rows[6].rects[0].y0 - L.rows[0].rects[0].y0, 3 * 13);
+  EXPECT_FLOAT_EQ(L.cell_h, 12);
+  EXPECT_FLOAT_EQ(L.rows[6].rects[0].y0 - L.rows[0].rects[0].y0, 3 * 12);
   for (const LdmRow& r : L.rows) {
     EXPECT_GE(r.chip.x0, 0);
     EXPECT_LE(r.chip.x1, 640);

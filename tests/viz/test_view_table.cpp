@@ -31,7 +31,7 @@ TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(kInLab),
             "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
             "fragments");
-  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy, fragments");
+  EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");
   EXPECT_EQ(view_names(kNeedsPuzzle), "editor");
 }
@@ -40,6 +40,7 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(view_names(kFitsShared | kWithSource), "bank-map");
   EXPECT_EQ(view_names(kFitsGlobal | kWithSource), "sector-map");
   EXPECT_EQ(view_names(kFitsBranch | kWithSource), "divergence");
+  EXPECT_EQ(view_names(kFitsMma | kWithSource), "fragments");
   EXPECT_EQ(focus_of(View::BankMap), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::Compare), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::SectorMap), ws::sim::Focus::Global);

@@ -752,6 +752,27 @@ TEST(GuiFragments, LdmatrixWavefrontsAreTheEmulatorsPlainAndSwizzled) {
   }
 }
 
+// In the window the fragments take the bank map's place while the stepper is on an mma,
+// and give it back on a shared access.
+TEST(GuiFragments, TheWindowShowsThemInTheBankMapsPlaceOnAnMma) {
+  NEED_DISPLAY();
+  auto s = open_session("tensor", "mma_global", {{"n", 128}}, View::Window);
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const Loaded& l = s->state().results.main;
+  const std::size_t at = first_of(l, viz::FragmentEvent::Mma);
+  ASSERT_LT(at, l.order.size());
+  FrameDraw fd = show(*s, at);
+  EXPECT_TRUE(fd.panels.count("Fragments"));
+  EXPECT_FALSE(fd.panels.count("Bank map"));
+  const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+  ASSERT_TRUE(d && d->drawn);
+  EXPECT_EQ(d->kind, viz::FragmentEvent::Mma);
+  EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut";
+  fd = show(*s, 0);  // a global load
+  EXPECT_FALSE(fd.panels.count("Fragments"));
+  EXPECT_TRUE(fd.panels.count("Bank map"));
+}
+
 TEST(GuiFragments, AKernelWithoutMmaSaysWhatToSelect) {
   NEED_DISPLAY();
   auto s = open_session("transpose", "tiled", tiled(0), View::Fragments);

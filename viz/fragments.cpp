@@ -75,7 +75,8 @@ MmaLayout layout_mma(float x, float y, float w, float h, float f) {
   L.stacked = stack > side;
   const float c = std::max(kMinCell, L.stacked ? stack : side);
   L.cell = c;
-  L.numbers = c >= 0.8f * f;  // two digits at 0.6 of the cell
+  // Two digits at 0.6 of the cell: from 0.8 font, or 13 px under presenter mode's large type.
+  L.numbers = c >= std::min(0.8f * f, 13.0f);
   const float top = y + title;
   float bottom;
   if (!L.stacked) {

@@ -61,7 +61,7 @@ struct MmaLayout {
 //       sim::mma_{a,b,c}_pos puts there (every element exactly once); cells square, inside
 //       (x, y, w, h) when a cell of 6 px fits (else 6 px and the box overflows); the
 //       arrangement (side by side or stacked) is the one with the larger cell; numbers iff
-//       cell >= 0.8 font.
+//       cell >= min(0.8 font, 13 px).
 MmaLayout layout_mma(float x, float y, float w, float h, float font);
 
 // One ldmatrix row: the lane that supplies its address, the address, the banks it covers.

@@ -134,8 +134,10 @@ void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
   else if (cur && is_global(cur->kind)) fits = viz::kFitsGlobal;
   else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind))
     fits = viz::kFitsBranch;
+  // The maps that fit an access have the source under them; the fragments need the height.
+  const unsigned want = fits == viz::kFitsMma ? fits : fits | viz::kWithSource;
   for (const viz::ViewInfo& v : viz::kViews)
-    if (v.has(fits | viz::kWithSource)) {
+    if (v.has(want)) {
       draw_view(v.id, s, fd, r);
       return;
     }

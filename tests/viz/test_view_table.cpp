@@ -40,7 +40,7 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(view_names(kFitsShared | kWithSource), "bank-map");
   EXPECT_EQ(view_names(kFitsGlobal | kWithSource), "sector-map");
   EXPECT_EQ(view_names(kFitsBranch | kWithSource), "divergence");
-  EXPECT_EQ(view_names(kFitsMma | kWithSource), "fragments");
+  EXPECT_EQ(view_names(kFitsMma), "fragments");
   EXPECT_EQ(focus_of(View::BankMap), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::Compare), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::SectorMap), ws::sim::Focus::Global);

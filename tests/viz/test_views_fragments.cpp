@@ -112,6 +112,9 @@ TEST(FragmentsMma, SideBySideInAWideBoxStackedInANarrowOne) {
   // Numbers from 0.8 font: 12 px cells are too small at font 16, large enough at 15.
   EXPECT_FALSE(layout_mma(0, 0, 35 * 12, 241, 16).numbers);
   EXPECT_TRUE(layout_mma(0, 0, 35 * 12, 241, 15).numbers);
+  // Large type (presenter mode): 13 px cells are numbered at any font.
+  EXPECT_TRUE(layout_mma(0, 0, 35 * 13, 16 * 13 + 81, 30).numbers);
+  EXPECT_EQ(layout_mma(0, 0, 35 * 13, 16 * 13 + 81, 30).cell, 13);
   // Too small for numbers: cells of 6 px at least, no lane numbers.
   L = layout_mma(0, 0, 100, 100, 14);
   EXPECT_EQ(L.cell, 6);

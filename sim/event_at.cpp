@@ -12,7 +12,8 @@ namespace {
 const char* const kAtForms[] = {"first-conflict", "load",          "store",
                                 "shared-load",    "shared-store",  "shared-atomic",
                                 "global-load",    "global-store",  "global-atomic",
-                                "branch",         "divergent-branch", "barrier"};
+                                "branch",         "divergent-branch", "barrier",
+                                "mma"};
 }  // namespace
 
 std::string check_at(const std::string& at) {
@@ -24,8 +25,8 @@ std::string check_at(const std::string& at) {
   }
   return "at: '" + at +
          "' is not an event (first-conflict, line N, load, store, shared-load, shared-store, "
-         "shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch "
-         "or barrier)";
+         "shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch, "
+         "barrier or mma)";
 }
 
 std::optional<std::size_t> find_at(const std::string& at, const std::vector<WarpEvent>& events,
@@ -57,6 +58,7 @@ std::optional<std::size_t> find_at(const std::string& at, const std::vector<Warp
     else if (at == "branch") hit = e.kind == EventKind::Branch;
     else if (at == "divergent-branch") hit = e.kind == EventKind::Branch && diverged(e);
     else if (at == "barrier") hit = e.kind == EventKind::Barrier;
+    else if (at == "mma") hit = e.kind == EventKind::Mma;
     if (hit) return pos;
   }
   return std::nullopt;

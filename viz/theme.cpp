@@ -163,6 +163,13 @@ std::uint32_t bank_colour(unsigned bank) {
   return hsv(h / 32.0, 0.62, 0.93);
 }
 
+std::uint32_t lane_colour(unsigned lane) {
+  const unsigned g = (lane % 32) / 4, t = lane % 4;
+  // 3 is coprime with 8: neighbouring groups (neighbouring rows) land 3/8 of the wheel apart.
+  static constexpr double kSat[4] = {0.30, 0.50, 0.70, 0.85}, kVal[4] = {1.0, 0.93, 0.82, 0.68};
+  return hsv((g * 3 % 8) / 8.0, kSat[t], kVal[t]);
+}
+
 std::uint32_t heat_colour(unsigned words) {
   const Theme& t = theme(ViewStyle{});
   if (words == 0) return t.heat_none;

@@ -80,6 +80,12 @@ const Theme& theme(const ViewStyle& s);
 // @post bank_colour(b) == bank_colour(b + 32); distinct for b in [0, 32).
 std::uint32_t bank_colour(unsigned bank);
 
+// Lane l's colour in the fragments view: its group (l / 4, the lanes that share a row of A
+// and C) gives the hue, far apart for neighbouring groups; its place in the group (l % 4)
+// the shade, light to dark.
+// @post distinct for l in [0, 32); lane_colour(l) == lane_colour(l + 32).
+std::uint32_t lane_colour(unsigned lane);
+
 // The colour of a bank cell by the distinct words it serves in one pass: grey for none,
 // green for one (no conflict), then yellow..red as the conflict degree grows.
 // @post heat_colour(0) is grey, heat_colour(1) green, heat_colour(w) for w >= 2 warms

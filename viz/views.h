@@ -28,6 +28,9 @@ enum ViewFlag : unsigned {
   kFitsBranch = 1u << 9,    // ... for a branch or a partial mask
   kNeedsPuzzle = 1u << 10,  // draws a student's kernel in the editor (gui --puzzle)
   kInNumbers = 1u << 11,    // a tab of the window's Numbers panel (beside charts, metrics)
+  kFitsMma = 1u << 12,      // the map for an mma.sync: in the bank map's place in the window,
+                            // presenter mode's map, a lesson's whole column (no source under
+                            // it: the tiles need the height)
 };
 
 // Columns: id, name (CLI and lessons), panel title, draw function (app/gui/panels/<panel>.cpp),
@@ -46,6 +49,8 @@ enum ViewFlag : unsigned {
   X(Stepper, "stepper", "Stepper", draw_stepper, stepper, kNeedsTrace | kInLab)                \
   X(Roofline, "roofline", "Roofline", draw_roofline, roofline, kNeedsCharts | kInLab | kInNumbers) \
   X(Occupancy, "occupancy", "Occupancy", draw_occupancy, occupancy, kInLab | kInNumbers)      \
+  X(Fragments, "fragments", "Fragments", draw_fragments, fragments,                            \
+    kNeedsTrace | kInLab | kFitsMma)                                                           \
   X(Compare, "compare", "Compare", draw_compare, none, kNeedsTrace | kNeedsCompare | kFitsShared) \
   X(Lesson, "lesson", "Lesson", draw_lesson, lesson, kNeedsLesson)                            \
   X(Editor, "editor", "Editor", draw_editor, none, kNeedsPuzzle)                              \

@@ -88,7 +88,14 @@ void draw_window(AppState& s, FrameDraw& fd, const Rect& body) {
     }
   }
   const float bank_h = H * (global_first ? 0.25f : 0.42f), sector_h = H * (global_first ? 0.42f : 0.25f);
-  if (s.panels[View::BankMap]) {
+  // On an mma.sync the bank map has no access to draw: the fragments take its place.
+  bool on_mma = false;
+  if (const Loaded& l = s.results.main; l.valid() && !l.order.empty())
+    on_mma = l.events()[l.order[std::min(s.results.stepper.pos, l.order.size() - 1)]].kind == EventKind::Mma;
+  if (on_mma && s.panels[View::Fragments]) {
+    draw_view(View::Fragments, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
+    yr += bank_h;
+  } else if (s.panels[View::BankMap]) {
     draw_view(View::BankMap, s, fd, Rect{x2, yr, body.x1, yr + bank_h});
     yr += bank_h;
   }

@@ -130,11 +130,14 @@ void auto_view(AppState& s, FrameDraw& fd, const Rect& r) {
   const Loaded& l = s.results.main;
   const WarpEvent* cur = l.order.empty() ? nullptr : &l.events()[l.order[std::min(s.results.stepper.pos, l.order.size() - 1)]];
   unsigned fits = viz::kFitsShared;
-  if (cur && is_global(cur->kind)) fits = viz::kFitsGlobal;
+  if (cur && cur->kind == EventKind::Mma) fits = viz::kFitsMma;
+  else if (cur && is_global(cur->kind)) fits = viz::kFitsGlobal;
   else if (cur && (cur->kind == EventKind::Branch || cur->mask != 0xFFFFFFFFu) && !is_shared(cur->kind))
     fits = viz::kFitsBranch;
+  // The maps that fit an access have the source under them; the fragments need the height.
+  const unsigned want = fits == viz::kFitsMma ? fits : fits | viz::kWithSource;
   for (const viz::ViewInfo& v : viz::kViews)
-    if (v.has(fits | viz::kWithSource)) {
+    if (v.has(want)) {
       draw_view(v.id, s, fd, r);
       return;
     }

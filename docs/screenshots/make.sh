@@ -27,6 +27,9 @@ shot roofline-1280x720.png --view roofline --kernel matmul --variant warptiled -
 # The recorded block sweep with registers and occupancy.
 shot occupancy.png       --view occupancy  --kernel transpose --variant tiled --set n=8192 --set pad=1
 shot occupancy-1280x720.png --view occupancy --kernel transpose --variant tiled --set n=8192 --set pad=1 --size 1280x720
+# The fragments: an mma of the tensor family lane by lane, and the unswizzled ldmatrix's banks.
+shot fragments-1280x720.png --view fragments --kernel tensor --variant mma_global --set n=128 --size 1280x720
+shot fragments.png       --view fragments --kernel tensor --variant ldmatrix --set n=128
 shot window.png          --view window     --kernel transpose --variant tiled --set n=1024 --set pad=0
 shot presenter.png       --view window     $T --set pad=0 --presenter --size 1600x1000
 # A projector's size: the window, presenter mode, and a lesson open in both.

@@ -27,9 +27,10 @@ TEST(ViewTable, NamesAreUniqueAndRoundTrip) {
 TEST(ViewTable, ListsForMessagesAndLessons) {
   EXPECT_EQ(view_names(),
             "window, bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
-            "compare, lesson, editor, start");
+            "fragments, compare, lesson, editor, start");
   EXPECT_EQ(view_names(kInLab),
-            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy");
+            "bank-map, sector-map, divergence, charts, metrics, stepper, roofline, occupancy, "
+            "fragments");
   EXPECT_EQ(view_names(kInNumbers), "roofline, occupancy");
   EXPECT_EQ(view_names(kNeedsLesson), "lesson");
   EXPECT_EQ(view_names(kNeedsPuzzle), "editor");
@@ -39,6 +40,7 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(view_names(kFitsShared | kWithSource), "bank-map");
   EXPECT_EQ(view_names(kFitsGlobal | kWithSource), "sector-map");
   EXPECT_EQ(view_names(kFitsBranch | kWithSource), "divergence");
+  EXPECT_EQ(view_names(kFitsMma), "fragments");
   EXPECT_EQ(focus_of(View::BankMap), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::Compare), ws::sim::Focus::Shared);
   EXPECT_EQ(focus_of(View::SectorMap), ws::sim::Focus::Global);
@@ -47,4 +49,5 @@ TEST(ViewTable, EachMapFitsOneKindOfEventAndFocusesOnIt) {
   EXPECT_EQ(focus_of(View::Window), ws::sim::Focus::Conflict);
   EXPECT_EQ(focus_of(View::Metrics), ws::sim::Focus::None);
   EXPECT_EQ(focus_of(View::Roofline), ws::sim::Focus::None);
+  EXPECT_EQ(focus_of(View::Fragments), ws::sim::Focus::Conflict);
 }

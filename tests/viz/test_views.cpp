@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "tests/viz/headless.h"
 #include "viz/bank_map.h"
 #include "viz/chart_widget.h"
 #include "viz/mask_strip.h"
@@ -17,37 +18,10 @@
 
 using namespace ws;
 using namespace ws::viz;
+using ws::test::Headless;
 
 namespace {
 
-class Headless {
- public:
-  Headless() {
-    ctx_ = ImGui::CreateContext();
-    ImGuiIO& io = ImGui::GetIO();
-    io.DisplaySize = ImVec2(1400, 1000);
-    io.IniFilename = nullptr;
-    unsigned char* px;
-    int w, h;
-    io.Fonts->GetTexDataAsRGBA32(&px, &w, &h);
-  }
-  ~Headless() { ImGui::DestroyContext(ctx_); }
-  template <class F>
-  void frame(F&& f) {
-    ImGuiIO& io = ImGui::GetIO();
-    io.DeltaTime = 1.0f / 60;
-    ImGui::NewFrame();
-    ImGui::SetNextWindowPos(ImVec2(0, 0));
-    ImGui::SetNextWindowSize(io.DisplaySize);
-    ImGui::Begin("view", nullptr, ImGuiWindowFlags_NoDecoration);
-    f();
-    ImGui::End();
-    ImGui::Render();
-  }
-
- private:
-  ImGuiContext* ctx_;
-};
 
 // A warp reading column `col` of a rows x (32 + pad) float tile: lane l reads row l.
 WarpEvent column_read(unsigned pad, unsigned col = 0, std::uint32_t base = 0) {

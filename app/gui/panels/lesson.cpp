@@ -52,7 +52,8 @@ void lesson_window(AppState& s, FrameDraw& fd, const Rect& body) {
   // The right column: the step's view over the numbers; a chart or the metrics the step
   // names take the whole column.
   const Rect col{mid, right.y0, right.x1, right.y1};
-  if (named && (v == viz::View::Charts || v == viz::View::Metrics || viz::view_info(v).has(viz::kInNumbers))) {
+  if (named && (v == viz::View::Charts || v == viz::View::Metrics || viz::view_info(v).has(viz::kInNumbers) ||
+                viz::view_info(v).has(viz::kFitsMma))) {
     draw_view(v, s, fd, col);
     return;
   }

@@ -16,6 +16,7 @@
 #include "app/gui/session.h"
 #include "app/paths.h"
 #include "kernels/hardware/recording.h"
+#include "viz/fragments.h"
 #include "viz/roofline.h"
 #include "viz/sector_map.h"
 #include "viz/view_common.h"
@@ -670,6 +671,118 @@ TEST(GuiRoofline, AFamilyWithoutFlopsSaysSoAndTheWindowHasTheTab) {
   fd = show(*s, 0);
   EXPECT_TRUE(fd.panels.count("Numbers"));
   EXPECT_NE(frame_text(fd).find("Roofline"), std::string::npos) << "a tab of the Numbers panel";
+}
+
+// The fragments view (issue 25): the tensor family's mma by lane, every element in its
+// lane's colour (the hovered lane is tested on the widget, tests/viz/test_views_fragments.cpp).
+namespace {
+
+// The first position of the warp's walk whose event the view shows as `kind`.
+std::size_t first_of(const Loaded& l, viz::FragmentEvent kind) {
+  for (std::size_t q = 0; q < l.order.size(); ++q) {
+    const WarpEvent& e = l.events()[l.order[q]];
+    const std::string_view text =
+        e.line >= 1 && e.line <= l.source.lines.size() ? std::string_view(l.source.lines[e.line - 1]) : std::string_view();
+    if (viz::fragment_event(e, text) == kind) return q;
+  }
+  return l.order.size();
+}
+
+}  // namespace
+
+TEST(GuiFragments, TheTensorMmaByLaneAndTheHoveredLaneLitInEveryTile) {
+  NEED_DISPLAY();
+  auto s = open_session("tensor", "swizzled", {{"n", 128}}, View::Fragments);
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const Loaded& l = s->state().results.main;
+  const std::size_t at = first_of(l, viz::FragmentEvent::Mma);
+  ASSERT_LT(at, l.order.size()) << "warp 0 issues mma.sync";
+  FrameDraw fd = show(*s, at);
+  const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+  ASSERT_TRUE(d && d->drawn);
+  EXPECT_EQ(d->kind, viz::FragmentEvent::Mma);
+  EXPECT_EQ(d->geom.cells, 512);
+  EXPECT_NE(frame_text(fd).find("mma.sync.m16n8k16"), std::string::npos) << frame_text(fd);
+  // Cells from the PTX ISA's figures, drawn in their lane's colour. Xvfb's pointer may rest
+  // on the view: then its lane is lit and the others are dimmed (the widget's test moves it).
+  const auto& px = s->pixels();
+  const int lit = d->lit;
+  EXPECT_EQ(d->geom.lit, lit < 0 ? 0 : 16);
+  const struct { int tile, row, col; unsigned lane; } cells[] = {
+      {0, 0, 0, 0}, {0, 15, 15, 31}, {0, 9, 5, 6}, {1, 9, 3, 12}, {2, 10, 7, 11}, {2, 5, 2, 21}};
+  for (const auto& c : cells) {
+    const viz::FragCell& cell = d->mma.tiles[std::size_t(c.tile)].at(c.row, c.col);
+    EXPECT_EQ(cell.lane, c.lane);
+    const bool on = lit < 0 || int(c.lane) == lit;
+    EXPECT_EQ(rect_has(px, cell.rect, viz::lane_colour(c.lane), 1), on) << c.tile << " " << c.row << "," << c.col;
+  }
+  if (lit >= 0) EXPECT_NE(d->tooltip.find("lane " + std::to_string(lit) + " (group"), std::string::npos) << d->tooltip;
+}
+
+// ldmatrix: the rows' banks, and the wavefronts the view states are the emulator's, for
+// the plain tile (a 4-way conflict in every phase) and the swizzled one (none).
+TEST(GuiFragments, LdmatrixWavefrontsAreTheEmulatorsPlainAndSwizzled) {
+  NEED_DISPLAY();
+  for (const auto& [variant, wavefronts] : {std::pair<const char*, unsigned>{"ldmatrix", 16}, {"swizzled", 4}}) {
+    auto s = open_session("tensor", variant, {{"n", 128}}, View::Fragments);
+    ASSERT_TRUE(s && s->state().results.main.valid());
+    const Loaded& l = s->state().results.main;
+    const std::size_t at = first_of(l, viz::FragmentEvent::Ldmatrix);
+    ASSERT_LT(at, l.order.size()) << variant;
+    const WarpEvent& e = l.events()[l.order[at]];
+    const FrameDraw fd = show(*s, at);
+    const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+    ASSERT_TRUE(d && d->drawn);
+    ASSERT_EQ(d->kind, viz::FragmentEvent::Ldmatrix) << variant;
+    EXPECT_EQ(d->ldm.access.wavefronts, wavefronts) << variant;
+    EXPECT_EQ(d->ldm.access.conflicts, wavefronts - 4) << variant;
+    unsigned sum = 0;
+    for (const viz::LdmPhase& p : d->ldm.phases) sum += p.wavefronts;
+    EXPECT_EQ(sum, wavefronts) << variant;
+    // The emulator's whole-grid counters of this line: the same wavefronts per request.
+    bool found = false;
+    for (const sim::SiteTotals& st : l.run->launches.at(0).sites)
+      if (st.line == e.line && st.kind == EventKind::SharedLoad && st.totals.shared_ld_requests > 0) {
+        found = true;
+        EXPECT_EQ(st.totals.shared_ld_wavefronts, wavefronts * st.totals.shared_ld_requests) << variant;
+      }
+    EXPECT_TRUE(found) << variant << ": line " << e.line;
+    EXPECT_EQ(d->geom.cells, 128);
+    if (d->lit < 0 || d->lit == 3) EXPECT_TRUE(rect_has(s->pixels(), d->ldm.rows[3].rects[0], viz::lane_colour(3), 1));
+  }
+}
+
+// In the window the fragments take the bank map's place while the stepper is on an mma,
+// and give it back on a shared access.
+TEST(GuiFragments, TheWindowShowsThemInTheBankMapsPlaceOnAnMma) {
+  NEED_DISPLAY();
+  auto s = open_session("tensor", "mma_global", {{"n", 128}}, View::Window);
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const Loaded& l = s->state().results.main;
+  const std::size_t at = first_of(l, viz::FragmentEvent::Mma);
+  ASSERT_LT(at, l.order.size());
+  FrameDraw fd = show(*s, at);
+  EXPECT_TRUE(fd.panels.count("Fragments"));
+  EXPECT_FALSE(fd.panels.count("Bank map"));
+  const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+  ASSERT_TRUE(d && d->drawn);
+  EXPECT_EQ(d->kind, viz::FragmentEvent::Mma);
+  EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut";
+  fd = show(*s, 0);  // a global load
+  EXPECT_FALSE(fd.panels.count("Fragments"));
+  EXPECT_TRUE(fd.panels.count("Bank map"));
+}
+
+TEST(GuiFragments, AKernelWithoutMmaSaysWhatToSelect) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "tiled", tiled(0), View::Fragments);
+  ASSERT_TRUE(s);
+  const FrameDraw fd = show(*s, 0);
+  const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+  ASSERT_TRUE(d);
+  EXPECT_FALSE(d->drawn);
+  EXPECT_NE(d->notice.find("no mma.sync or ldmatrix here. Select the tensor family"), std::string::npos) << d->notice;
+  EXPECT_NE(frame_text(fd).find("Select the tensor family"), std::string::npos);
 }
 
 // Issue 22, item 6: with nothing named the window opens on the start page, which lists

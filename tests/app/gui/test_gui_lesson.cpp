@@ -15,6 +15,7 @@
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
 #include "app/lesson/lesson_model.h"
+#include "viz/fragments.h"
 #include "viz/view_common.h"
 
 namespace fs = std::filesystem;
@@ -361,6 +362,40 @@ TEST(GuiLesson, ThePlayerIsTheMainColumnWithTheLabBesideIt) {
     EXPECT_TRUE(fd.bank.drawn) << fd.bank.note;
     // The other lessons stay reachable: "all lessons" puts the list in the step's place.
     EXPECT_FALSE(fd.lesson.list_shown);
+  }
+}
+
+// Lesson 13's fragment step opens the Fragments view on warp 0's first mma (its lab's
+// `view: fragments`, `at: mma`), the whole right column, at a projector's size too.
+TEST(GuiLesson, TheTensorLessonsFragmentStepOpensTheFragmentsOnAnMma) {
+  NEED_DISPLAY();
+  DataHome home("fragments");
+  for (auto [w, h] : {std::pair{1280, 720}, std::pair{1600, 1000}}) {
+    SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+    auto s = open_lesson(std::string(WS_SOURCE_DIR) + "/lessons/13-tensor-cores.md", false, w, h);
+    ASSERT_TRUE(s);
+    const FrameDraw fd = settled(*s);
+    EXPECT_EQ(fd.lesson.step, 0u);
+    const AppState& st = s->state();
+    ASSERT_TRUE(st.results.main.valid());
+    EXPECT_EQ(st.results.main.sel.variant, "mma_global");
+    const auto& order = st.results.main.order;
+    ASSERT_LT(st.results.stepper.pos, order.size());
+    EXPECT_EQ(st.results.main.events()[order[st.results.stepper.pos]].kind, EventKind::Mma) << "at: mma";
+    ASSERT_TRUE(fd.panels.count("Fragments"));
+    const auto* d = fd.drawn_as<viz::FragmentsDraw>(View::Fragments);
+    ASSERT_TRUE(d && d->drawn);
+    EXPECT_EQ(d->kind, viz::FragmentEvent::Mma);
+    EXPECT_EQ(d->geom.cells, 512);
+    EXPECT_GE(d->mma.cell, 12.f) << "cells a student can read";
+    EXPECT_TRUE(d->mma.numbers) << "every cell numbered with its lane";
+    const viz::Rect panel = fd.panels.at("Fragments");
+    for (const viz::FragTile& t : d->mma.tiles) {
+      EXPECT_LE(t.rect.x1, panel.x1) << viz::to_string(t.op);
+      EXPECT_LE(t.rect.y1, panel.y1) << viz::to_string(t.op);
+    }
+    EXPECT_LE(d->mma.lane_key[31].y1, panel.y1);
+    EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut texts";
   }
 }
 

@@ -243,7 +243,7 @@ TEST(LessonParseErrors, BrokenBlockLines) {
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nat: somewhere\n```\n")),
             "x.md:11: lab block: at: 'somewhere' is not an event (first-conflict, line N, load, "
             "store, shared-load, shared-store, shared-atomic, global-load, global-store, "
-            "global-atomic, branch, divergent-branch or barrier)");
+            "global-atomic, branch, divergent-branch, barrier or mma)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nfamily: access\nvariant: x\n```\n")),
             "x.md:10: lab block: 'family' given twice (first at line 9)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\n```\n")),
@@ -252,7 +252,7 @@ TEST(LessonParseErrors, BrokenBlockLines) {
             "x.md:11: lab: bad parameter 'n=big' (expected name=integer)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nview: banks\n```\n")),
             "x.md:11: lab block: unknown view 'banks' (expected bank-map, sector-map, "
-            "divergence, charts, metrics, stepper, roofline or occupancy)");
+            "divergence, charts, metrics, stepper, roofline, occupancy or fragments)");
   EXPECT_EQ(first_error(with_step(std::string(kLab) + kLab)),
             "x.md:12: second lab block in step 'S' (first at line 8): one lab per step");
 }

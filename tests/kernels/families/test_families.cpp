@@ -153,6 +153,26 @@ TEST(Families, DefaultSweepPrefersTheFamilysPairThenTheRule) {
   EXPECT_EQ(a.x, "");
 }
 
+// The window's first sweep of every variant stays a handful of runs at the timing size: a
+// listed parameter has its choices, a range at most 9 values (AppState::sweep_values). A
+// count, not a timing: histogram's skew x bins made 64 runs of 2^26 values (issue 26).
+TEST(Families, EveryDefaultSweepIsSmall) {
+  auto values = [](const VariantInfo& v, const std::string& name) -> std::size_t {
+    if (name.empty()) return 1;
+    const ParamSpec* p = find_param(v, name);
+    if (!p) return 1;
+    if (!p->choices.empty()) return p->choices.size();
+    return std::size_t(std::min<long long>(9, p->max - p->min + 1));
+  };
+  for (const FamilyInfo& f : families())
+    for (const VariantInfo& v : catalogue()) {
+      if (v.family != f.name) continue;
+      const SweepAxes a = default_sweep(f, v);
+      EXPECT_LE(values(v, a.x) * values(v, a.series), 27u)
+          << f.name << "/" << v.name << ": " << a.x << " x " << a.series;
+    }
+}
+
 TEST(Families, ChoicesDispatchExactlyTheListedValues) {
   using C = Choices<4, 8, 16>;
   EXPECT_EQ(C::list(), (std::vector<long long>{4, 8, 16}));

@@ -253,7 +253,11 @@ EditorDraw EditorPanel::draw(AppState& s) {
   const bool bad = have_last_ && !last_.all_met() && !checking();
   ImGui::TextColored(checking() ? dim : bad ? red : have_last_ ? green : dim, "%s", d.status.c_str());
   d.ran_on = ran_on_;
-  if (!ran_on_.empty() && !checking()) ImGui::TextColored(dim, "%s", ran_on_.c_str());
+  if (!ran_on_.empty() && !checking()) {
+    ImGui::PushTextWrapPos(0);  // a narrow column wraps the backend's name, never cuts it
+    ImGui::TextColored(dim, "%s", ran_on_.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (changed_on_disk_) ImGui::TextColored(red, "the file changed on disk: Reload takes it, Check keeps yours");
 
   // Targets, then the editor in the rest of the panel. A long target wraps rather than

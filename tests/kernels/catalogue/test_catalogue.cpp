@@ -100,26 +100,6 @@ TEST(Catalogue, EveryVariantIsComplete) {
   }
 }
 
-// A run at a family's timing size is checked where its output lies: what a GPU run would
-// copy back to the host to check it (every array of a variant with no GPU reference) stays
-// small. A count, not a timing: the histogram at 2^26 values copied its 256 MB input back and
-// counted it on the CPU for every point of the window's sweep (64 points, 16.6 s on the H100).
-TEST(Catalogue, LargeRunsAreCheckedOnTheDevice) {
-  constexpr std::uint64_t kMaxHostCheckBytes = 64ull << 20;
-  for (const FamilyInfo& f : families())
-    for (const VariantInfo& v : catalogue()) {
-      if (v.family != f.name) continue;
-      Params p;
-      if (!validate(v, f.timing, DeviceLimits{}, p).empty()) continue;  // not timed there
-      const Plan plan = v.plan(p);
-      std::uint64_t bytes = 0;
-      if (plan.ref.kind == RefKind::None)
-        for (const ArraySpec& a : plan.arrays) bytes += a.count * a.elem_bytes;
-      EXPECT_LE(bytes, kMaxHostCheckBytes) << f.name << "/" << v.name << " at " << to_string(p)
-                                           << " copies " << (bytes >> 20) << " MB back to be checked";
-    }
-}
-
 // The GPU benchmarks' sizes are inside the ranges.
 TEST(Catalogue, BenchmarkSizesValidate) {
   EXPECT_EQ(validate_msg("transpose", "tiled", {{"n", 8192}}), "");

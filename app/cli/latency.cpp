@@ -9,10 +9,22 @@
 #include <ostream>
 
 #include "app/cli/cli.h"
+#include "app/cli/command.h"
 #include "app/cli/util.h"
 #include "app/model/worker.h"
+#include "app/puzzle/puzzle.h"
+#include "io/atomic_file.h"
+#include "io/read_file.h"
+#include "kernels/user/cuda_front.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <future>
+#include <memory>
 
 namespace ws::cli {
+namespace fs = std::filesystem;
 
 double StageStats::percentile(double q) const {
   if (seconds.empty()) return 0;
@@ -119,10 +131,19 @@ std::vector<CaseSpec> declared_cases() {
 
 }  // namespace
 
+namespace {
+void print_report(const LatencyReport& rep, const LatencyArgs& a, const std::string& what, std::ostream& out);
+}  // namespace
+
 int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
   if (a.runs < 1 || a.runs > 1000) throw UsageError("--runs must be between 1 and 1000");
   if (a.backend != "auto" && a.backend != "emu" && a.backend != "cuda")
     throw UsageError("unknown backend '" + a.backend + "' (use auto, emu or cuda)");
+  if (!a.editor.empty()) {
+    if (!a.kernel.empty() || !a.sets.empty()) throw UsageError("--editor times a puzzle's check: no --kernel or --set");
+    return editor_latency(a, out, err);
+  }
+  if (!a.sets.empty() && a.kernel.empty()) throw UsageError("--set needs --kernel (the case it changes)");
   Worker w(gui::backend_factory(a.backend));
   while (!w.ready()) w.wait_result(0.05);
   w.take();
@@ -131,7 +152,17 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
     return kExitUsage;
   }
   const bool gpu = w.backend_kind() == BackendKind::Cuda;
-  const std::vector<CaseSpec> specs = declared_cases();
+  std::vector<CaseSpec> specs = declared_cases();
+  if (!a.kernel.empty()) {
+    // One family's case, at the sizes given over its own (the window's slow corner).
+    std::erase_if(specs, [&](const CaseSpec& c) { return c.kernel != a.kernel; });
+    if (specs.empty()) throw UsageError("unknown kernel '" + a.kernel + "' (see `warpscope list`)");
+    for (const auto& [k, v] : sets_or_usage(a.sets)) {
+      specs[0].gpu[k] = v;
+      specs[0].emu_first[k] = v;
+      specs[0].emu_rest[k] = v;
+    }
+  }
   LatencyReport rep;
   rep.backend = std::string(to_string(w.backend_kind()));
   rep.device = w.device().name;
@@ -228,11 +259,18 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
     err << "warpscope: " << cs.kernel << "/" << cs.variant << " done (" << a.runs << " runs)\n";
     rep.cases.push_back(std::move(lc));
   }
+  print_report(rep, a, "latency after a change", out);
+  return status;
+}
+
+namespace {
+
+void print_report(const LatencyReport& rep, const LatencyArgs& a, const std::string& what, std::ostream& out) {
   if (a.json) {
     out << pretty(latency_json(rep), 5);
-    return status;
+    return;
   }
-  out << "latency after a change, backend " << rep.backend << " on " << rep.device << " ("
+  out << what << ", backend " << rep.backend << " on " << rep.device << " ("
       << a.runs << " run" << (a.runs == 1 ? "" : "s") << " per case)\n";
   std::vector<std::vector<std::string>> rows;
   for (const LatencyCase& c : rep.cases)
@@ -241,6 +279,99 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
                       fmt(s.percentile(0.5), 3) + " s", fmt(s.percentile(0.95), 3) + " s",
                       std::to_string(s.seconds.size())});
   out << format_table({"case", "stage", "p50", "p95", "runs"}, rows, {false, false, true, true, true});
+}
+
+}  // namespace
+
+// [SECTION] The editor's check: edit, save, compile, run, verdict
+int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> es;
+  if (!puzzle::parse_file(a.editor, p, es)) throw UsageError(es.empty() ? a.editor + ": not a puzzle" : es[0].text());
+  // The solution when it ships (every check should be "all met"), else the starter.
+  std::string base = p.starter;
+  const std::string sol = puzzle::solution_path(a.editor);
+  const bool solution = fs::is_regular_file(sol);
+  if (solution) {
+    const io::ReadResult r = io::read_file(sol, io::kDefaultReadCap, "solution");
+    if (!r.ok) throw UsageError(r.error);
+    base = r.text;
+  }
+  const bool cu = cuda::is_cuda_source(base);
+  const fs::path dir = fs::temp_directory_path() / ("warpscope-latency-" + std::to_string(::getpid()));
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  const std::string file = (dir / (p.slug + (cu ? ".cu" : ".cuh"))).string();
+
+  Worker w(gui::backend_factory(a.backend));
+  while (!w.ready()) w.wait_result(0.05);
+  w.take();
+  if (const std::string e = w.error(); !e.empty()) {
+    err << "warpscope: " << e << "\n";
+    return kExitUsage;
+  }
+  LatencyReport rep;
+  rep.backend = std::string(to_string(w.backend_kind()));
+  rep.device = w.device().name;
+  LatencyCase lc;
+  lc.kernel = "editor";
+  lc.variant = p.slug;
+  lc.params = p.params;
+  StageStats first, save, compile, trace, run, targets, verdict;
+  std::string on;
+  int status = kExitOk;
+  std::uint64_t gen = 1;
+  for (int i = 0; i <= a.runs && status == kExitOk; ++i) {
+    // The edit: the number in a last comment line, one character apart from the last run's.
+    const std::string text = base + (base.empty() || base.back() == '\n' ? "" : "\n") + "// edit " +
+                             std::to_string(i % 10) + std::string(std::size_t(i / 10), '.') + "\n";
+    const double t0 = gui::now_seconds();
+    io::WriteOptions wo;
+    wo.overwrite = true;
+    wo.keep_previous = true;  // as the editor saves (FILE.bak kept)
+    if (const io::WriteResult wr = io::write_file(file, text, wo); !wr.ok) {
+      err << "warpscope: cannot save " << file << ": " << wr.error << "\n";
+      status = kExitUsage;
+      break;
+    }
+    const double saved = gui::now_seconds() - t0;
+    auto done = std::make_shared<std::promise<puzzle::CheckResult>>();
+    std::future<puzzle::CheckResult> got = done->get_future();
+    Job j;
+    j.kind = JobKind::Editor;
+    j.gen = gen++;
+    puzzle::CheckOptions o;
+    o.kernel_file = file;
+    j.task = [done, &p, o, &on](Backend& b) { done->set_value(puzzle::check_in_window(p, b, o, on)); };
+    w.submit(std::move(j));
+    const puzzle::CheckResult r = got.get();
+    const double total = gui::now_seconds() - t0;
+    w.take();
+    if (!r.failure.empty() || r.bad_input || (solution && !r.all_met())) {
+      std::string f = r.failure.empty() ? "targets missed" : r.failure;
+      err << "warpscope: " << p.slug << ": the check failed: " << f.substr(0, f.find('\n')) << "\n";
+      status = r.bad_input ? kExitUsage : kExitFailed;
+      break;
+    }
+    if (i == 0) {  // the warm-up: the window's first check
+      first.seconds.push_back(total);
+      continue;
+    }
+    save.seconds.push_back(saved);
+    compile.seconds.push_back(r.steps.compile);
+    trace.seconds.push_back(r.steps.trace);
+    if (w.backend_kind() == BackendKind::Cuda) run.seconds.push_back(r.steps.run);
+    targets.seconds.push_back(r.targets_s);
+    verdict.seconds.push_back(total);
+  }
+  fs::remove_all(dir, ec);
+  for (auto& [name, st] : std::vector<std::pair<std::string, StageStats*>>{
+           {"first", &first}, {"save", &save}, {"compile", &compile}, {"trace", &trace},
+           {"run", &run}, {"targets", &targets}, {"verdict", &verdict}})
+    if (!st->seconds.empty()) lc.stages.push_back({name, *st});
+  rep.cases.push_back(std::move(lc));
+  err << "warpscope: " << on << "\n";
+  print_report(rep, a, "edit to verdict in the editor (" + std::string(solution ? "solution" : "starter") + ")", out);
   return status;
 }
 

@@ -13,6 +13,9 @@ struct LatencyArgs {
   std::string backend = "auto";
   bool json = false;
   int runs = 5;
+  std::string kernel;              // only this family's case ("" = every family's)
+  std::vector<std::string> sets;   // with these parameters (key=value) over its own
+  std::string editor;              // a puzzle file: time the editor's check instead
 };
 
 // One stage's seconds over the runs.
@@ -40,5 +43,16 @@ Json latency_json(const LatencyReport& r);
 
 // Runs the cases; `err` gets one progress line per case. Returns the exit status.
 int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err);
+
+// `latency --editor PUZZLE`: what the editor's Check does after an edit, `a.runs` times on
+// the worker's thread with its backend (puzzle::check_in_window): the puzzle's solution
+// (else its starter) with its last line's number changed (one character), saved through
+// the editor's writer, checked, the verdict back. One warm-up check first (its stage
+// "first": the first check in a window, which may build the precompiled prelude). Stages:
+// "save", "compile", "trace" (the emulator's run), "run" (the GPU runner; absent on the
+// emulator), "targets", "verdict" (save to verdict, the queue included).
+// @post kExitFailed when a check's verdict is not "all met" for the solution (a starter
+//       may miss targets; it must build and run); kExitUsage for a puzzle that does not parse.
+int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err);
 
 }  // namespace ws::cli

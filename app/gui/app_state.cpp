@@ -526,6 +526,8 @@ void AppState::install(JobResult& r) {
       if (r.final) sweep_pending_gen_ = 0;
       charts.sweep = std::move(r.sweep);
       break;
+    case JobKind::Editor:
+      break;  // the editor's task hands its verdict to the editor itself
     case JobKind::Lesson:
       lesson_done_gen_ = std::max(lesson_done_gen_, r.gen);
       if (r.gen == lesson_pending_gen_) lesson_pending_gen_ = 0;
@@ -678,6 +680,14 @@ std::uint64_t AppState::run_on_worker(std::function<void(Backend&)> task) {
   lesson_pending_gen_ = j.gen;
   worker_.submit(std::move(j));
   return lesson_pending_gen_;
+}
+
+void AppState::run_editor_task(std::function<void(Backend&)> task) {
+  Job j;
+  j.kind = JobKind::Editor;
+  j.task = std::move(task);
+  j.gen = next_gen_++;
+  worker_.submit(std::move(j));
 }
 
 bool AppState::seek_to(const std::string& at) {

@@ -129,6 +129,9 @@ class AppState : public LessonHost {
   std::vector<Notice> notices;
   void add_notice(const std::string& text, bool error);
   bool emulated() const;
+  // Runs `task` on the worker thread with the worker's own backend, before any waiting job
+  // but the main run (the editor's check of a student's kernel on a GPU).
+  void run_editor_task(std::function<void(Backend&)> task);
   std::string backend_line() const;  // "emulator" or the GPU's name, for the title bar
   std::unique_ptr<LessonPanel> lesson;
   bool quit_request = false;

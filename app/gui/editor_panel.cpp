@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <regex>
 #include <sstream>
 
@@ -126,15 +127,30 @@ void EditorPanel::check(AppState& s) {
     return;
   }
   message_.clear();
+  puzzle::CheckOptions o;
+  o.kernel_file = kernel_file_;
   const puzzle::Puzzle p = p_;
-  const std::string k = kernel_file_;
-  (void)s;
-  // The emulator, in its sandboxed child process: counts are the same on every backend.
-  pending_ = std::async(std::launch::async, [p, k] {
-    puzzle::CheckOptions o;
-    o.kernel_file = k;
+  // A window on a GPU checks there, on the worker's thread (the only one that touches its
+  // backend): NVRTC, the GPU runner and the emulator's sandboxed trace for the views, as
+  // `puzzle --check --backend cuda` does. A worker still starting takes the task when ready.
+  const bool gpu_window = !s.worker().ready() || s.worker().backend_kind() == BackendKind::Cuda;
+  if (gpu_window) {
+    auto done = std::make_shared<std::promise<Checked>>();
+    pending_ = done->get_future();
+    s.run_editor_task([done, p, o](Backend& b) {
+      Checked c;
+      c.result = puzzle::check_in_window(p, b, o, c.on);
+      done->set_value(std::move(c));
+    });
+    return;
+  }
+  // The emulator, in its sandboxed child process, on a thread of its own: a run of the
+  // views under way on the worker does not hold the check back.
+  pending_ = std::async(std::launch::async, [p, o] {
     auto b = make_emu_backend();
-    return puzzle::check(p, *b, o);
+    Checked c;
+    c.result = puzzle::check_in_window(p, *b, o, c.on);
+    return c;
   });
 }
 
@@ -156,9 +172,15 @@ void EditorPanel::install(AppState& s) {
 void EditorPanel::poll(AppState& s) {
   if (pending_.valid() &&
       pending_.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-    last_ = pending_.get();
-    have_last_ = true;
-    install(s);
+    try {
+      Checked c = pending_.get();
+      last_ = std::move(c.result);
+      ran_on_ = std::move(c.on);
+      have_last_ = true;
+      install(s);
+    } catch (const std::exception& e) {  // the worker ended before it ran (the window closing)
+      message_ = std::string("the check did not run: ") + e.what();
+    }
   }
   // The file, at most four times a second: an external editor's save reloads and checks
   // it, unless the buffer here has unsaved edits (then the panel asks).
@@ -230,6 +252,12 @@ EditorDraw EditorPanel::draw(AppState& s) {
   d.status = status();
   const bool bad = have_last_ && !last_.all_met() && !checking();
   ImGui::TextColored(checking() ? dim : bad ? red : have_last_ ? green : dim, "%s", d.status.c_str());
+  d.ran_on = ran_on_;
+  if (!ran_on_.empty() && !checking()) {
+    ImGui::PushTextWrapPos(0);  // a narrow column wraps the backend's name, never cuts it
+    ImGui::TextColored(dim, "%s", ran_on_.c_str());
+    ImGui::PopTextWrapPos();
+  }
   if (changed_on_disk_) ImGui::TextColored(red, "the file changed on disk: Reload takes it, Check keeps yours");
 
   // Targets, then the editor in the rest of the panel. A long target wraps rather than

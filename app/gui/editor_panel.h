@@ -1,7 +1,9 @@
 #pragma once
 // The kernel editor: a puzzle's task and targets, the student's kernel file in an editor
 // with line numbers (compile errors, crashes and out-of-bounds reports marked on their
-// lines), a Check that builds and runs it in the sandbox on a thread of its own, and a
+// lines), a Check that builds and runs it on the window's backend (on a GPU: the worker's
+// thread, NVRTC, the GPU runner, with the emulator's sandboxed trace for the views, as
+// `puzzle --check --backend cuda`; without one: the emulator on a thread of its own), and a
 // watch on the file so an external editor's saves are picked up. A kernel that ran is
 // shown by every view (stepper, maps, masks, per-line counts), and Compare puts the
 // catalogue's variant of the same job beside it.
@@ -31,6 +33,7 @@ struct EditorDraw {
   std::map<int, std::string> marked;    // line -> message shown on it
   std::vector<std::string> targets;     // "[met] ..." / "[missed] ..." rows shown
   std::string status;                   // the verdict line
+  std::string ran_on;                   // "checked on ...": which backend gave the verdict
   std::string kernel_output;            // what the kernel printed, shown apart ("" = none)
   std::vector<std::string> hints;       // the hints revealed so far
 };
@@ -57,6 +60,9 @@ class EditorPanel {
   bool has_result() const { return have_last_; }
   const puzzle::CheckResult& result() const { return last_; }
   std::string status() const;
+  // Which backend the last check ran on ("checked on the emulator ..." or "checked on the
+  // GPU ..."), "" before the first.
+  const std::string& ran_on() const { return ran_on_; }
 
  private:
   bool save(std::string& why);
@@ -70,7 +76,13 @@ class EditorPanel {
   bool dirty_ = false, changed_on_disk_ = false;
   std::filesystem::file_time_type mtime_{};
   std::chrono::steady_clock::time_point last_stat_{};
-  std::future<puzzle::CheckResult> pending_;
+  // A check's verdict and the words for the backend it ran on.
+  struct Checked {
+    puzzle::CheckResult result;
+    std::string on;
+  };
+  std::future<Checked> pending_;
+  std::string ran_on_;
   puzzle::CheckResult last_;
   bool have_last_ = false;
   std::map<int, std::string> marks_;

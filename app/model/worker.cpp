@@ -36,6 +36,7 @@ std::string_view to_string(Stage s) {
 std::string_view to_string(JobKind k) {
   switch (k) {
     case JobKind::Main: return "run";
+    case JobKind::Editor: return "kernel check";
     case JobKind::Compare: return "comparison run";
     case JobKind::Lesson: return "lesson reference run";
     case JobKind::Peers: return "peer measurement";
@@ -91,8 +92,8 @@ void Worker::submit(Job j) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     // The latest parameters win: a run of the same kind under way is stopped (its result
-    // is dropped by generation anyway). Lesson tasks run to the end.
-    if (running_ == j.kind && j.kind != JobKind::Lesson) control_.cancel();
+    // is dropped by generation anyway). Lesson and editor tasks run to the end.
+    if (running_ == j.kind && j.kind != JobKind::Lesson && j.kind != JobKind::Editor) control_.cancel();
     slots_[int(j.kind)] = std::move(j);
   }
   cv_.notify_all();
@@ -650,6 +651,9 @@ JobResult Worker::execute(Job& j) {
         CachingBackend cb(*this);
         j.task(cb);
       }
+      break;
+    case JobKind::Editor:
+      if (j.task) j.task(*backend_);
       break;
     case JobKind::Peers:
       run_peers(j, r);

@@ -23,10 +23,12 @@
 
 namespace ws::gui {
 
-// In priority order: what the student is looking at runs first. Lesson: the extra runs a
-// lesson step's ratios need (another variant, a timed copy), given as a task.
-enum class JobKind { Main = 0, Compare, Lesson, Peers, Bars, Sweep };
-constexpr int kJobKinds = 6;
+// In priority order: what the student is looking at runs first. Editor: the editor's check
+// of a student's kernel on a GPU (a task given the worker's own backend: the only thread that
+// touches it). Lesson: the extra runs a lesson step's ratios need (another variant, a timed
+// copy), given as a task.
+enum class JobKind { Main = 0, Editor, Compare, Lesson, Peers, Bars, Sweep };
+constexpr int kJobKinds = 7;
 std::string_view to_string(JobKind k);
 
 // What a run's result holds so far, in the order the stages land after a change. On a GPU:
@@ -56,8 +58,9 @@ struct Job {
   // are the timed parameters and these the counting ones. On the emulator the bars come
   // from the recording only; when it lacks one, all of them are modelled at these instead.
   Params counting;
-  // Lesson: run on the worker thread with its backend; it writes its own results (what it
-  // captured), so the UI only learns from the JobResult that it has finished.
+  // Lesson, Editor: run on the worker thread with its backend (Lesson: through the worker's
+  // caches; Editor: the backend itself, so a time target is measured, not remembered); it
+  // writes its own results, so the UI only learns from the JobResult that it has finished.
   std::function<void(Backend&)> task;
   double submitted = 0;  // now_seconds() at submit()
 };

@@ -117,6 +117,10 @@ struct CheckResult {
   user::Compiled compiled;
   RunResult run;
   std::vector<TargetResult> targets;
+  // Wall seconds of its steps (compile, trace: the emulator's run, run: the GPU runner's),
+  // the targets judged (a time target's runs), and the whole check.
+  user::StepSeconds steps;
+  double targets_s = 0, total_s = 0;
   bool all_met() const;
 };
 
@@ -141,6 +145,19 @@ struct CheckOptions {
 // modelled at the puzzle's own size.
 // @post never throws; failure or bad_input is set when the targets were not evaluated.
 CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt);
+
+// Whether a check on a CUDA backend can run a student's kernel here (a build with NVRTC,
+// a GPU runner that finds a device, asked once per process); `device` gets its name.
+// @post false with `why` set when it cannot (the editor then checks on the emulator).
+bool gpu_checks(std::string& why, std::string* device = nullptr);
+
+// The editor's check (and `latency --editor`'s): on `window`, the backend the window runs
+// on, when it is a GPU that can run student kernels (NVRTC, the GPU runner, the emulator's
+// sandboxed trace for the views), else on the emulator. `on` gets the words for which:
+// "checked on the GPU, NAME (times measured)" or "checked on the emulator (times modelled)"
+// (with why not the GPU, on a GPU window).
+// @post never throws; `on` is non-empty.
+CheckResult check_in_window(const Puzzle& p, Backend& window, const CheckOptions& opt, std::string& on);
 
 // The puzzle files of a directory, sorted ("NN-name.md"; README.md left out).
 std::vector<std::string> list_files(const std::string& dir);

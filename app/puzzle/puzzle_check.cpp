@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -267,7 +268,47 @@ void time_target(const Puzzle& p, const Target& t, Backend& backend, const user:
 
 }  // namespace
 
+bool gpu_checks(std::string& why, std::string* device) {
+#if defined(WS_HAVE_NVRTC)
+  return user::gpu_available(why, nullptr, device);
+#else
+  (void)device;
+  why = "this warpscope was built without NVRTC";
+  return false;
+#endif
+}
+
+CheckResult check_in_window(const Puzzle& p, Backend& window, const CheckOptions& opt, std::string& on) {
+  std::string why, device;
+  if (window.kind() == BackendKind::Cuda && gpu_checks(why, &device)) {
+    on = "checked on the GPU, " + device + " (times measured)";
+    return check(p, window, opt);
+  }
+  on = "checked on the emulator (times modelled)";
+  if (window.kind() == BackendKind::Cuda) on += " (the GPU cannot run student kernels here: " + why + ")";
+  // The plain emulator, as the editor always used: a window's recording never answers a
+  // time target's reference run, whose time is modelled like the student's.
+  auto emu = make_emu_backend();
+  return check(p, *emu, opt);
+}
+
+namespace {
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+CheckResult check_timed(const Puzzle& p, Backend& backend, const CheckOptions& opt);
+}  // namespace
+
 CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckResult r = check_timed(p, backend, opt);
+  r.total_s = seconds_since(t0);
+  return r;
+}
+
+namespace {
+
+CheckResult check_timed(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   CheckResult r;
   const VariantInfo* job = find_variant(p.family, p.variant);
   if (!job) {
@@ -312,17 +353,21 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
   ro.timing = true;
   ro.keep_blocks = {0};
   if (backend.kind() == BackendKind::Emu) {
+    auto t = std::chrono::steady_clock::now();
     r.compiled = user::compile_emu(spec, opt.compile);
+    r.steps.compile = seconds_since(t);
     map_errors(r.compiled);
     if (!r.compiled.ok) {
       if (!r.compiled.error.empty() && r.compiled.errors.empty()) r.bad_input = true;
       r.failure = r.compiled.message();
       return r;
     }
+    t = std::chrono::steady_clock::now();
     r.run = user::run_emu(r.compiled, spec, *job, p.params, ro, opt.limits);
+    r.steps.trace = seconds_since(t);
   } else {
 #if defined(WS_HAVE_NVRTC)
-    r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled, opt.limits);
+    r.run = user::run_cuda(spec, *job, p.params, ro, r.compiled, opt.limits, &r.steps);
     map_errors(r.compiled);
     if (!r.compiled.ok) {
       r.failure = r.compiled.message();
@@ -354,6 +399,7 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
                 p.family + "/" + p.variant + ")";
     return r;
   }
+  const auto judged = std::chrono::steady_clock::now();
   for (const Target& t : p.targets) {
     TargetResult tr;
     tr.target = t;
@@ -367,8 +413,11 @@ CheckResult check(const Puzzle& p, Backend& backend, const CheckOptions& opt) {
     }
     r.targets.push_back(tr);
   }
+  r.targets_s = seconds_since(judged);
   return r;
 }
+
+}  // namespace
 
 // [SECTION] The puzzle command: list and check
 std::vector<std::string> list_files(const std::string& dir) {

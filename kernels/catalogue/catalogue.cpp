@@ -241,6 +241,7 @@ std::string_view to_string(RefKind k) {
     case RefKind::Transpose: return "transpose";
     case RefKind::BlockSums: return "block sums";
     case RefKind::Gemm: return "gemm";
+    case RefKind::Histogram: return "histogram";
   }
   return "unknown";
 }
@@ -337,6 +338,16 @@ CheckResult check_reference(const Reference& r, const HostArrays& h) {
       for (std::uint64_t e = 0; e < r.count; ++e) want[(e / r.div) % r.groups] += in[e];
       for (std::uint64_t k = 0; k < r.groups; ++k)
         if (out[k] != want[k]) wrong(k, out[k], double(want[k]));
+      break;
+    }
+    case RefKind::Histogram: {
+      auto in = h.as<std::uint32_t>(r.a);
+      auto out = h.as<std::uint32_t>(r.out);
+      std::vector<std::uint64_t> want(r.groups, 0);
+      for (std::uint64_t e = 0; e < r.count; ++e)
+        if (in[e] < r.groups) ++want[in[e]];
+      for (std::uint64_t k = 0; k < r.groups; ++k)
+        if (out[k] != want[k]) wrong(k, double(out[k]), double(want[k]));
       break;
     }
     case RefKind::Gemm: {

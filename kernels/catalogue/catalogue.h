@@ -152,16 +152,17 @@ enum class RefKind : std::uint8_t {
   Transpose,  // out[x * n + y] == in[y * n + x] for an n x n float matrix, exactly
   BlockSums,  // out[k] == sum of the ints in[e] with (e / div) % groups == k, exactly
   Gemm,       // C == A B for n x n row-major floats, within 16 sqrt(n) ulp of sum |a||b|
+  Histogram,  // out[k] == how many of the count uint32 words of in equal k, k < groups, exactly
 };
 std::string_view to_string(RefKind k);
 
 struct Reference {
   RefKind kind = RefKind::None;
-  std::uint64_t count = 0;   // Gather: output elements; BlockSums: input elements
+  std::uint64_t count = 0;   // Gather: output elements; BlockSums, Histogram: input elements
   std::uint64_t n = 0;       // Transpose, Gemm: the matrix side
   std::uint64_t step = 1, shift = 0;  // Gather
   std::uint32_t elem = 4;    // Gather: bytes per element
-  std::uint64_t div = 1, groups = 0;  // BlockSums (groups = elements of out)
+  std::uint64_t div = 1, groups = 0;  // BlockSums, Histogram (groups = elements of out)
   std::uint8_t a = 0, b = 1, out = 1;  // input arrays (b: Gemm's B) and the output array
 };
 

@@ -15,6 +15,8 @@
 #include "kernels/user/libclang_api.h"
 
 #include <algorithm>
+#include <deque>
+#include <mutex>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -869,14 +871,37 @@ bool is_cuda_source(const std::string& source) {
   return std::regex_search(source, global);
 }
 
+namespace {
+// The last few translations, newest last: a check on a GPU parses the same file for the
+// emulator's build and again for NVRTC's parameters (and its time target once more).
+constexpr std::size_t kKeptTranslations = 8;
+std::mutex g_kept_mu;
+std::deque<std::pair<std::string, Translation>> g_kept;
+}  // namespace
+
 Translation translate(const std::string& source, const std::string& path, const std::string& kernel) {
-  try {
-    return Front(source, path, kernel).run();
-  } catch (const std::exception& e) {
-    Translation t;
-    t.errors.push_back({1, std::string("the CUDA front end failed: ") + e.what()});
-    return t;
+  std::string key = path;
+  key += '\0';
+  key += kernel;
+  key += '\0';
+  key += source;
+  {
+    std::lock_guard<std::mutex> lk(g_kept_mu);
+    for (const auto& [k, t] : g_kept)
+      if (k == key) return t;
   }
+  Translation t;
+  try {
+    t = Front(source, path, kernel).run();
+  } catch (const std::exception& e) {
+    t = Translation{};
+    t.errors.push_back({1, std::string("the CUDA front end failed: ") + e.what()});
+    return t;  // not kept: a failure of the front end itself may not recur
+  }
+  std::lock_guard<std::mutex> lk(g_kept_mu);
+  g_kept.emplace_back(std::move(key), t);
+  if (g_kept.size() > kKeptTranslations) g_kept.pop_front();
+  return t;
 }
 
 const char* parse_prelude() { return kPrelude; }

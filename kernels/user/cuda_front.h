@@ -55,6 +55,7 @@ bool is_cuda_source(const std::string& source);
 
 // Parses `source` (the text of `path`) as CUDA and rewrites it for the emulator.
 // `kernel` picks the __global__ function when the file has several ("" = the only one).
+// The last few results are kept in the process: the same (source, path, kernel) is parsed once.
 // @post ok iff errors is empty; ok implies text compiles against kernels/user/cuda_emu.h with
 //       every line of the student's code at its own line of `path`.
 Translation translate(const std::string& source, const std::string& path,

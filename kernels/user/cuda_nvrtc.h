@@ -19,8 +19,11 @@ struct CudaGpuBuild {
   std::vector<cuda::Param> params; // in order: the launch passes each by name
 };
 
-// Compiles the CUDA file at `path` for `arch` ("sm_90"). Never throws.
-// @post compiled.ok implies cubin and lowered are non-empty and params are the kernel's.
+// Compiles the CUDA file at `path` for `arch` ("sm_90"). Never throws. The builds of the last
+// few (path, text, arch) are kept in the process: a check's time target, the next check of
+// an unchanged file and the editor's Check after a save that changed nothing compile once.
+// @post compiled.ok implies cubin and lowered are non-empty and params are the kernel's;
+//       a build answered from the process's cache has compiled.cached set and seconds 0.
 CudaGpuBuild compile_cuda_nvrtc(const std::string& path, const std::string& arch);
 
 }  // namespace ws::user

@@ -112,6 +112,12 @@ struct Limits {
   std::uint64_t output_kb = 64;       // of its stdout and stderr kept (the rest is counted)
   std::uint64_t stream_mb = 2048;     // of records it may send (events)
 };
+// Wall seconds of a check's steps, for the editor's latency benchmark: every compiler
+// (the emulator's build, NVRTC), the emulator's run (the trace for the views, the counts,
+// the problems), and the GPU runner's (the fast build timed, the traced build counted).
+struct StepSeconds {
+  double compile = 0, trace = 0, run = 0;
+};
 // The syscall filter of a kernel's process, one rule a line.
 std::string describe_kernel_sandbox();
 

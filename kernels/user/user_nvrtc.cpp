@@ -439,26 +439,45 @@ void dialect_args(const KernelSpec& spec, const RunResult& res, GpuRequest& q) {
   }
 }
 
+// Wall seconds since the last lap (or since it was made).
+class StepClock {
+ public:
+  double lap() {
+    const auto now = std::chrono::steady_clock::now();
+    const double s = std::chrono::duration<double>(now - t_).count();
+    t_ = now;
+    return s;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
+};
+
 // A student's plain CUDA file: the emulator runs the front end's rewrite (counts, traces,
 // races and faults at the student's lines, as on `--backend emu`); the GPU runs the file
 // itself, unchanged, built by NVRTC, with every parameter bound by name: its output is
 // checked and its time measured there. The counts stay the emulator's (the model's, which
 // the catalogue's families hold equal to the H100's), labelled so.
 RunResult run_cuda_plain(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                         const RunOptions& opt, Compiled& compiled, const Limits& limits) {
+                         const RunOptions& opt, Compiled& compiled, const Limits& limits,
+                         StepSeconds& secs) {
   std::string why, arch;
   const bool gpu = gpu_available(why, &arch);
   // The emulator's build goes first, under the sandbox's limits: NVRTC runs in this process,
   // where it cannot be stopped, so only a file the system compiler built in time reaches it
   // (see run_cuda). NVRTC then ends before the sandbox's fork.
+  StepClock clock;
   Compiled emu = compile_emu(spec);
   if (!emu.ok || !emu.translated) {
     compiled = emu;
+    secs.compile += clock.lap();
     return {};
   }
   CudaGpuBuild build;
   if (gpu) build = compile_cuda_nvrtc(spec.source_path, arch);
+  secs.compile += clock.lap();
   RunResult res = run_emu(emu, spec, job, params, opt, limits);
+  secs.trace += clock.lap();
   compiled = emu;
   if (!res.error.empty() || !res.problems.empty()) return res;
   if (!gpu) {
@@ -485,14 +504,17 @@ RunResult run_cuda_plain(const KernelSpec& spec, const VariantInfo& job, const P
   rl.time_s = limits.time_s;
   // No traced build of a plain file: the counts stay the emulator's.
   apply_reply(run_in_runner(q, rl), job, opt, h, /*traced=*/false, res);
+  secs.run += clock.lap();
   return res;
 }
 
 }  // namespace
 
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                   const RunOptions& opt, Compiled& compiled, const Limits& limits) {
-  if (is_cuda_file(spec.source_path)) return run_cuda_plain(spec, job, params, opt, compiled, limits);
+                   const RunOptions& opt, Compiled& compiled, const Limits& limits, StepSeconds* secs_out) {
+  StepSeconds none;
+  StepSeconds& secs = secs_out ? *secs_out : none;
+  if (is_cuda_file(spec.source_path)) return run_cuda_plain(spec, job, params, opt, compiled, limits, secs);
   // The NVRTC builds end before the emulator's sandboxed run of the same source (counts,
   // traces, problems), because the sandbox is a fork of this process:
   // a lock another thread holds at the fork (NVRTC loads its builtins with dlopen) stays
@@ -506,14 +528,18 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   // copy through `out.ptr` (private in the emulator's student build; simt_cuda.h, whose
   // text keys the recorded SASS, is left as it is).
   std::future<std::pair<NvrtcBuild, NvrtcBuild>> builds;
+  StepClock clock;
   Compiled emu = compile_emu(spec);
   if (!emu.ok) {
     compiled = emu;
+    secs.compile += clock.lap();
     return {};
   }
   if (gpu) builds = std::async(std::launch::async, [&] { return compile_nvrtc_both(spec, arch); });
   if (gpu) builds.wait();
+  secs.compile += clock.lap();
   RunResult res = run_emu(emu, spec, job, params, opt, limits);
+  secs.trace += clock.lap();
   if (!res.error.empty() || !res.problems.empty()) {
     compiled = emu;
     return res;
@@ -546,6 +572,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
   RunnerLimits rl;
   rl.time_s = limits.time_s;
   apply_reply(run_in_runner(q, rl), job, opt, h, /*traced=*/true, res);
+  secs.run += clock.lap();
   return res;
 }
 

@@ -62,8 +62,10 @@ std::string apply_device_counts(const GpuReply& rep, RunResult& res);
 // (out of bounds, deadlock) are problems. The runner has limits.time_s from its first
 // launch. A GPU fault comes back in error with the CUDA
 // error's name and sentence; a kernel that does not finish is stopped with its process.
+// `secs` (when given) gets each step's wall seconds.
 RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                   const RunOptions& opt, Compiled& compiled, const Limits& limits = {});
+                   const RunOptions& opt, Compiled& compiled, const Limits& limits = {},
+                   StepSeconds* secs = nullptr);
 
 // The fast build alone at `params`, for a puzzle's time target at a size too large to
 // emulate: no emulator run, no traced build, no counts. The output is verified and the

@@ -1,7 +1,7 @@
 #pragma once
 // Test helper: writes the output a variant's Reference accepts, computed on the CPU from
 // the inputs by the reference's own rule (the product for Gemm in double precision, the
-// gathered elements, the transposed matrix, the block sums). Used by the CPU reference
+// gathered elements, the transposed matrix, the block sums, the histogram). Used by the CPU reference
 // tests (test_catalogue.cpp) and the device reference tests (cuda/test_cuda_backend.cpp).
 #include <algorithm>
 #include <cstdint>
@@ -44,6 +44,14 @@ inline void write_reference_output(HostArrays& h, const Reference& ref) {
       auto O = h.as<int>(out);
       std::fill(O.begin(), O.end(), 0);
       for (std::uint64_t e = 0; e < ref.count; ++e) O[(e / ref.div) % ref.groups] += I[e];
+      break;
+    }
+    case RefKind::Histogram: {
+      auto I = h.as<std::uint32_t>(ref.a);
+      auto O = h.as<std::uint32_t>(out);
+      std::fill(O.begin(), O.end(), 0u);
+      for (std::uint64_t e = 0; e < ref.count; ++e)
+        if (I[e] < ref.groups) ++O[I[e]];
       break;
     }
     default: break;

@@ -80,6 +80,30 @@ __global__ void gemm_check(const float* c, const float* ref, const float* mag, s
   }
 }
 
+// The reference histogram: each block counts in shared memory, the lanes of a warp with the
+// same value adding once (so skewed data does not serialise), then adds its counts to `want`.
+__global__ void histogram_ref(const std::uint32_t* in, std::uint64_t n, std::uint32_t bins,
+                              unsigned long long* want) {
+  extern __shared__ unsigned local[];
+  for (unsigned b = threadIdx.x; b < bins; b += blockDim.x) local[b] = 0u;
+  __syncthreads();
+  WS_GRID_LOOP(i, n) {
+    const std::uint32_t v = in[i];
+    const unsigned same = __match_any_sync(__activemask(), v);
+    if (v < bins && (threadIdx.x & 31u) == unsigned(__ffs(int(same)) - 1)) atomicAdd(&local[v], unsigned(__popc(same)));
+  }
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < bins; b += blockDim.x)
+    if (local[b]) atomicAdd(&want[b], (unsigned long long)local[b]);
+}
+
+__global__ void histogram_check(const std::uint32_t* out, const unsigned long long* want,
+                                std::uint64_t bins, Tally* t) {
+  WS_GRID_LOOP(k, bins) {
+    if ((unsigned long long)out[k] != want[k]) wrong(t, k);
+  }
+}
+
 double word_as_float(std::uint32_t w) {
   float f;
   std::memcpy(&f, &w, 4);
@@ -142,6 +166,19 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       as = Int;
       break;
     }
+    case RefKind::Histogram: {
+      want_dev = static_cast<long long*>(
+          scratch_.acquire(std::max<std::uint64_t>(ref.groups, 1) * sizeof(long long), "the reference histogram"));
+      cuda::check(cudaMemsetAsync(want_dev, 0, ref.groups * sizeof(long long), s), "cudaMemsetAsync(reference histogram)");
+      auto* want = reinterpret_cast<unsigned long long*>(want_dev);
+      histogram_ref<<<grid, block, std::size_t(ref.groups) * 4, s>>>(
+          static_cast<const std::uint32_t*>(d.ptr.at(ref.a)), ref.count, std::uint32_t(ref.groups), want);
+      histogram_check<<<grid, block, 0, s>>>(static_cast<const std::uint32_t*>(d.ptr.at(ref.out)), want,
+                                             ref.groups, tally);
+      got_at = d.ptr.at(ref.out);
+      as = Int;
+      break;
+    }
     case RefKind::Gemm: {
       const std::uint64_t nn = ref.n * ref.n;
       auto* C = static_cast<float*>(scratch_.acquire(nn * 4, "cuBLAS's product"));
@@ -197,7 +234,8 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       r.want = word_as_float(w);
       break;
     }
-    case RefKind::BlockSums: {
+    case RefKind::BlockSums:
+    case RefKind::Histogram: {
       long long w = 0;
       fetch(want_dev, t.first * 8, &w, 8);
       r.want = double(w);

@@ -335,6 +335,55 @@ TEST(CliLatency, BadRunsAndBackendAreUsageErrors) {
   EXPECT_EQ(r.code, kExitUsage);
 }
 
+// `latency --editor`: the editor's check after an edit, timed per step; its JSON parsed.
+TEST(CliLatency, EditorStagesOfACheck) {
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const Out r = cli({"latency", "--backend", "emu", "--runs", "2", "--json", "--editor",
+                     std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  EXPECT_NE(r.err.find("checked on the emulator (times modelled)"), std::string::npos) << r.err;
+  const Json j = Json::parse(r.out);
+  EXPECT_EQ(j["backend"], "emu");
+  ASSERT_EQ(j["cases"].size(), 1u);
+  const Json& c = j["cases"][0];
+  EXPECT_EQ(c["kernel"], "editor");
+  EXPECT_EQ(c["variant"], "01-strided-copy");
+  EXPECT_EQ(c["params"]["n"], 65536);  // the puzzle's own
+  const Json& st = c["stages"];
+  EXPECT_EQ(st["first"]["runs"], 1);  // the warm-up, apart
+  for (const char* k : {"save", "compile", "trace", "targets", "verdict"}) {
+    ASSERT_TRUE(st.contains(k)) << k;
+    EXPECT_EQ(st[k]["runs"], 2) << k;
+    EXPECT_GE(st[k]["p95_s"].get<double>(), st[k]["p50_s"].get<double>()) << k;
+  }
+  EXPECT_FALSE(st.contains("run"));  // no GPU runner on the emulator
+  // Every edit is a new file: each check compiled it (no cached build answered).
+  EXPECT_GT(st["compile"]["p50_s"].get<double>(), 0.0);
+  EXPECT_GE(st["verdict"]["p50_s"].get<double>(),
+            st["compile"]["p50_s"].get<double>() + st["trace"]["p50_s"].get<double>() - 1e-9);
+}
+
+TEST(CliLatency, OneFamilysCaseAtGivenSizes) {
+  Out r = cli({"latency", "--backend", "emu", "--runs", "1", "--json", "--kernel", "histogram",
+               "--set", "n=4096", "--set", "skew=50"});
+  ASSERT_EQ(r.code, kExitOk) << r.err;
+  const Json j = Json::parse(r.out);
+  ASSERT_EQ(j["cases"].size(), 1u);
+  EXPECT_EQ(j["cases"][0]["kernel"], "histogram");
+  EXPECT_EQ(j["cases"][0]["params"]["n"], 4096);
+  EXPECT_EQ(j["cases"][0]["params"]["skew"], 50);
+  EXPECT_TRUE(j["cases"][0]["stages"].contains("counters"));
+  r = cli({"latency", "--backend", "emu", "--kernel", "nope"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("unknown kernel 'nope'"), std::string::npos) << r.err;
+  r = cli({"latency", "--backend", "emu", "--set", "n=4096"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_NE(r.err.find("--set needs --kernel"), std::string::npos) << r.err;
+  r = cli({"latency", "--backend", "emu", "--editor", "/nonexistent/99-nope.md"});
+  EXPECT_EQ(r.code, kExitUsage);
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
 // ------------------------------------------------------------------------- bad input
 
 struct Bad {

@@ -70,6 +70,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_TRUE(fd.editor.drawn);
   EXPECT_EQ(fd.editor.lines, int(std::count(st.editor->text().begin(), st.editor->text().end(), '\n')) + 1);
 
+  EXPECT_EQ(fd.editor.ran_on, "");  // not checked yet: no backend named
   // The starter: it runs, the views show its run (its file, its lines), a target is missed.
   st.editor->check(st);
   ASSERT_TRUE(wait_check(*s));
@@ -87,6 +88,8 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   EXPECT_EQ(tile->cols, 32u);  // the row length travels back from the kernel's process
   fd = s->frame(true);
   EXPECT_NE(fd.editor.status.find("of 3 targets met"), std::string::npos) << fd.editor.status;
+  // The window runs on the emulator: so did the check, and the panel says so.
+  EXPECT_EQ(fd.editor.ran_on, "checked on the emulator (times modelled)");
   // The missed target names its line in the student's file, with the figure there.
   ASSERT_FALSE(fd.editor.targets.empty());
   EXPECT_NE(fd.editor.targets[0].find("[missed] bank_conflicts == 0"), std::string::npos) << fd.editor.targets[0];
@@ -147,6 +150,67 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
 }
 
 }  // namespace
+
+namespace {
+// The emulator under a GPU's name: a window that believes it runs on a GPU.
+class GpuNamed : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  DeviceInfo device() const override {
+    DeviceInfo d = emu_->device();
+    d.name = "a GPU in name only";
+    return d;
+  }
+  RunResult run(const std::string& f, const std::string& v, const Params& p, const RunOptions& o) override {
+    return emu_->run(f, v, p, o);
+  }
+  PeerResult run_peer(Peer p, const Params& pp, const RunOptions& o) override { return emu_->run_peer(p, pp, o); }
+
+ private:
+  std::unique_ptr<Backend> emu_ = make_emu_backend();
+};
+}  // namespace
+
+// A window on a GPU checks the student's kernel on the worker's thread with the window's
+// backend (issue 23: the editor on the GPU), not on an emulator of its own; where that GPU
+// cannot run student kernels (here: no device for the GPU runner) it says so and checks on
+// the emulator, with the student's run in the views as ever.
+TEST(GuiEditor, AGpuWindowChecksOnItsOwnBackend) {
+  if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_gpu_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string kernel = (dir / "mine.cu").string();
+  std::ofstream(kernel) << slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/01-strided-copy.cu");
+  GuiOptions o;
+  o.puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  o.edit = kernel;
+  SessionOptions so;
+  so.focus = false;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<GpuNamed>(); };
+  std::string err;
+  auto s = Session::open(o, so, err);
+  ASSERT_TRUE(s) << err;
+  AppState& st = s->state();
+  ASSERT_TRUE(st.editor);
+  while (!st.worker().ready()) s->frame();
+  ASSERT_EQ(st.worker().backend_kind(), BackendKind::Cuda);
+  st.single_view = View::Editor;
+  st.editor->check(st);
+  ASSERT_TRUE(wait_check(*s));
+  EXPECT_TRUE(st.editor->result().all_met()) << st.editor->result().failure;
+  const FrameDraw fd = s->frame(true);
+  // Only the worker's route names a GPU that cannot run student kernels.
+  EXPECT_EQ(fd.editor.ran_on.rfind("checked on the emulator (times modelled) (the GPU cannot run student kernels here: ", 0), 0u)
+      << fd.editor.ran_on;
+  EXPECT_TRUE(st.user_shown());
+  EXPECT_EQ(st.results.main.source.path, fs::absolute(kernel).string());
+  fs::remove_all(dir);
+}
 
 // What a student's kernel prints is shown in the editor apart from the verdict, every line
 // marked, as the CLI shows it (issue 27: the kernel's output is its own).

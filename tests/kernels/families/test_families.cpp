@@ -153,6 +153,49 @@ TEST(Families, DefaultSweepPrefersTheFamilysPairThenTheRule) {
   EXPECT_EQ(a.x, "");
 }
 
+namespace {
+// The runs of a variant's first sweep in the window: a listed parameter's choices, a range's
+// values (at most 9: AppState::sweep_values), one line per value of the series.
+std::size_t sweep_points(const FamilyInfo& f, const VariantInfo& v) {
+  auto values = [&](const std::string& name) -> std::size_t {
+    const ParamSpec* p = name.empty() ? nullptr : find_param(v, name);
+    if (!p) return 1;
+    if (!p->choices.empty()) return p->choices.size();
+    return std::size_t(std::min<long long>(9, p->max - p->min + 1));
+  };
+  const SweepAxes a = default_sweep(f, v);
+  return values(a.x) * values(a.series);
+}
+}  // namespace
+
+// A count, not a timing (issue 26): what a window's first sweep at a family's timing size
+// copies back to the host to check its outputs (every array, for each run of a variant with
+// no GPU reference). The histogram at 2^26 values copied its 256 MB input back and counted it
+// on the CPU for each of 64 runs (skew x bins): 16 GB, 16.6 s to a full window on the H100.
+TEST(Families, AWindowsSweepChecksItsRunsWhereTheyLie) {
+  // 6 GB: above it the copy and the CPU check alone take seconds. Under it, still over issue
+  // 26's 3 s and next for a GPU reference: 9 runs of 512 MB-1 GB (reduce two_pass and atomic
+  // at 2^28, async_copy, scan and stencil at 2^26).
+  constexpr std::uint64_t kMaxHostCheckBytes = 6ull << 30;
+  int checked = 0;
+  for (const FamilyInfo& f : families())
+    for (const VariantInfo& v : catalogue()) {
+      if (v.family != f.name) continue;
+      Params p;
+      if (!validate(v, f.timing, DeviceLimits{}, p).empty()) continue;  // not timed there
+      const Plan plan = v.plan(p);
+      std::uint64_t bytes = 0;
+      if (plan.ref.kind == RefKind::None)
+        for (const ArraySpec& a : plan.arrays) bytes += a.count * a.elem_bytes;
+      const std::uint64_t total = bytes * sweep_points(f, v);
+      EXPECT_LE(total, kMaxHostCheckBytes) << f.name << "/" << v.name << " at " << to_string(p) << ": "
+                                           << sweep_points(f, v) << " runs copy " << (total >> 20)
+                                           << " MB back to be checked";
+      ++checked;
+    }
+  EXPECT_GT(checked, 10);
+}
+
 TEST(Families, ChoicesDispatchExactlyTheListedValues) {
   using C = Choices<4, 8, 16>;
   EXPECT_EQ(C::list(), (std::vector<long long>{4, 8, 16}));

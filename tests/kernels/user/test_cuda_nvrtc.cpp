@@ -38,5 +38,26 @@ TEST(CudaNvrtc, AnErrorIsOnTheStudentsLine) {
   EXPECT_EQ(b.compiled.errors[0].file, f.string());
 }
 
+// The editor's Check after a save that changed nothing, and a time target's rounds, compile
+// once: the same file's build is kept in the process; an edit builds afresh.
+TEST(CudaNvrtc, AnUnchangedFileIsBuiltOnce) {
+  const fs::path f = fs::path(WS_BINARY_DIR) / "cuda_nvrtc_kept.cu";
+  const std::string src = "__global__ void k(float* out) {\n  out[threadIdx.x] = 2.f;\n}\n";
+  std::ofstream(f) << src;  // the kept builds are this process's: the first is built
+  const CudaGpuBuild a = compile_cuda_nvrtc(f.string(), "sm_90");
+  ASSERT_TRUE(a.compiled.ok) << a.compiled.message();
+  EXPECT_FALSE(a.compiled.cached);
+  const CudaGpuBuild b = compile_cuda_nvrtc(f.string(), "sm_90");
+  EXPECT_TRUE(b.compiled.cached);
+  EXPECT_EQ(b.compiled.seconds, 0.0);
+  EXPECT_EQ(b.cubin, a.cubin);
+  EXPECT_EQ(b.lowered, a.lowered);
+  // One character changed: built again.
+  std::ofstream(f) << src << "// edited\n";
+  const CudaGpuBuild c = compile_cuda_nvrtc(f.string(), "sm_90");
+  ASSERT_TRUE(c.compiled.ok);
+  EXPECT_FALSE(c.compiled.cached);
+}
+
 }  // namespace
 }  // namespace ws::user

@@ -410,6 +410,34 @@ WS_HD inline SharedCore shared_core(const WarpEvent& e, const AccessModel& m,
   return c;
 }
 
+// The passes of a shared atomic whose value varies per lane (kEventVaryingAtomic): lanes
+// that name one word are not combined, so within each pass of lanes a bank serves one
+// lane at a time, and the pass takes as many wavefronts as its busiest bank has lanes.
+// (An atomic adding the constant 1 is shared_core's count: lanes on one word are one
+// update.) 32 lanes on one word: 32 wavefronts; 32 lanes on 32 banks: 1.
+// @post == sum over passes with an active lane of max(1, most active lanes on one bank);
+//       >= shared_core(e, m).wavefronts for a 4-byte access.
+WS_HD inline std::uint64_t varying_atomic_wavefronts(const WarpEvent& e, const AccessModel& m) {
+  using namespace access_detail;
+  const unsigned nbanks = min_of(max_of(m.shared_banks, 1u), 32u);
+  const Divider banks(nbanks);
+  const Divider bb(m.bank_bytes);
+  const unsigned per_pass = min_of(max_of(m.lanes_per_shared_pass(e.bytes), 1u), 32u);
+  std::uint64_t wavefronts = 0;
+  for (unsigned first = 0; first < 32; first += per_pass) {
+    const unsigned end = min_of(32u, first + per_pass);
+    unsigned on_bank[32] = {};
+    unsigned most = 0;
+    for (unsigned l = first; l < end; ++l) {
+      if (!(e.mask >> l & 1u)) continue;
+      const unsigned b = unsigned(banks.mod(bb.div(e.offset[l])));
+      most = max_of(most, ++on_bank[b]);
+    }
+    if (most) wavefronts += most;
+  }
+  return wavefronts;
+}
+
 // The warp instructions one event stands for: a Work event (t.work(n)) the largest n of
 // its active lanes (the warp issues until its longest lane is done), any other event 1.
 // @post 0 when e.mask == 0; == 1 for a non-Work event with lanes.
@@ -439,7 +467,7 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 //       red_sector_passes for sectors; a load its fetches and
 //       lines too),
 //       a shared load/store its shared_core wavefronts and ideal passes (a shared atomic its
-//       wavefronts), cp.async's sides (AsyncLoad, AsyncStore) the ldgsts fields alone, an
+//       wavefronts; one with kEventVaryingAtomic its varying_atomic_wavefronts), cp.async's sides (AsyncLoad, AsyncStore) the ldgsts fields alone, an
 //       Mma one tensor instruction, a Branch counts
 //       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
@@ -493,7 +521,8 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
     }
     case EventKind::SharedAtomic: {
       t.shared_atom_requests += issued;
-      t.shared_atom_wavefronts += shared_core(e, m).wavefronts;
+      t.shared_atom_wavefronts += (e.flags & kEventVaryingAtomic) ? varying_atomic_wavefronts(e, m)
+                                                                  : shared_core(e, m).wavefronts;
       break;
     }
     case EventKind::AsyncStore: {

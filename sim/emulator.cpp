@@ -148,11 +148,12 @@ class LaneImpl final : public Lane {
   LaneImpl(Emu& e, StackPool& pool, FiberHost& host) : emu(e), fiber(pool, host) {}
 
   void access(EventKind kind, std::uint8_t array, std::uint32_t off, std::uint8_t nbytes,
-              std::uint16_t line) override {
+              std::uint16_t line, std::uint8_t event_flags) override {
     op = Op::Access;
     warp->offset[lane] = off;
     warp->bytes[lane] = nbytes;
     bytes = nbytes;
+    flags = event_flags;
     park(make_key(line, array, kind));
   }
   bool branch(bool cond, std::uint16_t line) override {
@@ -192,6 +193,7 @@ class LaneImpl final : public Lane {
     warp->offset[lane] = off;
     warp->bytes[lane] = nbytes;
     bytes = nbytes;
+    flags = 0;
     xmine = mine;
     xall = all;
     xn = n < kMaxExchangeWords ? n : kMaxExchangeWords;
@@ -229,6 +231,7 @@ class LaneImpl final : public Lane {
   ShuffleKind skind = ShuffleKind::Idx;
   bool pred = false;
   std::uint8_t bytes = 0;
+  std::uint8_t flags = 0;  // WarpEvent::flags of an access
   std::uint16_t barrier_line = 0;
   std::uint32_t cmask = 0;
   int arg = 0, width = 32;
@@ -757,6 +760,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
     case Op::Matrix:
     case Op::Access: {
       ev.bytes = f.bytes;
+      ev.flags = f.flags;
       const bool sh = is_shared(ev.kind);
       const bool track = sh && opt.detect_races && ev.kind != EventKind::SharedAtomic;
       const bool write = ev.kind == EventKind::SharedStore || ev.kind == EventKind::AsyncStore;
@@ -963,7 +967,8 @@ class NoLane final : public Lane {
   [[noreturn]] static void misuse() {
     throw std::logic_error("ws::sim::current_lane() used outside an emulated thread");
   }
-  void access(EventKind, std::uint8_t, std::uint32_t, std::uint8_t, std::uint16_t) override {
+  void access(EventKind, std::uint8_t, std::uint32_t, std::uint8_t, std::uint16_t,
+              std::uint8_t) override {
     misuse();
   }
   bool branch(bool, std::uint16_t) override { misuse(); }

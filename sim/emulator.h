@@ -120,8 +120,10 @@ class Lane {
   unsigned warp_id() const { return linear_tid / 32; }
 
   // Global or shared load/store/atomic of `bytes` at byte `offset` of array `array`.
+  // `flags`: WarpEvent::flags of the event (kEventVaryingAtomic), the same for every lane
+  // of one site.
   virtual void access(EventKind kind, std::uint8_t array, std::uint32_t offset,
-                      std::uint8_t bytes, std::uint16_t line) = 0;
+                      std::uint8_t bytes, std::uint16_t line, std::uint8_t flags = 0) = 0;
   virtual bool branch(bool cond, std::uint16_t line) = 0;
   virtual void syncthreads(std::uint16_t line) = 0;
   virtual void syncwarp(std::uint32_t mask, std::uint16_t line) = 0;

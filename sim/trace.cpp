@@ -123,7 +123,7 @@ std::string first_difference(const std::vector<WarpEvent>& a, const std::vector<
       if (x.offset[l] != y.offset[l])
         return head + "lane " + std::to_string(l) + " offset " + std::to_string(x.offset[l]) +
                " vs " + std::to_string(y.offset[l]);
-    return num("reserved", x.reserved, y.reserved);
+    return num("flags", x.flags, y.flags);
   }
   if (a.size() == b.size()) return "";
   const bool a_longer = a.size() > b.size();

@@ -85,7 +85,7 @@ struct WarpEvent {
   EventKind kind = EventKind::GlobalLoad;
   std::uint8_t array = kNoArray;
   std::uint8_t bytes = 0;    // bytes per lane for memory events (1, 2, 4, 8 or 16)
-  std::uint8_t reserved = 0;
+  std::uint8_t flags = 0;     // kEventVaryingAtomic, else 0
   std::uint32_t mask = 0;    // lanes that executed this event
   std::uint32_t ballot = 0;  // Branch/Vote: lanes whose predicate was true; else 0
   // Memory events, per lane (0 for lanes not in mask): global: byte offset into the
@@ -100,6 +100,12 @@ struct WarpEvent {
   friend bool operator==(const WarpEvent&, const WarpEvent&) = default;
 };
 static_assert(sizeof(WarpEvent) == 148, "WarpEvent layout is shared with device code");
+
+// WarpEvent::flags. A shared atomic whose added value varies per lane (a weighted
+// histogram's `+= w`): the compiler emits ATOMS.ADD, which cannot combine the lanes that
+// name one word the way `+= 1` compiles to ATOMS.POPC.INC (a population count added
+// once), so those lanes serialise. Set by the dialect's atomic_add_varying.
+inline constexpr std::uint8_t kEventVaryingAtomic = 1;
 
 // The one test of "did this branch diverge": a marked branch whose condition held on some
 // but not all of the lanes that ran it, so the warp runs both sides one after the other.

@@ -20,7 +20,11 @@
 //                      mask, so both sides of a divergent branch count at their masks
 //   a.atomic_add(i, v) on Global and Shared handles. It returns nothing: an atomic whose
 //                      old value is unused is what sm_90 compiles to a reduction (REDG,
-//                      counted under ..._op_red), and the model counts it so (DESIGN.md)
+//                      counted under ..._op_red), and the model counts it so (DESIGN.md).
+//                      On shared memory it models a value that is the same for every lane
+//                      (`+= 1`: ATOMS.POPC.INC, lanes on one word are one add)
+//   s.atomic_add_varying(i, v) on Shared handles: a value that differs per lane (a weight):
+//                      ATOMS.ADD, lanes on one word serialise (kEventVaryingAtomic)
 // Each access is tagged with its source line (__builtin_LINE() as a default argument,
 // which nvcc supports in device code) and the array it names.
 #include <cstddef>

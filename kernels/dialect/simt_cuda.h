@@ -305,7 +305,8 @@ static __device__ __noinline__ void ws_flush_batch(unsigned mask) {
 // otherwise the leader gathers the offsets and counts it alone.
 static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std::uint8_t array,
                                              std::uint8_t bytes, std::uint16_t line,
-                                             std::uint32_t ballot, std::uint32_t offset) {
+                                             std::uint32_t ballot, std::uint32_t offset,
+                                             std::uint8_t flags = 0) {
   const unsigned lane = ws_tid_linear() & 31u;
   const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
   if (ws_trace.batch && ws_warp_slot() < ws_trace.batch_slots) {
@@ -325,6 +326,7 @@ static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std:
       e->kind = kind;
       e->array = array;
       e->bytes = bytes;
+      e->flags = flags;
       e->mask = mask;
       e->ballot = ballot;
     }
@@ -350,6 +352,7 @@ static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std:
   if (lane != leader) return;
   e.line = line;
   e.kind = kind;
+  e.flags = flags;
   e.array = array;
   e.bytes = bytes;
   e.mask = mask;
@@ -361,8 +364,9 @@ static __device__ __noinline__ void ws_count(unsigned mask, EventKind kind, std:
 // site counters when the pass counts, into the event buffer when the block is kept.
 static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::uint8_t array,
                                             std::uint8_t bytes, std::uint16_t line,
-                                            std::uint32_t ballot, std::uint32_t offset) {
-  if (ws_trace.sites) ws_count(mask, kind, array, bytes, line, ballot, offset);
+                                            std::uint32_t ballot, std::uint32_t offset,
+                                            std::uint8_t flags = 0) {
+  if (ws_trace.sites) ws_count(mask, kind, array, bytes, line, ballot, offset, flags);
   if (!ws_block_kept()) return;
   const unsigned tid = ws_tid_linear(), lane = tid & 31u;
   const unsigned leader = unsigned(__ffs(int(mask))) - 1u;
@@ -378,7 +382,7 @@ static __device__ __noinline__ void ws_emit(unsigned mask, EventKind kind, std::
     e->kind = kind;
     e->array = array;
     e->bytes = bytes;
-    e->reserved = 0;
+    e->flags = flags;
     e->mask = mask;
     e->ballot = ballot;
     for (unsigned l = 0; l < 32; ++l)
@@ -560,9 +564,14 @@ class Ref {
     if (!touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic)) return;
     ws_atomic_add(const_cast<V*>(base_ + i_), v);
   }
+  // A shared atomic whose value varies per lane (kEventVaryingAtomic): ATOMS.ADD.
+  __device__ __forceinline__ void atomic_add_varying(const V& v) const requires(!std::is_const_v<T>) {
+    if (!touch(EventKind::SharedAtomic, kEventVaryingAtomic)) return;
+    ws_atomic_add(const_cast<V*>(base_ + i_), v);
+  }
 
  private:
-  __device__ __forceinline__ bool touch(EventKind k) const {
+  __device__ __forceinline__ bool touch(EventKind k, std::uint8_t flags = 0) const {
     const bool inside = i_ >= 0 && std::uint64_t(i_) < count_;
     if (!inside)
       ws_fault(cuda::FaultKind::OutOfBounds, line_, array_, shared_, i_,
@@ -570,7 +579,7 @@ class Ref {
     if (ws_block_traced()) {
       const Turn turn = ws_turn(ws_key(line_, array_, k), 0u, line_);
       ws_emit(turn.group, k, array_, std::uint8_t(sizeof(T)), line_, 0u,
-              base_off_ + std::uint32_t(i_) * std::uint32_t(sizeof(T)));
+              base_off_ + std::uint32_t(i_) * std::uint32_t(sizeof(T)), flags);
     }
     return inside;
   }
@@ -612,6 +621,10 @@ struct Shared {
   __device__ __forceinline__ void atomic_add(std::int64_t i, T v, int = __builtin_LINE()) const {
     ws_atomic_add(ptr + i, v);
   }
+  __device__ __forceinline__ void atomic_add_varying(std::int64_t i, T v,
+                                                     int = __builtin_LINE()) const {
+    ws_atomic_add(ptr + i, v);
+  }
 };
 
 template <class T>
@@ -650,6 +663,10 @@ struct Shared {
   }
   __device__ __forceinline__ void atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
     (*this)(i, line).atomic_add(v);
+  }
+  __device__ __forceinline__ void atomic_add_varying(std::int64_t i, T v,
+                                                     int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add_varying(v);
   }
 };
 

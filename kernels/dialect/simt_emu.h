@@ -61,6 +61,12 @@ class Ref {
     touch(shared_ ? EventKind::SharedAtomic : EventKind::GlobalAtomic);
     rmw([&](const V& old) { return V(old + v); });
   }
+  // A shared atomic whose value varies per lane: lanes on one word serialise
+  // (kEventVaryingAtomic; the dialect's Shared::atomic_add_varying).
+  void atomic_add_varying(const V& v) const requires(!std::is_const_v<T>) {
+    touch(EventKind::SharedAtomic, kEventVaryingAtomic);
+    rmw([&](const V& old) { return V(old + v); });
+  }
   // Any read-modify-write as one atomic event, returning the old value (CUDA's atomics,
   // kernels/user/cuda_emu.h).
   template <class F>
@@ -88,11 +94,11 @@ class Ref {
     base_[i_] = f(old);
     return old;
   }
-  void touch(EventKind k) const {
+  void touch(EventKind k, std::uint8_t flags = 0) const {
     auto& lane = sim::current_lane();
     if (i_ < 0 || std::uint64_t(i_) >= count_) [[unlikely]]
       out_of_bounds(lane, k);
-    lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_);
+    lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_, flags);
     if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
   }
   // Out of line: the message's strings would otherwise widen every access's stack frame,
@@ -167,6 +173,12 @@ struct Shared {
   }
   void atomic_add(std::int64_t i, T v, int line = __builtin_LINE()) const {
     (*this)(i, line).atomic_add(v);
+  }
+  // `atomicAdd(&s[i], v)` where v differs between lanes (a weight): the compiler emits
+  // ATOMS.ADD, which serialises lanes that name one word; atomic_add models a constant
+  // (`+= 1`: ATOMS.POPC.INC, one update for all of them). Traced and counted apart.
+  void atomic_add_varying(std::int64_t i, T v, int line = __builtin_LINE()) const {
+    (*this)(i, line).atomic_add_varying(v);
   }
 };
 

@@ -64,6 +64,37 @@ struct HistZero {
   }
 };
 
+// Weighted and privatised: as HistSharedAtomic, but each value adds its weight, not 1.
+// `atomicAdd(&local[b], 1)` compiles to ATOMS.POPC.INC: the lanes that name one bin add
+// their count once. A weight differs from lane to lane, so this compiles to ATOMS.ADD, and
+// lanes on one bin are applied one after another: skew costs this kernel in shared memory.
+struct HistSharedWeighted {
+  Global<const unsigned> in;
+  Global<const unsigned> weight;
+  Global<unsigned> hist;
+  unsigned n, bins;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto local = t.shared<unsigned>(bins, "local");
+    for (unsigned b = t.threadIdx.x; b < bins; b += t.blockDim.x) {
+      local(b) = 0u;
+    }
+    t.syncthreads();
+    unsigned stride = t.blockDim.x * t.gridDim.x;
+    for (unsigned i = t.blockIdx.x * t.blockDim.x + t.threadIdx.x; i < n; i += stride) {
+      unsigned b = in(i);
+      unsigned w = weight(i);
+      local.atomic_add_varying(b, w);
+    }
+    t.syncthreads();
+    for (unsigned b = t.threadIdx.x; b < bins; b += t.blockDim.x) {
+      unsigned c = local(b);
+      if (t.branch(c != 0u)) {
+        hist.atomic_add(b, c);
+      }
+    }
+  }
+};
+
 namespace histogram_detail {
 
 // The privatised variant launches one wave of an H100 (132 SMs x 2048 threads).
@@ -86,38 +117,54 @@ inline std::string check(const Params& p) {
   return "";
 }
 
-inline Plan plan(const Params& p, bool shared) {
+// The weights of the weighted variant: 1 to kMaxWeight.
+constexpr int kMaxWeight = 15;
+
+// `weighted`: the weighted variant (shared, with a weight array between in and hist).
+inline Plan plan(const Params& p, bool shared, bool weighted = false) {
   const long long n = p.at("n"), bins = p.at("bins"), block = p.at("block");
   Plan pl;
   // Bin numbers: skew percent of them 0 (the hot bin), the rest uniform over the bins.
-  pl.arrays = {{"in", 4, std::uint64_t(n), false, {Fill::Skewed, int(p.at("skew")), int(bins - 1)}},
-               {"hist", 4, std::uint64_t(bins), true}};
+  pl.arrays = {{"in", 4, std::uint64_t(n), false, {Fill::Skewed, int(p.at("skew")), int(bins - 1)}}};
+  if (weighted) pl.arrays.push_back({"weight", 4, std::uint64_t(n), false, {Fill::IntRange, 1, kMaxWeight}});
+  pl.arrays.push_back({"hist", 4, std::uint64_t(bins), true});
   LaunchCfg z;
   z.kernel = "hist_zero";
   z.grid = {unsigned((bins + 255) / 256), 1, 1};
   z.block = {256, 1, 1};
   LaunchCfg c;
-  c.kernel = shared ? "hist_shared_atomic" : "hist_global_atomic";
+  c.kernel = weighted ? "hist_shared_weighted" : shared ? "hist_shared_atomic" : "hist_global_atomic";
   c.grid = {unsigned(shared ? std::min(kWaveThreads / block, n / block) : n / block), 1, 1};
   c.block = {unsigned(block), 1, 1};
   c.shared_bytes = shared ? std::uint32_t(bins * 4) : 0;
   pl.launches = {z, c};
-  pl.logical_bytes = 4.0 * double(n) + 4.0 * double(bins);
+  pl.logical_bytes = (weighted ? 8.0 : 4.0) * double(n) + 4.0 * double(bins);
   // Checked where it lies (a GPU reference): at 2^26 values the CPU check copied the 256 MB
   // input back and counted it for every run, 0.2 s a point of the window's skew x bins sweep.
-  pl.ref.kind = RefKind::Histogram;
-  pl.ref.count = std::uint64_t(n);
-  pl.ref.groups = std::uint64_t(bins);
-  pl.ref.a = 0;
-  pl.ref.out = 1;
+  // The reference counts values, so the weighted variant is checked on the CPU (verify).
+  if (!weighted) {
+    pl.ref.kind = RefKind::Histogram;
+    pl.ref.count = std::uint64_t(n);
+    pl.ref.groups = std::uint64_t(bins);
+    pl.ref.a = 0;
+    pl.ref.out = 1;
+  }
   return pl;
 }
 
-inline std::string verify(const HostArrays& h, const Params& p) {
+// `weighted`: bin b holds the sum of the weights of the values in b (unsigned, wrapping
+// like the device's adds), else their count.
+inline std::string verify_bins(const HostArrays& h, const Params& p, bool weighted) {
   const long long bins = p.at("bins");
   std::vector<unsigned> want(std::size_t(bins), 0);
-  for (unsigned v : h.as<unsigned>(0)) ++want[v];
-  auto got = h.as<unsigned>(1);
+  auto values = h.as<unsigned>(0);
+  if (weighted) {
+    auto w = h.as<unsigned>(1);
+    for (std::size_t i = 0; i < values.size(); ++i) want[values[i]] += w[i];
+  } else {
+    for (unsigned v : values) ++want[v];
+  }
+  auto got = h.as<unsigned>(weighted ? 2 : 1);
   for (long long b = 0; b < bins; ++b)
     if (got[std::size_t(b)] != want[std::size_t(b)])
       return "bin " + std::to_string(b) + " counted " + std::to_string(got[std::size_t(b)]) +
@@ -125,10 +172,15 @@ inline std::string verify(const HostArrays& h, const Params& p) {
   return "";
 }
 
+inline std::string verify(const HostArrays& h, const Params& p) { return verify_bins(h, p, false); }
+inline std::string verify_weighted(const HostArrays& h, const Params& p) {
+  return verify_bins(h, p, true);
+}
+
 }  // namespace histogram_detail
 
 // @post appends the histogram variants to r in teaching order (global_atomic,
-//       shared_atomic).
+//       shared_atomic, shared_weighted).
 inline void add_histogram(Registry& r) {
   using namespace histogram_detail;
   r.family({.name = "histogram",
@@ -144,7 +196,8 @@ inline void add_histogram(Registry& r) {
             .latency = {.sweep_xs = {0, 1, 2, 4, 8, 16, 32, 64}},
             .bar_sizes = {{{"n", 1 << 24}}},
             .recorded_sweeps = {{"global_atomic", {{"n", 1 << 24}}, "skew", {0, 50, 100}},
-                                {"shared_atomic", {{"n", 1 << 24}}, "skew", {0, 50, 100}}}});
+                                {"shared_atomic", {{"n", 1 << 24}}, "skew", {0, 50, 100}},
+                                {"shared_weighted", {{"n", 1 << 24}}, "skew", {0, 50, 100}}}});
   r.add({.info = {.name = "global_atomic",
                   .title = "Global atomics",
                   .why = "The baseline: one atomicAdd in L2 per value; lanes and warps on the "
@@ -173,6 +226,23 @@ inline void add_histogram(Registry& r) {
            L.launch(pl.launches[1],
                     HistSharedAtomic{a.in<unsigned>(0), a.out<unsigned>(1), unsigned(p.at("n")),
                                      unsigned(p.at("bins"))});
+         }});
+  r.add({.info = {.name = "shared_weighted",
+                  .title = "Per-block histograms of weights",
+                  .why = "Slower than shared_atomic where values crowd into few bins: each "
+                         "value adds its own weight, so lanes on one bin cannot be combined "
+                         "into one add (ATOMS.ADD, not ATOMS.POPC.INC) and are applied one "
+                         "after another; with values spread evenly it costs about the same.",
+                  .entry = "HistSharedWeighted",
+                  .params = params(),
+                  .check = check,
+                  .plan = [](const Params& p) { return plan(p, true, true); },
+                  .verify = verify_weighted},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], HistZero{a.out<unsigned>(2), unsigned(p.at("bins"))});
+           L.launch(pl.launches[1],
+                    HistSharedWeighted{a.in<unsigned>(0), a.in<unsigned>(1), a.out<unsigned>(2),
+                                       unsigned(p.at("n")), unsigned(p.at("bins"))});
          }});
 }
 

@@ -122,6 +122,39 @@ TEST(Access, SharedCoreKeepsTheMeasuredPairRule) {
   EXPECT_EQ(c.wavefronts, 32u);
 }
 
+// `+= 1` on shared memory compiles to ATOMS.POPC.INC: lanes on one word are one update.
+// A varying value (a weight) compiles to ATOMS.ADD: they serialise (kEventVaryingAtomic).
+TEST(Access, VaryingSharedAtomicsSerialiseTheLanesOfOneWord) {
+  WarpEvent e;
+  e.kind = EventKind::SharedAtomic;
+  e.bytes = 4;
+  e.mask = 0xFFFFFFFFu;
+  auto wavefronts = [&](std::uint8_t flags) {
+    e.flags = flags;
+    Counters c;
+    count_event(e, AccessModel{}, c);
+    EXPECT_EQ(c.shared_atom_requests, 1u);
+    return c.shared_atom_wavefronts;
+  };
+  for (int l = 0; l < 32; ++l) e.offset[l] = 64;  // every lane on one word (one bin)
+  EXPECT_EQ(wavefronts(0), 1u);
+  EXPECT_EQ(wavefronts(kEventVaryingAtomic), 32u);
+  EXPECT_EQ(varying_atomic_wavefronts(e, AccessModel{}), 32u);
+  for (int l = 0; l < 32; ++l) e.offset[l] = std::uint32_t(4 * l);  // 32 banks
+  EXPECT_EQ(wavefronts(0), 1u);
+  EXPECT_EQ(wavefronts(kEventVaryingAtomic), 1u);
+  // Half the lanes on one word, half on another word of the same bank: 2 words for the
+  // constant (a 2-way conflict), 32 lanes one after another for the weights.
+  for (int l = 0; l < 32; ++l) e.offset[l] = l < 16 ? 0u : 128u;
+  EXPECT_EQ(wavefronts(0), 2u);
+  EXPECT_EQ(wavefronts(kEventVaryingAtomic), 32u);
+  // Lanes 0-7 on bank 0, the rest on banks of their own: the busiest bank sets the passes.
+  for (int l = 0; l < 32; ++l) e.offset[l] = l < 8 ? 0u : std::uint32_t(4 * l);
+  EXPECT_EQ(wavefronts(kEventVaryingAtomic), 8u);
+  e.mask = 0;
+  EXPECT_EQ(varying_atomic_wavefronts(e, AccessModel{}), 0u);
+}
+
 // The L2 reads DRAM in 64-byte pairs of sectors: lanes 64 bytes apart (a stride of 16
 // floats) fetch a pair each for the one sector they use; a coalesced warp fetches its two
 // pairs; a warp shifted by one float spans three pairs. Measured on the H100 with Nsight

@@ -188,6 +188,40 @@ TEST(ModelFacts, ReduceDivergenceAndConflicts) {
   EXPECT_EQ(modulo.totals.shared_ld_conflicts(), 0u);
 }
 
+// Lesson 11: the privatised histogram adds 1 (ATOMS.POPC.INC: lanes on one bin are one
+// update); the weighted one adds a weight per value (ATOMS.ADD: they serialise). Same
+// requests; with every value in one bin, 32 passes a request against 1.
+TEST(ModelFacts, WeightedHistogramSerialisesWhereCountingCombines) {
+  for (int skew : {0, 100}) {
+    SCOPED_TRACE("skew=" + std::to_string(skew));
+    const Params p = {{"n", 1 << 16}, {"bins", 256}, {"skew", skew}};
+    const RunResult count = run("histogram", "shared_atomic", p);
+    const RunResult weighted = run("histogram", "shared_weighted", p);
+    ASSERT_TRUE(count.ok() && weighted.ok()) << count.error << weighted.error;
+    EXPECT_TRUE(weighted.verified);
+    EXPECT_EQ(weighted.totals.shared_atom_requests, count.totals.shared_atom_requests);
+    EXPECT_EQ(weighted.totals.global_red_requests, count.totals.global_red_requests);
+    // 2^16 values, 32 a request: 2048 shared atomic requests.
+    EXPECT_EQ(count.totals.shared_atom_requests, 2048u);
+    if (skew == 100) {
+      EXPECT_EQ(count.totals.shared_atom_wavefronts, 2048u);
+      EXPECT_EQ(weighted.totals.shared_atom_wavefronts, 32u * 2048u);
+    } else {
+      // 32 random bins of 256: a few lanes share a bank (and rarely a word) either way.
+      EXPECT_GE(weighted.totals.shared_atom_wavefronts, count.totals.shared_atom_wavefronts);
+      EXPECT_LT(weighted.totals.shared_atom_wavefronts, 8u * 2048u);
+    }
+  }
+  // The weights make the modelled time grow with the skew.
+  RunOptions opt;
+  opt.timing = true;
+  const RunResult w0 = run("histogram", "shared_weighted", {{"n", 1 << 16}, {"skew", 0}}, opt);
+  const RunResult w100 = run("histogram", "shared_weighted", {{"n", 1 << 16}, {"skew", 100}}, opt);
+  ASSERT_TRUE(w0.ok() && w100.ok());
+  EXPECT_EQ(w100.timing.source.source, sim::Source::Modelled);
+  EXPECT_GT(w100.timing.median_ms, w0.timing.median_ms);
+}
+
 TEST(ModelFacts, ReduceLaterStepsLoadLess) {
   const Params p = {{"n", 1 << 16}, {"block", 256}};
   const RunResult first_add = run("reduce", "first_add", p);

@@ -186,7 +186,7 @@ bench() {
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 20 --backend cuda --json "$o/matmul.json" || rc=1
   local shape k
   # bm bn bk wm wn tm tn: MatmulTuned's compiled shapes (kernels/families/matmul.cuh TunedShapes)
-  for shape in 128,128,8,64,32,8,8 128,128,16,64,32,8,8 128,128,16,32,64,8,8 128,128,16,64,64,8,16 \
+  for shape in 128,128,16,64,32,8,8 128,128,8,64,32,8,8 128,128,16,32,64,8,8 128,128,16,64,64,8,16 \
                128,256,8,64,64,8,16 256,128,8,64,64,16,8; do
     IFS=, read -r -a k <<<"$shape"
     "$w" bench --kernel matmul --variant tuned --set n=4096 --set bm="${k[0]}" --set bn="${k[1]}" --set bk="${k[2]}" \

@@ -1,7 +1,8 @@
 // The rungs that close the gap to the libraries (issue 26): matmul/tuned at every compiled
-// shape and transpose/vec4 at every legal shape run on the emulator, verify, and count
-// what their comments promise, against values derived by hand below (n small, one or a
-// few blocks): requests and sectors of every global access, no bank conflict in shared.
+// shape and transpose/vec4 at every legal shape run on the emulator,
+// verify, and count what their comments promise, against values derived by hand below (n
+// small, one or a few blocks): requests and sectors of every global access, no bank
+// conflict in shared.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,6 +91,28 @@ TEST(SpeedRungs, MatmulTunedDefaultCountsAtN128) {
   EXPECT_EQ(r.totals.shared_ld_wavefronts, w.totals.shared_ld_wavefronts);
 }
 
+// The default, bk = 16 at warptiled's warp and thread tiles, prefetches the next tile in two
+// stages of 8 k (the registers of bk = 8): every global and shared count equals the bk = 8
+// shape's (the same loads, only regrouped), while the barriers halve: one per tile plus
+// the first, per warp: 8 x (1 + 128/16) = 72 against 8 x (1 + 128/8) = 136.
+TEST(SpeedRungs, MatmulTunedBk16StagesTheSameLoadsAtHalfTheBarriers) {
+  const RunResult d = run("matmul", "tuned", {{"n", 128}});
+  ASSERT_TRUE(d.ok() && d.verified) << describe(d);
+  const RunResult r = run("matmul", "tuned", {{"n", 128}, {"bk", 8}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  EXPECT_EQ(d.totals.global_ld_requests, r.totals.global_ld_requests);
+  EXPECT_EQ(d.totals.global_ld_sectors, r.totals.global_ld_sectors);
+  EXPECT_EQ(d.totals.global_st_sectors, r.totals.global_st_sectors);
+  EXPECT_EQ(d.totals.shared_st_requests, 256u);
+  EXPECT_EQ(d.totals.shared_ld_requests, 4096u);
+  EXPECT_EQ(d.totals.shared_st_wavefronts, r.totals.shared_st_wavefronts);
+  EXPECT_EQ(d.totals.shared_ld_wavefronts, r.totals.shared_ld_wavefronts);
+  EXPECT_EQ(d.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(d.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(d.totals.barriers, 72u);
+  EXPECT_EQ(r.totals.barriers, 136u);
+}
+
 // Every compiled shape at n = 256: verified, every global access whole sectors (ideal),
 // no bank conflict; bytes from global are A and B once per block tile row / column:
 // (n / bn) x n^2 x 4 of A plus (n / bm) x n^2 x 4 of B. bk = 16 halves the barriers.
@@ -116,10 +139,10 @@ TEST(SpeedRungs, MatmulTunedEveryCompiledShape) {
 
 TEST(SpeedRungs, RefuseShapesWithOneLine) {
   RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
-  EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,8,64,32,8,8;"),
+  EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,16,64,32,8,8;"),
             std::string::npos)
       << r.error;
-  r = run("matmul", "tuned", {{"n", 384}, {"bn", 256}, {"wn", 64}, {"tn", 16}});
+  r = run("matmul", "tuned", {{"n", 384}, {"bn", 256}, {"bk", 8}, {"wn", 64}, {"tn", 16}});
   EXPECT_NE(r.error.find("not a multiple of the block tile 128 x 256"), std::string::npos)
       << r.error;
   r = run("transpose", "vec4", {{"n", 96}, {"tile", 64}});

@@ -42,28 +42,35 @@ TEST(SpeedRungs, TransposeVec4CountsAtN64) {
   EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
 }
 
-// Every legal (tile, block_rows) at n = 128: verified, whole sectors, conflict-free, and
-// the requests are (n^2 / 4 float4s) / the lanes of a warp each way (tile 32 with 2 rows
-// is a block of 16 threads: half-empty warps, twice the requests for the same sectors).
+// Every legal (tile, block_rows, tiles) at n = 256: verified, whole sectors, conflict-free,
+// and the requests are (n^2 / 4 float4s) / the lanes of a warp each way (tile 32 with 2
+// rows is a block of 16 threads: half-empty warps, twice the requests for the same
+// sectors). A block turning `tiles` tiles moves the same bytes with the same accesses; its
+// warps wait at 2 tiles - 1 barriers (none before the first tile's stores).
 TEST(SpeedRungs, TransposeVec4EveryShapeIsExactAndConflictFree) {
+  const std::uint64_t n = 256;
   for (long long tile : {32, 64})
-    for (long long rows : {2, 4, 8, 16}) {
-      const Params p = {{"n", 128}, {"tile", tile}, {"block_rows", rows}};
-      SCOPED_TRACE(to_string(p));
-      const RunResult r = run("transpose", "vec4", p);
-      if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
-        EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
-        continue;
+    for (long long rows : {2, 4, 8, 16})
+      for (long long tiles : {1, 2, 4}) {
+        const Params p = {{"n", 256}, {"tile", tile}, {"block_rows", rows}, {"tiles", tiles}};
+        SCOPED_TRACE(to_string(p));
+        const RunResult r = run("transpose", "vec4", p);
+        if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
+          EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
+          continue;
+        }
+        ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+        const std::uint64_t lanes = std::min<long long>(32, tile / 4 * rows);
+        EXPECT_EQ(r.totals.global_ld_requests, n * n / 4 / lanes);
+        EXPECT_EQ(r.totals.global_st_requests, n * n / 4 / lanes);
+        EXPECT_EQ(r.totals.global_ld_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.global_st_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+        EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+        const std::uint64_t blocks = (n / tile) * (n / tile) / tiles;
+        const std::uint64_t warps = (tile / 4 * rows + 31) / 32;
+        EXPECT_EQ(r.totals.barriers, blocks * warps * (2 * tiles - 1));
       }
-      ASSERT_TRUE(r.ok() && r.verified) << describe(r);
-      const std::uint64_t lanes = std::min<long long>(32, tile / 4 * rows);
-      EXPECT_EQ(r.totals.global_ld_requests, 128u * 128u / 4 / lanes);
-      EXPECT_EQ(r.totals.global_st_requests, 128u * 128u / 4 / lanes);
-      EXPECT_EQ(r.totals.global_ld_sectors, 128u * 128u * 4 / 32);
-      EXPECT_EQ(r.totals.global_st_sectors, 128u * 128u * 4 / 32);
-      EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
-      EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
-    }
 }
 
 // n = 128 at warptiled's shape (128 x 128 x 8, warp 64 x 32, thread 8 x 8): one block of
@@ -149,6 +156,9 @@ TEST(SpeedRungs, RefuseShapesWithOneLine) {
   EXPECT_NE(r.error.find("n=96 is not a multiple of tile=64"), std::string::npos) << r.error;
   r = run("transpose", "vec4", {{"n", 64}, {"tile", 64}, {"block_rows", 2}});
   EXPECT_NE(r.error.find("at least tile/16=4"), std::string::npos) << r.error;
+  r = run("transpose", "vec4", {{"n", 128}, {"tile", 64}, {"tiles", 4}});
+  EXPECT_NE(r.error.find("tiles=4 does not divide the 2 tiles of a column"), std::string::npos)
+      << r.error;
 }
 
 }  // namespace

@@ -305,6 +305,8 @@ inline std::string check_vec4(const Params& p) {
     return "block_rows=" + std::to_string(rows) + " must divide tile/4=" +
            std::to_string(tile / 4) + " and be at least tile/16=" + std::to_string(tile / 16) +
            " (each thread turns tile/4/block_rows blocks of 4 x 4, at most 4)";
+  if (const long long k = p.at("tiles"); k == 3)
+    return "tiles=3 is not compiled: a block turns 1, 2 or 4 tiles";
   if (const long long k = p.at("tiles"); (n / tile) % k != 0)
     return "tiles=" + std::to_string(k) + " does not divide the " + std::to_string(n / tile) +
            " tiles of a column (n/tile): each block turns tiles tiles of one column";
@@ -446,7 +448,7 @@ inline void add_transpose(Registry& r) {
                   .params = {{"n", 1024, 64, 16384, {}, "matrix side (floats)"},
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
                              {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
-                             {"tiles", 1, 0, 0, {1, 2, 4}, "tiles per block, down one column; the next one's loads overlap this one's stores"}},
+                             {"tiles", 1, 1, 4, {}, "tiles per block (1, 2 or 4), down one column; the next one's loads overlap this one's stores"}},
                   .check = check_vec4,
                   .plan = plan_vec4,
                   .verify = verify},

@@ -159,6 +159,8 @@ TEST(SpeedRungs, RefuseShapesWithOneLine) {
   r = run("transpose", "vec4", {{"n", 128}, {"tile", 64}, {"tiles", 4}});
   EXPECT_NE(r.error.find("tiles=4 does not divide the 2 tiles of a column"), std::string::npos)
       << r.error;
+  r = run("transpose", "vec4", {{"n", 256}, {"tile", 64}, {"tiles", 3}});
+  EXPECT_NE(r.error.find("tiles=3 is not compiled"), std::string::npos) << r.error;
 }
 
 }  // namespace

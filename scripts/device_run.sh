@@ -9,7 +9,7 @@
 #   scripts/device_run.sh build tests     only those stages (the build is incremental)
 #
 #   WS_BENCH_ONLY=transpose scripts/device_run.sh bench   benchmarks of one family only
-#   WS_BENCH_ONLY=matmul,transpose ...                     issue 26: every shape of matmul/tuned and transpose/vec4 beside cuBLAS / memcpy (speed.md)
+#   WS_BENCH_ONLY=matmul,transpose ...                     issue 26: every shape of matmul/tuned and transpose/vec4 (tiles 1, 2, 4 too) beside cuBLAS / memcpy (speed.md)
 #   WS_BENCH_ONLY=new ...                                  the instr, histogram and 2^26 reduce benchmarks only
 #   WS_BENCH_ONLY=tensor ...                               the transposes and the tensor family (against GemmEx)
 #   WS_NCU_ONLY="transpose/tiled transpose/naive" ...       counters of those variants only
@@ -181,12 +181,14 @@ bench() {
   if [[ -z ${WS_BENCH_ONLY:-} || ,${WS_BENCH_ONLY}, == *,transpose,* ]]; then
   "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=64 --sweep block_rows=4,8,16 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_64.json" || rc=1
   "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=32 --sweep block_rows=2,4,8 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_32.json" || rc=1
+  "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=64 --set block_rows=8 --sweep tiles=1,2,4 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_64_8_tiles.json" || rc=1
+  "$w" bench --kernel transpose --variant vec4 --set n=8192 --set tile=64 --set block_rows=16 --sweep tiles=1,2,4 --peers --repeats 20 --backend cuda --json "$o/speed_vec4_64_16_tiles.json" || rc=1
   fi
   if [[ -z ${WS_BENCH_ONLY:-} || ,${WS_BENCH_ONLY}, == *,matmul,* ]]; then
   "$w" bench --kernel matmul --set n=4096 --peers --repeats 20 --backend cuda --json "$o/matmul.json" || rc=1
   local shape k
   # bm bn bk wm wn tm tn: MatmulTuned's compiled shapes (kernels/families/matmul.cuh TunedShapes)
-  for shape in 128,128,8,64,32,8,8 128,128,16,64,32,8,8 128,128,16,32,64,8,8 128,128,16,64,64,8,16 \
+  for shape in 128,128,16,64,32,8,8 128,128,8,64,32,8,8 128,128,16,32,64,8,8 128,128,16,64,64,8,16 \
                128,256,8,64,64,8,16 256,128,8,64,64,16,8; do
     IFS=, read -r -a k <<<"$shape"
     "$w" bench --kernel matmul --variant tuned --set n=4096 --set bm="${k[0]}" --set bn="${k[1]}" --set bk="${k[2]}" \

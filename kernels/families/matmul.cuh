@@ -366,9 +366,11 @@ struct MatmulWarpTiled {
 // of lanes apart (LM x LN = 32), so a quarter warp reads consecutive float4s of As and Bs:
 // no bank conflict at any listed shape. Per step of k a thread loads TM/4 + TN/4 float4s
 // and does TM x TN multiply-adds: 8 x 8 is 4 FMAs per shared load, 8 x 16 is 5.3. BK = 16
-// halves the barriers per flop and puts twice the bytes of the next tile in flight. As
-// in warptiled: the next tile goes global -> registers before this one's multiply-adds
-// and registers -> the other buffer after them, one barrier per tile; A is gathered four
+// halves the barriers per flop. As in warptiled, the next tile goes
+// global -> registers -> the other buffer while this one's multiply-adds run, one barrier
+// per tile; but in stages of 8 k: a stage's loads are issued before 8 steps of k and
+// stored after them, so the prefetch holds bk=8's registers at any BK (holding a whole
+// BK=16 tile took 153 registers: one 256-thread block per SM). A is gathered four
 // rows at one k (whole sectors: BK consecutive lanes read BK consecutive floats) and
 // stored transposed, its rows padded by one float4 so a quarter warp's 8 rows of k
 // start on 8 different groups of 4 banks.
@@ -378,15 +380,23 @@ struct MatmulTuned {
   static constexpr int LM = WM / TM, LN = WN / TN;  // lanes along m and n
   static constexpr int kLoadsA = (BM / 4) * BK / kThreads;  // As float4s per thread
   static constexpr int kLoadsB = BK * (BN / 4) / kThreads;  // Bs float4s per thread
+  static constexpr int kStages = BK / 8;  // prefetch stages per tile, 8 steps of k each
+  static constexpr int kStageA = kLoadsA / kStages, kStageB = kLoadsB / kStages;
   static_assert(LM * LN == 32 && TM % 4 == 0 && TN % 4 == 0 && BM % WM == 0 && BN % WN == 0);
   static_assert(kLoadsA >= 1 && kLoadsA * kThreads == (BM / 4) * BK);
-  static_assert(kLoadsB >= 1 && kLoadsB * kThreads == BK * (BN / 4) && BK >= 8);
+  static_assert(kLoadsB >= 1 && kLoadsB * kThreads == BK * (BN / 4) && BK % 8 == 0);
+  static_assert(kStageA * kStages == kLoadsA && kStageB * kStages == kLoadsB && kStageA >= 1);
   static constexpr std::uint32_t kSharedBytes =
       (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
   Global<const float> a;
   Global<const float4> b4;
   Global<float4> c4;
   int n;
+  // As element e's float4 (k = e % BK, rows 4 * (e / BK) .. +3) of the tile at k0.
+  WS_DEVICE float4 load_a(int row0, int k0, int e) const {
+    int r = row0 + e / BK * 4, k = k0 + e % BK;
+    return float4{a(r * n + k), a((r + 1) * n + k), a((r + 2) * n + k), a((r + 3) * n + k)};
+  }
   WS_DEVICE void operator()(Thread& t) const {
     auto as = t.shared2d<float4>(2 * BK, BM / 4 + 1, "As");  // [buffer * BK + k][m/4]
     auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
@@ -400,75 +410,67 @@ struct MatmulTuned {
     int row0 = t.blockIdx.y * BM;
     int col0 = t.blockIdx.x * BN;
     float acc[TM][TN] = {};
-    float4 ra[kLoadsA];
-    float4 rb[kLoadsB];
     WS_UNROLL
     for (int l = 0; l < kLoadsA; ++l) {
-      int e = tid + l * kThreads;  // As element: k = e % BK, rows 4 * (e / BK) .. +3
-      ra[l].x = a((row0 + e / BK * 4 + 0) * n + e % BK);
-      ra[l].y = a((row0 + e / BK * 4 + 1) * n + e % BK);
-      ra[l].z = a((row0 + e / BK * 4 + 2) * n + e % BK);
-      ra[l].w = a((row0 + e / BK * 4 + 3) * n + e % BK);
-      as(e % BK, e / BK) = ra[l];
+      int e = tid + l * kThreads;
+      as(e % BK, e / BK) = load_a(row0, 0, e);
     }
     WS_UNROLL
     for (int l = 0; l < kLoadsB; ++l) {
       int e = tid + l * kThreads;  // Bs element: row e / (BN/4), float4 column e % (BN/4)
-      rb[l] = b4(((e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
-      bs(e / (BN / 4), e % (BN / 4)) = rb[l];
+      bs(e / (BN / 4), e % (BN / 4)) = b4(((e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
     }
     t.syncthreads();
     for (int k0 = 0; k0 < n; k0 += BK) {
       int cur = (k0 / BK) % 2 * BK;
       int next = BK - cur;
       bool more = k0 + BK < n;
-      if (more) {
-        WS_UNROLL
-        for (int l = 0; l < kLoadsA; ++l) {
-          int e = tid + l * kThreads;
-          ra[l].x = a((row0 + e / BK * 4 + 0) * n + k0 + BK + e % BK);
-          ra[l].y = a((row0 + e / BK * 4 + 1) * n + k0 + BK + e % BK);
-          ra[l].z = a((row0 + e / BK * 4 + 2) * n + k0 + BK + e % BK);
-          ra[l].w = a((row0 + e / BK * 4 + 3) * n + k0 + BK + e % BK);
-        }
-        WS_UNROLL
-        for (int l = 0; l < kLoadsB; ++l) {
-          int e = tid + l * kThreads;
-          rb[l] = b4(((k0 + BK + e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
-        }
-      }
       WS_UNROLL
-      for (int k = 0; k < BK; ++k) {
-        float4 af[TM / 4];
-        float4 bf[TN / 4];
-        WS_UNROLL
-        for (int i = 0; i < TM / 4; ++i) {
-          af[i] = as(cur + k, wm4 + i * LM + lm);
-        }
-        WS_UNROLL
-        for (int j = 0; j < TN / 4; ++j) {
-          bf[j] = bs(cur + k, wn4 + j * LN + ln);
-        }
-        WS_UNROLL
-        for (int i = 0; i < TM; ++i) {
-          float av = i % 4 == 0 ? af[i / 4].x : i % 4 == 1 ? af[i / 4].y : i % 4 == 2 ? af[i / 4].z : af[i / 4].w;
+      for (int s = 0; s < kStages; ++s) {
+        float4 ra[kStageA];
+        float4 rb[kStageB];
+        if (more) {
           WS_UNROLL
-          for (int j = 0; j < TN; ++j) {
-            float bv = j % 4 == 0 ? bf[j / 4].x : j % 4 == 1 ? bf[j / 4].y : j % 4 == 2 ? bf[j / 4].z : bf[j / 4].w;
-            acc[i][j] += av * bv;
+          for (int l = 0; l < kStageA; ++l) ra[l] = load_a(row0, k0 + BK, tid + (s * kStageA + l) * kThreads);
+          WS_UNROLL
+          for (int l = 0; l < kStageB; ++l) {
+            int e = tid + (s * kStageB + l) * kThreads;
+            rb[l] = b4(((k0 + BK + e / (BN / 4)) * n + col0) / 4 + e % (BN / 4));
           }
         }
-      }
-      if (more) {
         WS_UNROLL
-        for (int l = 0; l < kLoadsA; ++l) {
-          int e = tid + l * kThreads;
-          as(next + e % BK, e / BK) = ra[l];
+        for (int k = s * 8; k < s * 8 + 8; ++k) {
+          float4 af[TM / 4];
+          float4 bf[TN / 4];
+          WS_UNROLL
+          for (int i = 0; i < TM / 4; ++i) {
+            af[i] = as(cur + k, wm4 + i * LM + lm);
+          }
+          WS_UNROLL
+          for (int j = 0; j < TN / 4; ++j) {
+            bf[j] = bs(cur + k, wn4 + j * LN + ln);
+          }
+          WS_UNROLL
+          for (int i = 0; i < TM; ++i) {
+            float av = i % 4 == 0 ? af[i / 4].x : i % 4 == 1 ? af[i / 4].y : i % 4 == 2 ? af[i / 4].z : af[i / 4].w;
+            WS_UNROLL
+            for (int j = 0; j < TN; ++j) {
+              float bv = j % 4 == 0 ? bf[j / 4].x : j % 4 == 1 ? bf[j / 4].y : j % 4 == 2 ? bf[j / 4].z : bf[j / 4].w;
+              acc[i][j] += av * bv;
+            }
+          }
         }
-        WS_UNROLL
-        for (int l = 0; l < kLoadsB; ++l) {
-          int e = tid + l * kThreads;
-          bs(next + e / (BN / 4), e % (BN / 4)) = rb[l];
+        if (more) {  // the other buffer: nobody reads it before the barrier
+          WS_UNROLL
+          for (int l = 0; l < kStageA; ++l) {
+            int e = tid + (s * kStageA + l) * kThreads;
+            as(next + e % BK, e / BK) = ra[l];
+          }
+          WS_UNROLL
+          for (int l = 0; l < kStageB; ++l) {
+            int e = tid + (s * kStageB + l) * kThreads;
+            bs(next + e / (BN / 4), e % (BN / 4)) = rb[l];
+          }
         }
       }
       t.syncthreads();
@@ -591,9 +593,10 @@ struct TunedShapeList {
   template <class F>
   static bool any(F&& f) { return (f(S{}) || ...); }
 };
-using TunedDefault = TunedShape<128, 128, 8, 64, 32, 8, 8>;  // warptiled's shape
+// The default: warptiled's shape at BK 16, 126 registers (two blocks per SM), half the barriers.
+using TunedDefault = TunedShape<128, 128, 16, 64, 32, 8, 8>;
 using TunedShapes = TunedShapeList<TunedDefault,
-                                   TunedShape<128, 128, 16, 64, 32, 8, 8>,  // BK 16
+                                   TunedShape<128, 128, 8, 64, 32, 8, 8>,   // warptiled's shape
                                    TunedShape<128, 128, 16, 32, 64, 8, 8>,  // lanes 4 x 8
                                    TunedShape<128, 128, 16, 64, 64, 8, 16>, // 128 threads, 8 x 16
                                    TunedShape<128, 256, 8, 64, 64, 8, 16>,  // 256 threads, 8 x 16
@@ -662,7 +665,7 @@ inline Plan tuned_plan(const Params& p) {
 }  // namespace matmul_detail
 
 // @post appends the matmul family and its variants to r in teaching order (naive to
-//       warptiled, then tuned: warptiled's shape as knobs).
+//       warptiled, then tuned: warptiled's warp and thread tiles at bk=16, as knobs).
 inline void add_matmul(Registry& r) {
   using namespace matmul_detail;
   r.family({.name = "matmul",
@@ -781,9 +784,10 @@ inline void add_matmul(Registry& r) {
          }});
   r.add({.info = {.name = "tuned",
                   .title = "Tuned warp tile (shape as knobs)",
-                  .why = "Faster than warptiled where its sweep finds the shape: a deeper k "
-                         "(bk=16) halves the barriers per flop, a bigger thread tile (8 x 16) "
-                         "more FMAs per shared load, every tile loop unrolled.",
+                  .why = "Faster than warptiled where its sweep finds the shape: bk=16 halves "
+                         "the barriers per flop and, prefetched in stages of 8 k, keeps "
+                         "warptiled's registers (two blocks per SM); a bigger thread tile "
+                         "(8 x 16) does more FMAs per shared load; every tile loop unrolled.",
                   .entry = "MatmulTuned",
                   .params = tuned_params(),
                   .check = tuned_check,

@@ -146,8 +146,10 @@ struct TransposeDiagonal {
 // without padding, by an XOR swizzle: the float4 at (row r, column q) lives at column
 // q ^ (r/4 % 8), so the 8 lanes of a quarter warp, which store rows 4p + c of 8 different
 // p, land on 8 different groups of 4 banks. Each thread has its (TILE/4) / ROWS blocks'
-// loads, 64 bytes each, in flight before the first store.
-template <int TILE, int ROWS>
+// loads, 64 bytes each, in flight before the first store. With TILES > 1 a block turns
+// TILES tiles down one column of blocks, and the next tile's loads are issued before this
+// tile's write-out: no bubble between a block's read and write phases.
+template <int TILE, int ROWS, int TILES = 1>
 struct TransposeVec4 {
   Global<const float4> in4;
   Global<float4> out4;
@@ -159,8 +161,33 @@ struct TransposeVec4 {
     auto s = t.shared2d<float4>(TILE, Q, "tile");
     int p = t.threadIdx.x;  // this thread's float4 column of the input tile
     int x4 = t.blockIdx.x * Q + p;
-    int y = t.blockIdx.y * TILE;
     float4 r[NB][4];
+    load(t, r, x4, t.blockIdx.y * TILES * TILE);
+    WS_UNROLL
+    for (int k = 0; k < TILES; ++k) {
+      if (k > 0) t.syncthreads();  // the previous tile's write-out has read shared
+      WS_UNROLL
+      for (int j = 0; j < NB; ++j) {
+        int q = (t.threadIdx.y + j * ROWS) ^ (p % 8);
+        s(4 * p + 0, q) = float4{r[j][0].x, r[j][1].x, r[j][2].x, r[j][3].x};
+        s(4 * p + 1, q) = float4{r[j][0].y, r[j][1].y, r[j][2].y, r[j][3].y};
+        s(4 * p + 2, q) = float4{r[j][0].z, r[j][1].z, r[j][2].z, r[j][3].z};
+        s(4 * p + 3, q) = float4{r[j][0].w, r[j][1].w, r[j][2].w, r[j][3].w};
+      }
+      t.syncthreads();
+      int by = t.blockIdx.y * TILES + k;  // this tile's row of tiles
+      if (k + 1 < TILES) load(t, r, x4, (by + 1) * TILE);
+      int c = t.threadIdx.x;  // this thread's float4 column of the output tile
+      int y = t.blockIdx.x * TILE;
+      WS_UNROLL
+      for (int j = 0; j < TILE / ROWS; ++j) {
+        int row = t.threadIdx.y + j * ROWS;
+        out4((y + row) * (n / 4) + by * Q + c) = s(row, c ^ (row / 4 % 8));
+      }
+    }
+  }
+  // The thread's NB blocks of 4 x 4 of the tile whose first input row is y, into r.
+  WS_DEVICE void load(Thread& t, float4 (&r)[NB][4], int x4, int y) const {
     WS_UNROLL
     for (int j = 0; j < NB; ++j) {
       int q = t.threadIdx.y + j * ROWS;  // input rows 4q .. 4q+3
@@ -168,23 +195,6 @@ struct TransposeVec4 {
       for (int i = 0; i < 4; ++i) {
         r[j][i] = in4((y + 4 * q + i) * (n / 4) + x4);
       }
-    }
-    WS_UNROLL
-    for (int j = 0; j < NB; ++j) {
-      int q = (t.threadIdx.y + j * ROWS) ^ (p % 8);
-      s(4 * p + 0, q) = float4{r[j][0].x, r[j][1].x, r[j][2].x, r[j][3].x};
-      s(4 * p + 1, q) = float4{r[j][0].y, r[j][1].y, r[j][2].y, r[j][3].y};
-      s(4 * p + 2, q) = float4{r[j][0].z, r[j][1].z, r[j][2].z, r[j][3].z};
-      s(4 * p + 3, q) = float4{r[j][0].w, r[j][1].w, r[j][2].w, r[j][3].w};
-    }
-    t.syncthreads();
-    int c = t.threadIdx.x;  // this thread's float4 column of the output tile
-    x4 = t.blockIdx.y * Q + c;
-    y = t.blockIdx.x * TILE;
-    WS_UNROLL
-    for (int j = 0; j < TILE / ROWS; ++j) {
-      int row = t.threadIdx.y + j * ROWS;
-      out4((y + row) * (n / 4) + x4) = s(row, c ^ (row / 4 % 8));
     }
   }
 };
@@ -295,12 +305,18 @@ inline std::string check_vec4(const Params& p) {
     return "block_rows=" + std::to_string(rows) + " must divide tile/4=" +
            std::to_string(tile / 4) + " and be at least tile/16=" + std::to_string(tile / 16) +
            " (each thread turns tile/4/block_rows blocks of 4 x 4, at most 4)";
+  if (const long long k = p.at("tiles"); k == 3)
+    return "tiles=3 is not compiled: a block turns 1, 2 or 4 tiles";
+  if (const long long k = p.at("tiles"); (n / tile) % k != 0)
+    return "tiles=" + std::to_string(k) + " does not divide the " + std::to_string(n / tile) +
+           " tiles of a column (n/tile): each block turns tiles tiles of one column";
   return "";
 }
 
 inline Plan plan_vec4(const Params& p) {
   Plan pl = plan(p, "transpose_vec4", std::uint32_t(p.at("tile") * p.at("tile") * 4));
   pl.launches[0].block.x = unsigned(p.at("tile") / 4);
+  pl.launches[0].grid.y /= unsigned(p.at("tiles"));
   return pl;
 }
 
@@ -316,7 +332,9 @@ inline void launch_vec4(Launcher& L, const Params& p, const Plan& pl, const Args
   with_choice<VecTiles>(L, "tile", p.at("tile"), [&]<long long T>() {
     with_choice<Choices<2, 4, 8, 16>>(L, "block_rows", p.at("block_rows"), [&]<long long R>() {
       if constexpr ((T / 4) % R == 0 && T / 4 / R <= 4)
-        L.launch(c, TransposeVec4<T, R>{in4(a, 0), out4(a, 1), int(p.at("n"))});
+        with_choice<Choices<1, 2, 4>>(L, "tiles", p.at("tiles"), [&]<long long K>() {
+          L.launch(c, TransposeVec4<T, R, K>{in4(a, 0), out4(a, 1), int(p.at("n"))});
+        });
       else
         L.refuse(check_vec4(p));
     });
@@ -429,7 +447,8 @@ inline void add_transpose(Registry& r) {
                   .entry = "TransposeVec4",
                   .params = {{"n", 1024, 64, 16384, {}, "matrix side (floats)"},
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
-                             {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"}},
+                             {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
+                             {"tiles", 1, 1, 4, {}, "tiles per block (1, 2 or 4), down one column; the next one's loads overlap this one's stores"}},
                   .check = check_vec4,
                   .plan = plan_vec4,
                   .verify = verify},

@@ -1,7 +1,8 @@
 // The rungs that close the gap to the libraries (issue 26): matmul/tuned at every compiled
-// shape and transpose/vec4 at every legal shape run on the emulator, verify, and count
-// what their comments promise, against values derived by hand below (n small, one or a
-// few blocks): requests and sectors of every global access, no bank conflict in shared.
+// shape and transpose/vec4 at every legal shape run on the emulator,
+// verify, and count what their comments promise, against values derived by hand below (n
+// small, one or a few blocks): requests and sectors of every global access, no bank
+// conflict in shared.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,28 +42,35 @@ TEST(SpeedRungs, TransposeVec4CountsAtN64) {
   EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
 }
 
-// Every legal (tile, block_rows) at n = 128: verified, whole sectors, conflict-free, and
-// the requests are (n^2 / 4 float4s) / the lanes of a warp each way (tile 32 with 2 rows
-// is a block of 16 threads: half-empty warps, twice the requests for the same sectors).
+// Every legal (tile, block_rows, tiles) at n = 256: verified, whole sectors, conflict-free,
+// and the requests are (n^2 / 4 float4s) / the lanes of a warp each way (tile 32 with 2
+// rows is a block of 16 threads: half-empty warps, twice the requests for the same
+// sectors). A block turning `tiles` tiles moves the same bytes with the same accesses; its
+// warps wait at 2 tiles - 1 barriers (none before the first tile's stores).
 TEST(SpeedRungs, TransposeVec4EveryShapeIsExactAndConflictFree) {
+  const std::uint64_t n = 256;
   for (long long tile : {32, 64})
-    for (long long rows : {2, 4, 8, 16}) {
-      const Params p = {{"n", 128}, {"tile", tile}, {"block_rows", rows}};
-      SCOPED_TRACE(to_string(p));
-      const RunResult r = run("transpose", "vec4", p);
-      if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
-        EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
-        continue;
+    for (long long rows : {2, 4, 8, 16})
+      for (long long tiles : {1, 2, 4}) {
+        const Params p = {{"n", 256}, {"tile", tile}, {"block_rows", rows}, {"tiles", tiles}};
+        SCOPED_TRACE(to_string(p));
+        const RunResult r = run("transpose", "vec4", p);
+        if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
+          EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
+          continue;
+        }
+        ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+        const std::uint64_t lanes = std::min<long long>(32, tile / 4 * rows);
+        EXPECT_EQ(r.totals.global_ld_requests, n * n / 4 / lanes);
+        EXPECT_EQ(r.totals.global_st_requests, n * n / 4 / lanes);
+        EXPECT_EQ(r.totals.global_ld_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.global_st_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+        EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+        const std::uint64_t blocks = (n / tile) * (n / tile) / tiles;
+        const std::uint64_t warps = (tile / 4 * rows + 31) / 32;
+        EXPECT_EQ(r.totals.barriers, blocks * warps * (2 * tiles - 1));
       }
-      ASSERT_TRUE(r.ok() && r.verified) << describe(r);
-      const std::uint64_t lanes = std::min<long long>(32, tile / 4 * rows);
-      EXPECT_EQ(r.totals.global_ld_requests, 128u * 128u / 4 / lanes);
-      EXPECT_EQ(r.totals.global_st_requests, 128u * 128u / 4 / lanes);
-      EXPECT_EQ(r.totals.global_ld_sectors, 128u * 128u * 4 / 32);
-      EXPECT_EQ(r.totals.global_st_sectors, 128u * 128u * 4 / 32);
-      EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
-      EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
-    }
 }
 
 // n = 128 at warptiled's shape (128 x 128 x 8, warp 64 x 32, thread 8 x 8): one block of
@@ -88,6 +96,28 @@ TEST(SpeedRungs, MatmulTunedDefaultCountsAtN128) {
   EXPECT_EQ(r.totals.global_ld_sectors, w.totals.global_ld_sectors);
   EXPECT_EQ(r.totals.shared_ld_requests, w.totals.shared_ld_requests);
   EXPECT_EQ(r.totals.shared_ld_wavefronts, w.totals.shared_ld_wavefronts);
+}
+
+// The default, bk = 16 at warptiled's warp and thread tiles, prefetches the next tile in two
+// stages of 8 k (the registers of bk = 8): every global and shared count equals the bk = 8
+// shape's (the same loads, only regrouped), while the barriers halve: one per tile plus
+// the first, per warp: 8 x (1 + 128/16) = 72 against 8 x (1 + 128/8) = 136.
+TEST(SpeedRungs, MatmulTunedBk16StagesTheSameLoadsAtHalfTheBarriers) {
+  const RunResult d = run("matmul", "tuned", {{"n", 128}});
+  ASSERT_TRUE(d.ok() && d.verified) << describe(d);
+  const RunResult r = run("matmul", "tuned", {{"n", 128}, {"bk", 8}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  EXPECT_EQ(d.totals.global_ld_requests, r.totals.global_ld_requests);
+  EXPECT_EQ(d.totals.global_ld_sectors, r.totals.global_ld_sectors);
+  EXPECT_EQ(d.totals.global_st_sectors, r.totals.global_st_sectors);
+  EXPECT_EQ(d.totals.shared_st_requests, 256u);
+  EXPECT_EQ(d.totals.shared_ld_requests, 4096u);
+  EXPECT_EQ(d.totals.shared_st_wavefronts, r.totals.shared_st_wavefronts);
+  EXPECT_EQ(d.totals.shared_ld_wavefronts, r.totals.shared_ld_wavefronts);
+  EXPECT_EQ(d.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(d.totals.shared_ld_conflicts(), 0u);
+  EXPECT_EQ(d.totals.barriers, 72u);
+  EXPECT_EQ(r.totals.barriers, 136u);
 }
 
 // Every compiled shape at n = 256: verified, every global access whole sectors (ideal),
@@ -116,16 +146,21 @@ TEST(SpeedRungs, MatmulTunedEveryCompiledShape) {
 
 TEST(SpeedRungs, RefuseShapesWithOneLine) {
   RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
-  EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,8,64,32,8,8;"),
+  EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,16,64,32,8,8;"),
             std::string::npos)
       << r.error;
-  r = run("matmul", "tuned", {{"n", 384}, {"bn", 256}, {"wn", 64}, {"tn", 16}});
+  r = run("matmul", "tuned", {{"n", 384}, {"bn", 256}, {"bk", 8}, {"wn", 64}, {"tn", 16}});
   EXPECT_NE(r.error.find("not a multiple of the block tile 128 x 256"), std::string::npos)
       << r.error;
   r = run("transpose", "vec4", {{"n", 96}, {"tile", 64}});
   EXPECT_NE(r.error.find("n=96 is not a multiple of tile=64"), std::string::npos) << r.error;
   r = run("transpose", "vec4", {{"n", 64}, {"tile", 64}, {"block_rows", 2}});
   EXPECT_NE(r.error.find("at least tile/16=4"), std::string::npos) << r.error;
+  r = run("transpose", "vec4", {{"n", 128}, {"tile", 64}, {"tiles", 4}});
+  EXPECT_NE(r.error.find("tiles=4 does not divide the 2 tiles of a column"), std::string::npos)
+      << r.error;
+  r = run("transpose", "vec4", {{"n", 256}, {"tile", 64}, {"tiles", 3}});
+  EXPECT_NE(r.error.find("tiles=3 is not compiled"), std::string::npos) << r.error;
 }
 
 }  // namespace

@@ -143,6 +143,7 @@ std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const Hard
       case DiffKind::Arbitration: h.colour = viz::DiffColour::Noise; break;
       case DiffKind::NotExplained: h.colour = viz::DiffColour::Differs; break;
       case DiffKind::HardwareOnly: h.colour = viz::DiffColour::HardwareOnly; break;
+      case DiffKind::MmaPipeMoves: h.colour = viz::DiffColour::Noise; break;
     }
     h.summary = diff_summary(d);
     h.explain = d.explain;

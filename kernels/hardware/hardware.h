@@ -64,6 +64,7 @@ const std::vector<std::string>& hardware_metrics();
 // The hardware-only metrics (no model column): DRAM bytes read/written, achieved occupancy.
 bool hardware_only(const std::string& metric);
 extern const char* const kDramRead;       // "dram__bytes_read.sum"
+extern const char* const kTensorPipeHmma;  // "smsp__inst_executed_pipe_tensor_op_hmma.sum"
 extern const char* const kDramWrite;      // "dram__bytes_write.sum"
 extern const char* const kAchievedOccupancy;  // "sm__warps_active.avg.pct_of_peak_sustained_active"
 
@@ -76,6 +77,8 @@ enum class DiffKind {
                  // (one warp per SM meets the model exactly: docs/HARDWARE.md, 4)
   NotExplained,  // any other difference: the app cannot name its cause
   HardwareOnly,  // no model figure (DRAM bytes, occupancy)
+  MmaPipeMoves,  // the tensor pipe's count exceeds mma.sync's by HFMA2.MMA, the compiler's
+                 // register moves on the MMA pipe (docs/HARDWARE.md 9b), the same every run
 };
 std::string_view to_string(DiffKind k);
 

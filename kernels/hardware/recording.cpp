@@ -121,6 +121,8 @@ json totals_json(const sim::Totals& t) {
   WS_TOTALS_FIELDS(X)
   X(warp_instructions) X(lane_instructions) X(global_ld_fetches) X(global_ld_lines)
   X(global_red_requests) X(global_red_sectors) X(shared_atom_wavefronts)
+  X(global_ldgsts_requests) X(global_ldgsts_sectors) X(shared_ldgsts_wavefronts)
+  X(shared_ldgsts_ideal) X(tensor_instructions)
 #undef X
   return j;
 }
@@ -142,6 +144,13 @@ sim::Totals totals_of(const json& j) {
   t.global_red_sectors = whole_or(j, "global_red_sectors", whole_or(j, "global_atom_sectors", std::uint64_t{0}));
   // ...and before shared atomics' passes were counted: 0, the L1 part leaves them out.
   t.shared_atom_wavefronts = whole_or(j, "shared_atom_wavefronts", std::uint64_t{0});
+  // ...and before cp.async and mma.sync were kept (their counts read 0 from those files:
+  // `metrics` then showed a tensor kernel with no HMMA; record again to have them).
+  t.global_ldgsts_requests = whole_or(j, "global_ldgsts_requests", std::uint64_t{0});
+  t.global_ldgsts_sectors = whole_or(j, "global_ldgsts_sectors", std::uint64_t{0});
+  t.shared_ldgsts_wavefronts = whole_or(j, "shared_ldgsts_wavefronts", std::uint64_t{0});
+  t.shared_ldgsts_ideal = whole_or(j, "shared_ldgsts_ideal", std::uint64_t{0});
+  t.tensor_instructions = whole_or(j, "tensor_instructions", std::uint64_t{0});
   return t;
 }
 

@@ -59,8 +59,27 @@ TEST(Hardware, KindsOfDifference) {
   EXPECT_EQ(diff_summary(d[kGst]), "not explained: model 64, hardware 70; 3 runs: 70");
   EXPECT_EQ(d[kDramRead].kind, DiffKind::HardwareOnly);
   EXPECT_FALSE(d[kDramRead].modelled);
-  for (DiffKind k : {DiffKind::Equal, DiffKind::Arbitration, DiffKind::NotExplained, DiffKind::HardwareOnly})
+  for (DiffKind k : {DiffKind::Equal, DiffKind::Arbitration, DiffKind::NotExplained,
+                     DiffKind::HardwareOnly, DiffKind::MmaPipeMoves})
     EXPECT_NE(to_string(k), "unknown");
+}
+
+TEST(Hardware, TensorPipeSurplusIsTheCompilersHfma2MmaMoves) {
+  // Measured on the H100: 2,048 "hmma" in scan/serial, whose SASS has no HMMA but one
+  // HFMA2.MMA (a register set to 0) per warp. The same surplus each run: named; one that
+  // varies, or a shortfall, stays not explained.
+  const auto same = compare_counters({{kTensorPipeHmma, 0}},
+                                     passes({{{kTensorPipeHmma, 2048}}, {{kTensorPipeHmma, 2048}}}));
+  ASSERT_EQ(same.size(), 1u);
+  EXPECT_EQ(same[0].kind, DiffKind::MmaPipeMoves);
+  EXPECT_NE(same[0].explain.find("HFMA2.MMA"), std::string::npos);
+  EXPECT_EQ(diff_summary(same[0]),
+            "HFMA2.MMA register moves on the tensor pipe: model 0, hardware 2,048; 2 runs: 2,048");
+  const auto varies = compare_counters({{kTensorPipeHmma, 0}},
+                                       passes({{{kTensorPipeHmma, 2048}}, {{kTensorPipeHmma, 2050}}}));
+  EXPECT_EQ(varies[0].kind, DiffKind::NotExplained);
+  const auto fewer = compare_counters({{kTensorPipeHmma, 100}}, passes({{{kTensorPipeHmma, 90}}}));
+  EXPECT_EQ(fewer[0].kind, DiffKind::NotExplained);
 }
 
 TEST(Hardware, AGlobalSurplusThatVariesIsNotArbitration) {

@@ -289,6 +289,23 @@ TEST(RecordedBackend, QuickCountsAreEmulatedBesideTheRecordedTime) {
   EXPECT_EQ(runs, 1);
 }
 
+// Every counter of the model survives the file (a field left out of the recording read 0:
+// a tensor kernel's HMMA and cp.async counts did).
+TEST(Recording, EveryCounterSurvivesTheFile) {
+  Recording rec = big_recording();
+  sim::Totals t;
+  auto* f = reinterpret_cast<std::uint64_t*>(static_cast<sim::Counters*>(&t));
+  for (int i = 0; i < sim::kCounterFields; ++i) f[i] = std::uint64_t(1000 + i);
+  rec.runs[0].totals = t;
+  Recording back;
+  std::string err;
+  ASSERT_TRUE(parse_recording(recording_json(rec), "t.json", back, err)) << err;
+  ASSERT_TRUE(back.runs[0].totals.has_value());
+  const auto* g = reinterpret_cast<const std::uint64_t*>(
+      static_cast<const sim::Counters*>(&*back.runs[0].totals));
+  for (int i = 0; i < sim::kCounterFields; ++i) EXPECT_EQ(g[i], f[i]) << "counter field " << i;
+}
+
 TEST(Recording, CountsPerLaunchSurviveTheFileAndOldFilesStillRead) {
   const Recording rec = big_recording();
   Recording back;

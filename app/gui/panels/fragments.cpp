@@ -40,7 +40,7 @@ viz::FragmentsInput fragments_input(const AppState& s, const Loaded& l, std::siz
   }
   in.event = p.e;
   in.kind = kind_of(l, *p.e);
-  in.caption = map_caption(l, p, in.kind == viz::FragmentEvent::Mma ? "mma" : "ldmatrix");
+  in.caption = map_caption(l, p, in.kind == viz::FragmentEvent::Mma ? "mma" : "ldmatrix.x4");
   if (const ArrayDesc* a = l.array_of(*p.e)) {
     in.array = a->name;
     in.array_base = a->base_offset;

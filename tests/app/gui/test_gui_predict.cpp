@@ -145,7 +145,17 @@ TEST(GuiPredict, EveryPredictIsCoveredUntilAnswered) {
           undistinctive += l.id + " step " + std::to_string(step + 1) + ": " + answer + "\n";
           continue;
         }
-        EXPECT_FALSE(has_value(before, answer)) << "'" << answer << "' on screen before the answer:\n" << before;
+        // Coincidences a person checked: another quantity on screen has the same figure (the
+        // recording of 2026-11-27 puts CUB / two_pass at 0.993, the metrics table's global
+        // efficiency of two_pass is 0.993 too). Listed with the label that shows it.
+        struct Same { const char *lesson, *answer, *label; };
+        static const Same kSame[] = {{"05-reduction", "0.993", "global efficiency (bytes"}};
+        const bool coincidence = std::any_of(std::begin(kSame), std::end(kSame), [&](const Same& c) {
+          return l.id == c.lesson && answer.rfind(c.answer, 0) == 0 &&
+                 before.find(c.label) != std::string::npos;
+        });
+        if (!coincidence)
+          EXPECT_FALSE(has_value(before, answer)) << "'" << answer << "' on screen before the answer:\n" << before;
         EXPECT_TRUE(has_value(after, answer)) << "'" << answer << "' not on screen after the answer:\n" << after;
         ++checked;
       }

@@ -61,14 +61,16 @@ bool row(const std::string& id, const std::vector<std::string>& cells, const std
   ImGui::SameLine(0, 0);
   for (std::size_t i = 0; i < cells.size(); ++i) {
     if (i > 0) ImGui::TableNextColumn();
-    // A title wraps in its column rather than being cut (presenter type, a narrow window).
-    // (the title is the second cell, the one stretch column; the others keep their width)
-    if (i == 1) ImGui::PushTextWrapPos(0);
+    // Cells wrap in their column rather than being cut (presenter type, a narrow window):
+    // the stretch columns (a title; a puzzle's kernel, the last of its 3) narrow, fixed
+    // ones keep their width.
+    const bool wraps = i == 1 || (cells.size() == 3 && i == 2);
+    if (wraps) ImGui::PushTextWrapPos(0);
     if (dimmed[i])
       ImGui::TextColored(dim(), "%s", cells[i].c_str());
     else
       ImGui::TextUnformatted(cells[i].c_str());
-    if (i == 1) ImGui::PopTextWrapPos();
+    if (wraps) ImGui::PopTextWrapPos();
   }
   const float right = ImGui::GetWindowPos().x + ImGui::GetWindowContentRegionMax().x;
   drawn.rect = Rect{top.x, top.y, right, top.y + ImGui::GetTextLineHeight()};
@@ -116,8 +118,10 @@ void puzzles_table(AppState& s, StartDraw& d, float height) {
   const ImGuiTableFlags tf = ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_SizingFixedFit;
   if (!ImGui::BeginTable("##puzzles", 3, tf, ImVec2(0, height))) return;
   ImGui::TableSetupColumn("#");
-  ImGui::TableSetupColumn("puzzle", ImGuiTableColumnFlags_WidthStretch);
-  ImGui::TableSetupColumn("kernel");
+  // The kernel column shares the width (a third), so a long family/variant does not
+  // squeeze the titles to a few letters a line in presenter type.
+  ImGui::TableSetupColumn("puzzle", ImGuiTableColumnFlags_WidthStretch, 2.0f);
+  ImGui::TableSetupColumn("kernel", ImGuiTableColumnFlags_WidthStretch, 1.0f);
   ImGui::TableSetupScrollFreeze(0, 1);
   ImGui::TableHeadersRow();
   const ImVec2 wp = ImGui::GetWindowPos(), ws = ImGui::GetWindowSize();

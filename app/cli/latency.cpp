@@ -132,6 +132,19 @@ std::vector<CaseSpec> declared_cases() {
 }  // namespace
 
 namespace {
+
+// Waits until the worker's backend has started; false, with its message on `err`, when it
+// could not (no GPU for --backend cuda, say).
+bool backend_started(Worker& w, std::ostream& err) {
+  while (!w.ready()) w.wait_result(0.05);
+  w.take();
+  if (const std::string e = w.error(); !e.empty()) {
+    err << "warpscope: " << e << "\n";
+    return false;
+  }
+  return true;
+}
+
 void print_report(const LatencyReport& rep, const LatencyArgs& a, const std::string& what, std::ostream& out);
 }  // namespace
 
@@ -145,12 +158,7 @@ int cmd_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
   }
   if (!a.sets.empty() && a.kernel.empty()) throw UsageError("--set needs --kernel (the case it changes)");
   Worker w(gui::backend_factory(a.backend));
-  while (!w.ready()) w.wait_result(0.05);
-  w.take();
-  if (const std::string e = w.error(); !e.empty()) {
-    err << "warpscope: " << e << "\n";
-    return kExitUsage;
-  }
+  if (!backend_started(w, err)) return kExitUsage;
   const bool gpu = w.backend_kind() == BackendKind::Cuda;
   std::vector<CaseSpec> specs = declared_cases();
   if (!a.kernel.empty()) {
@@ -304,12 +312,7 @@ int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
   const std::string file = (dir / (p.slug + (cu ? ".cu" : ".cuh"))).string();
 
   Worker w(gui::backend_factory(a.backend));
-  while (!w.ready()) w.wait_result(0.05);
-  w.take();
-  if (const std::string e = w.error(); !e.empty()) {
-    err << "warpscope: " << e << "\n";
-    return kExitUsage;
-  }
+  if (!backend_started(w, err)) return kExitUsage;
   LatencyReport rep;
   rep.backend = std::string(to_string(w.backend_kind()));
   rep.device = w.device().name;

@@ -46,7 +46,8 @@ class DeviceBuffer {
   std::size_t bytes() const { return bytes_; }
 
  private:
-  void* p_ = nullptr;
+  void* p_ = nullptr;     // page-aligned, inside base_'s allocation
+  void* base_ = nullptr;  // what cudaMalloc returned
   std::size_t bytes_ = 0;
 };
 

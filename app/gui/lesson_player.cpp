@@ -210,6 +210,9 @@ class PlayerPanel : public LessonPanel {
       if (!p.answered(i)) add_cover(p.step().predicts[i].answer, c);
     // Descriptions name results ("pad=1 removes it", "32 sectors"): kept back with them.
     c.description = c.any();
+    // A later (or skipped) step's timed question about this family: the chart of every
+    // variant answers it, so times stay back here too (the description is this step's).
+    for (const Quantity& q : p.pending_timed_elsewhere()) add_cover(q, c);
     return c;
   }
   bool go_step(std::size_t i) override { return player_ && player_->go(i); }

@@ -121,6 +121,23 @@ const PredictResult* Player::result(std::size_t i) const {
   return answered(i) ? &*results_[i] : nullptr;
 }
 
+std::vector<Quantity> Player::pending_timed_elsewhere() const {
+  std::vector<Quantity> out;
+  const Lab* here = lab();
+  if (!here) return out;
+  const LessonProgress& lp = lesson_progress();
+  for (std::size_t s = 0; s < lesson_.steps.size(); ++s) {
+    const Lab* there = lesson_.lab_at(s);
+    if (s == step_ || !there || there->family != here->family) continue;
+    const auto st = lp.steps.find(s);
+    const auto& preds = lesson_.steps[s].predicts;
+    for (std::size_t i = 0; i < preds.size(); ++i)
+      if (preds[i].answer.timed() && (st == lp.steps.end() || !st->second.answers.count(i)))
+        out.push_back(preds[i].answer);
+  }
+  return out;
+}
+
 GoalStatus Player::goal(std::size_t i) const {
   if (i >= step().goals.size()) return {};
   GoalStatus s = goal_reached(step().goals[i], facts_);

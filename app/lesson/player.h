@@ -58,6 +58,12 @@ class Player {
   PredictResult answer(std::size_t i, double guess);
   bool answered(std::size_t i) const;
   const PredictResult* result(std::size_t i) const;  // nullptr until answered
+  // The timed predicts of the lesson's other steps whose lab runs the open lab's family
+  // and that are still unanswered: the open step's charts of that family (every variant,
+  // recorded or measured) would show their answers before they are asked.
+  // @post each entry is a Quantity q with q.timed(), from step s != step_index() with
+  //       lab_at(s)->family == lab()->family and predict i unanswered in the progress.
+  std::vector<Quantity> pending_timed_elsewhere() const;
 
   // Goal status of the open step from the current facts (reached goals stay reached).
   GoalStatus goal(std::size_t i) const;

@@ -176,3 +176,67 @@ TEST(LessonPlayer, CorruptProgressIsReportedAndThePlayerStillWorks) {
   EXPECT_TRUE(fs::exists(d.path / "progress.json"));
   EXPECT_TRUE(fs::exists(d.path / "progress.json.bak.1"));
 }
+
+// A later step's timed question about the same family keeps times back on an earlier step
+// (its chart of every variant would answer it), until it is answered; another family's
+// question does not.
+TEST(LessonPlayer, LaterTimedQuestionsOfTheFamilyAreKeptBack) {
+  const char* text = R"(---
+title: Cover test
+level: beginner
+minutes: 5
+---
+## Look at the copy
+
+```lab
+family: transpose
+variant: copy
+params: n=64
+```
+
+## Then the naive one
+
+```lab
+family: transpose
+variant: naive
+params: n=64
+```
+
+```predict
+question: How many times slower than the copy?
+answer: ratio over:copy
+expect: 6
+tolerance: 3
+explain: {answer}.
+```
+
+## Another family
+
+```lab
+family: reduce
+variant: interleaved_modulo
+params: n=4096
+```
+
+```predict
+question: How long?
+answer: time_us
+expect: 5
+tolerance: 5
+explain: {answer}.
+```
+)";
+  ParseResult r = parse_lesson_text(text, "lessons/98-cover.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  Player p(*r.lesson, "");
+  std::vector<Quantity> q = p.pending_timed_elsewhere();
+  ASSERT_EQ(q.size(), 1u);  // step 2's ratio; step 3's time is of another family
+  EXPECT_EQ(q[0].key(), "ratio:over:copy");
+  ASSERT_TRUE(p.next());
+  EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // the open step's own: covered as before
+  p.answer(0, 6);
+  ASSERT_TRUE(p.back());
+  EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // answered: the chart may show it
+  ASSERT_TRUE(p.go(2));
+  EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // reduce: no other reduce question
+}

@@ -145,15 +145,87 @@ bool whole_number(const std::string& digits, int& out) {
   const auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), out);
   return ec == std::errc() && p == digits.data() + digits.size();
 }
+
+// ECMAScript's \s; '.' there stops at \n and \r, so a line holding \r matches no `(.*)$`.
+bool space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+std::size_t skip_space(const std::string& s, std::size_t i) {
+  while (i < s.size() && space(s[i])) ++i;
+  return i;
+}
+bool name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '$' || c == '.'; }
+// `.text.NAME` at i, then the end of NAME; npos when there is none.
+std::size_t text_name(const std::string& s, std::size_t i, std::string& name) {
+  if (s.compare(i, 6, ".text.") != 0) return std::string::npos;
+  std::size_t e = i + 6;
+  while (e < s.size() && name_char(s[e])) ++e;
+  if (e == i + 6) return std::string::npos;
+  name = s.substr(i + 6, e - i - 6);
+  return e;
+}
 }  // namespace
+
+// The listing's line shapes, matched by hand: with std::regex the parse was half of a small
+// emulator run's process time (every run parses its family's listing for its loads in
+// flight). tests/kernels/hardware/test_sass.cpp holds the regexes they replace and checks
+// both agree on every line of every recorded listing.
+namespace match {
+bool instruction(const std::string& line, std::string& hex, std::string& rest) {
+  std::size_t i = skip_space(line, 0);
+  if (line.compare(i, 2, "/*") != 0) return false;
+  std::size_t e = i + 2;
+  while (e < line.size() && std::isxdigit(static_cast<unsigned char>(line[e]))) ++e;
+  if (e == i + 2 || line.compare(e, 2, "*/") != 0) return false;
+  const std::size_t r = skip_space(line, e + 2);
+  if (line.find_first_of("\r\n", r) != std::string::npos) return false;
+  hex = line.substr(i + 2, e - i - 2);
+  rest = line.substr(r);
+  return true;
+}
+
+bool file_line(const std::string& line, std::string& file, std::string& number) {
+  for (std::size_t at = line.find("//##"); at != std::string::npos; at = line.find("//##", at + 1)) {
+    std::size_t i = skip_space(line, at + 4);
+    if (line.compare(i, 4, "File") != 0) continue;
+    std::size_t j = skip_space(line, i + 4);
+    if (j == i + 4 || j >= line.size() || line[j] != '"') continue;
+    const std::size_t q = line.find('"', j + 1);
+    if (q == std::string::npos || q == j + 1 || q + 1 >= line.size() || line[q + 1] != ',') continue;
+    std::size_t k = skip_space(line, q + 2);
+    if (line.compare(k, 4, "line") != 0) continue;
+    std::size_t d = skip_space(line, k + 4);
+    if (d == k + 4) continue;
+    std::size_t e = d;
+    while (e < line.size() && std::isdigit(static_cast<unsigned char>(line[e]))) ++e;
+    if (e == d) continue;
+    file = line.substr(j + 1, q - j - 1);
+    number = line.substr(d, e - d);
+    return true;
+  }
+  return false;
+}
+
+bool label(const std::string& line, std::string& name) {
+  const std::size_t e = text_name(line, skip_space(line, 0), name);
+  if (e == std::string::npos || e >= line.size() || line[e] != ':') return false;
+  return skip_space(line, e + 1) == line.size();
+}
+
+bool marker(const std::string& line, std::string& name) {
+  std::size_t i = skip_space(line, 0);
+  if (line.compare(i, 3, "//-") != 0) return false;
+  i += 2;
+  while (i < line.size() && line[i] == '-') ++i;
+  std::size_t e = text_name(line, skip_space(line, i), name);
+  if (e == std::string::npos) return false;
+  e = skip_space(line, e);
+  while (e < line.size() && line[e] == '-') ++e;
+  return skip_space(line, e) == line.size();
+}
+}  // namespace match
 
 bool parse(std::string_view text, Listing& out, std::string& err) {
   out = Listing{};
   constexpr std::size_t kMaxLineLength = 1024;
-  static const std::regex ins_re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$)");
-  static const std::regex label_re(R"(^\s*\.text\.([A-Za-z0-9_$.]+):\s*$)");
-  static const std::regex marker_re(R"(^\s*//-+\s*\.text\.([A-Za-z0-9_$.]+)\s*-*\s*$)");
-  static const std::regex file_re(R"re(//##\s*File\s+"([^"]+)",\s*line\s+(\d+))re");
   static const std::regex kv_re(R"((\w+)=(\S+))");
   static const std::regex res_re(R"((REG|STACK|SHARED|LOCAL):(\d+))");
   std::vector<Location> block;  // the location lines printed last
@@ -173,7 +245,6 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
             " characters long, more than a SASS listing's " + std::to_string(kMaxLineLength);
       return false;
     }
-    std::smatch m;
     if (line.find("//## warpscope") != std::string::npos) {
       for (auto it = std::sregex_iterator(line.begin(), line.end(), kv_re); it != std::sregex_iterator(); ++it) {
         const std::string k = (*it)[1], v = (*it)[2];
@@ -201,19 +272,20 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
       }
       continue;
     }
-    if (std::regex_search(line, m, file_re)) {
+    std::string a, b;
+    if (match::file_line(line, a, b)) {
       if (!block_open) block.clear();
       int at = 0;
-      if (!whole_number(m[2].str(), at)) {
-        err = "line " + std::to_string(lineno) + ": line number " + m[2].str().substr(0, 20) + " is out of range";
+      if (!whole_number(b, at)) {
+        err = "line " + std::to_string(lineno) + ": line number " + b.substr(0, 20) + " is out of range";
         return false;
       }
-      block.push_back(Location{m[1], at});
+      block.push_back(Location{a, at});
       block_open = true;
       continue;
     }
-    if (std::regex_match(line, m, label_re) || std::regex_match(line, m, marker_re)) {
-      const std::string name = m[1];
+    if (match::label(line, a) || match::marker(line, a)) {
+      const std::string name = a;
       if (out.functions.empty() || out.functions.back().mangled != name) {
         Function f;
         f.mangled = name;
@@ -225,9 +297,9 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
       block_open = false;
       continue;
     }
-    if (std::regex_match(line, m, ins_re)) {
+    if (match::instruction(line, a, b)) {
       block_open = false;
-      std::string body = m[2];
+      std::string body = b;
       if (auto semi = body.find(';'); semi != std::string::npos) body.resize(semi);
       for (char& c : body)
         if (c == '{' || c == '}') c = ' ';
@@ -238,7 +310,7 @@ bool parse(std::string_view text, Listing& out, std::string& err) {
         return false;
       }
       Instruction ins;
-      ins.offset = std::uint32_t(std::strtoul(m[1].str().c_str(), nullptr, 16));
+      ins.offset = std::uint32_t(std::strtoul(a.c_str(), nullptr, 16));
       std::size_t p = 0;
       auto next_token = [&] {
         while (p < body.size() && body[p] == ' ') ++p;

@@ -64,9 +64,20 @@ struct Listing {
 // @post every instruction belongs to the function whose marker precedes it; an
 //       instruction's `where` is the location block printed last before it (innermost
 //       first); returns false with `err` naming the line when an instruction precedes
-//       every function marker, a line is longer than 1024 characters (std::regex would
-//       recurse once per character), or a count or line number does not fit an int.
+//       every function marker, a line is longer than 1024 characters, or a count or line
+//       number does not fit an int.
 bool parse(std::string_view text, Listing& out, std::string& err);
+
+// The line shapes parse() reads, by hand (the test holds them against the regexes
+// `^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$`, `//##\s*File\s+"([^"]+)",\s*line\s+(\d+)`,
+// `^\s*\.text\.([A-Za-z0-9_$.]+):\s*$` and `^\s*//-+\s*\.text\.([A-Za-z0-9_$.]+)\s*-*\s*$`).
+namespace match {
+// @post true iff the line matches the regex above; the outputs are its groups then.
+bool instruction(const std::string& line, std::string& hex, std::string& rest);
+bool file_line(const std::string& line, std::string& file, std::string& number);
+bool label(const std::string& line, std::string& name);
+bool marker(const std::string& line, std::string& name);
+}  // namespace match
 
 std::string demangle(const std::string& mangled);
 // "TransposeTiled<32, 8>" from "void ws::fast::ws_entry<ws::fast::TransposeTiled<32, 8> >(...)";

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "kernels/backends/backend.h"
@@ -11,6 +12,7 @@
 
 using namespace ws;
 using namespace ws::sass;
+namespace fs = std::filesystem;
 
 namespace {
 
@@ -310,4 +312,47 @@ TEST(Sass, EveryGlobalAtomicOfTheCatalogueIsAReduction) {
   }
   EXPECT_GE(reds, 3);
   EXPECT_GE(atoms_shared, 1);
+}
+
+// The hand-written line matchers agree with the regexes they replaced (kept here as the
+// specification) on every line of every recorded listing and on edge cases.
+TEST(Sass, LineMatchersAgreeWithTheirRegexes) {
+  static const std::regex ins_re(R"(^\s*/\*([0-9a-fA-F]+)\*/\s*(.*)$)");
+  static const std::regex label_re(R"(^\s*\.text\.([A-Za-z0-9_$.]+):\s*$)");
+  static const std::regex marker_re(R"(^\s*//-+\s*\.text\.([A-Za-z0-9_$.]+)\s*-*\s*$)");
+  static const std::regex file_re(R"re(//##\s*File\s+"([^"]+)",\s*line\s+(\d+))re");
+  std::vector<std::string> lines = {
+      "", "   /*0040*/ @P0 LDS.128 R4, [R2+0x10] ;", "/*zz*/ MOV", "/**/ MOV", "/*0a0*/",
+      "/*0a0*/ X\r", "/*0a0*/   \r", "  .text._Z3fooPi:", ".text.:", ".text.a: x",
+      "//--------------------- .text._Z3foo --------------------------", "//- .text.a -- x",
+      "//.text.a", "        //## File \"/a/b.cuh\", line 42", "//## File \"a\",line 7",
+      "//##File \"a\", line 7", "//## File\"a\", line 7", "//## File \"\", line 7",
+      "x //## File \"a\", line 7 inlined at //## File \"b\", line 9", "//## File \"a\", line x"};
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(std::string(WS_SOURCE_DIR) + "/assets/sass")) {
+    std::istringstream in(read(e.path().string()));
+    for (std::string l; std::getline(in, l);) lines.push_back(l);
+    ++files;
+  }
+  EXPECT_GE(files, 10u);
+  std::size_t seen = 0;
+  for (const std::string& l : lines) {
+    SCOPED_TRACE(l);
+    std::smatch m;
+    std::string a, b;
+    bool want = std::regex_match(l, m, ins_re);
+    ASSERT_EQ(ws::sass::match::instruction(l, a, b), want);
+    if (want) EXPECT_EQ(a + "|" + b, m[1].str() + "|" + m[2].str());
+    want = std::regex_search(l, m, file_re);
+    ASSERT_EQ(ws::sass::match::file_line(l, a, b), want);
+    if (want) EXPECT_EQ(a + "|" + b, m[1].str() + "|" + m[2].str());
+    want = std::regex_match(l, m, label_re);
+    ASSERT_EQ(ws::sass::match::label(l, a), want);
+    if (want) EXPECT_EQ(a, m[1].str());
+    want = std::regex_match(l, m, marker_re);
+    ASSERT_EQ(ws::sass::match::marker(l, a), want);
+    if (want) EXPECT_EQ(a, m[1].str());
+    ++seen;
+  }
+  EXPECT_GT(seen, 10000u);
 }

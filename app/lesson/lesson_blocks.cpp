@@ -333,4 +333,36 @@ std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence,
   if (c.errors.size() != before) return std::nullopt;
   return g;
 }
+
+// [SECTION] A block into its step
+void add_block(const std::string& kind, const std::vector<std::string>& content, int no,
+               Step& step, Ctx& c) {
+  Block marker;
+  marker.line = no;
+  if (kind == "lab") {
+    if (step.lab) {
+      c.error(no, "second lab block in step '" + step.title + "' (first at line " +
+                      std::to_string(step.lab->line) + "): one lab per step");
+    } else if (auto lab = parse_lab(content, no, c)) {
+      step.lab = std::move(*lab);
+      marker.kind = BlockKind::Lab;
+      step.body.push_back(marker);
+    }
+  } else if (kind == "predict") {
+    if (auto p = parse_predict(content, no, c)) {
+      marker.kind = BlockKind::Predict;
+      marker.index = step.predicts.size();
+      step.predicts.push_back(std::move(*p));
+      step.body.push_back(marker);
+    }
+  } else {
+    if (auto g = parse_goal(content, no, c)) {
+      marker.kind = BlockKind::Goal;
+      marker.index = step.goals.size();
+      step.goals.push_back(std::move(*g));
+      step.body.push_back(marker);
+    }
+  }
+}
+
 }  // namespace ws::lesson::detail

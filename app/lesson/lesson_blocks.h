@@ -41,5 +41,10 @@ bool parse_params(const std::string& text, int line, const std::string& what, Pa
 std::optional<Lab> parse_lab(const std::vector<std::string>& lines, int fence, Ctx& c);
 std::optional<Predict> parse_predict(const std::vector<std::string>& lines, int fence, Ctx& c);
 std::optional<Goal> parse_goal(const std::vector<std::string>& lines, int fence, Ctx& c);
+// A lab, predict or goal block (`kind`) at line `no` parsed into `step`, with its marker in
+// the step's body. @post the step gains the block and its marker iff it added no error to `c`
+// (a second lab in a step is one).
+void add_block(const std::string& kind, const std::vector<std::string>& content, int no,
+               Step& step, Ctx& c);
 
 }  // namespace ws::lesson::detail

@@ -308,6 +308,36 @@ std::string stem_of(const std::string& name) {
   return s;
 }
 
+// The text's lines, without their '\n' or '\r\n'.
+std::vector<std::string> split_lines(std::string_view text) {
+  std::vector<std::string> lines;
+  std::string cur;
+  for (char ch : text) {
+    if (ch == '\n') {
+      if (!cur.empty() && cur.back() == '\r') cur.pop_back();
+      lines.push_back(cur);
+      cur.clear();
+    } else {
+      cur += ch;
+    }
+  }
+  if (!cur.empty()) lines.push_back(cur);
+  return lines;
+}
+
+// Predicts and goals need a kernel to run: the step's lab or an earlier one.
+void check_labs(const Lesson& l, Ctx& c) {
+  for (std::size_t s = 0; s < l.steps.size(); ++s) {
+    if (l.lab_at(s)) continue;
+    for (const auto& p : l.steps[s].predicts)
+      c.error(p.line, "predict block in step '" + l.steps[s].title +
+                          "' has no lab to run: add a lab block to this or an earlier step");
+    for (const auto& g : l.steps[s].goals)
+      c.error(g.line, "goal block in step '" + l.steps[s].title +
+                          "' has no lab to run: add a lab block to this or an earlier step");
+  }
+}
+
 }  // namespace
 
 // The line (from 1) of the first NUL byte or invalid UTF-8 sequence, 0 when there is none.
@@ -345,20 +375,7 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
     return r;
   }
 
-  std::vector<std::string> lines;
-  {
-    std::string cur;
-    for (char ch : text) {
-      if (ch == '\n') {
-        if (!cur.empty() && cur.back() == '\r') cur.pop_back();
-        lines.push_back(cur);
-        cur.clear();
-      } else {
-        cur += ch;
-      }
-    }
-    if (!cur.empty()) lines.push_back(cur);
-  }
+  const std::vector<std::string> lines = split_lines(text);
 
   // Front matter: the first line is '---', closed by the next '---'.
   std::size_t i = 0;
@@ -428,32 +445,7 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
         continue;
       }
       flush();
-      Block marker;
-      marker.line = no;
-      if (kind == "lab") {
-        if (step->lab) {
-          c.error(no, "second lab block in step '" + step->title + "' (first at line " +
-                          std::to_string(step->lab->line) + "): one lab per step");
-        } else if (auto lab = parse_lab(content, no, c)) {
-          step->lab = std::move(*lab);
-          marker.kind = BlockKind::Lab;
-          step->body.push_back(marker);
-        }
-      } else if (kind == "predict") {
-        if (auto p = parse_predict(content, no, c)) {
-          marker.kind = BlockKind::Predict;
-          marker.index = step->predicts.size();
-          step->predicts.push_back(std::move(*p));
-          step->body.push_back(marker);
-        }
-      } else {
-        if (auto g = parse_goal(content, no, c)) {
-          marker.kind = BlockKind::Goal;
-          marker.index = step->goals.size();
-          step->goals.push_back(std::move(*g));
-          step->body.push_back(marker);
-        }
-      }
+      add_block(kind, content, no, *step, c);
       i = close;
       md_line = int(close) + 2;
       continue;
@@ -476,16 +468,7 @@ ParseResult parse_lesson_text(const std::string& raw, const std::string& name) {
   if (l.steps.empty() && c.errors.empty())
     c.error(int(lines.size() > 0 ? lines.size() : 1),
             "no steps: a lesson needs at least one '## ' heading");
-  // Predicts and goals need a kernel to run: the step's lab or an earlier one.
-  for (std::size_t s = 0; s < l.steps.size(); ++s) {
-    if (l.lab_at(s)) continue;
-    for (const auto& p : l.steps[s].predicts)
-      c.error(p.line, "predict block in step '" + l.steps[s].title +
-                          "' has no lab to run: add a lab block to this or an earlier step");
-    for (const auto& g : l.steps[s].goals)
-      c.error(g.line, "goal block in step '" + l.steps[s].title +
-                          "' has no lab to run: add a lab block to this or an earlier step");
-  }
+  check_labs(l, c);
 
   ParseResult r;
   std::stable_sort(c.errors.begin(), c.errors.end(),

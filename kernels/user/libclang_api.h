@@ -1,8 +1,9 @@
 // libclang's C API, loaded when first needed (dlopen) rather than linked: the binary runs
 // where libclang is absent (the GPU machine's bundle, a lab without libclang1-14), and only
 // a student's plain-CUDA kernel on the emulator needs it, with a clear message when it is
-// missing. The one file that calls libclang includes this after <clang-c/Index.h>; its
-// calls then go through the loaded table.
+// missing. The front end's files (through cuda_front_internal.h) define
+// WS_LIBCLANG_CALLS_THROUGH_TABLE before including this; their calls then go through the
+// loaded table.
 #pragma once
 
 #include <clang-c/Index.h>

@@ -27,6 +27,36 @@ std::string slurp(const std::string& p) {
   return s.str();
 }
 
+// An empty folder of this test's own for the student's file (the process id keeps tests
+// running side by side apart).
+fs::path fresh_dir(const std::string& tag) {
+  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor" + tag + "_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+// The window every test here opens: `puzzle` with the student's file `kernel` in its
+// editor, on `backend` (made by `factory` when one is given), the caches under the build
+// tree; not focused (keys pressed by tests beside this one stay theirs), visible, neither
+// waiting for vsync nor for input. nullptr with `err` set when it cannot open.
+std::unique_ptr<Session> open_editor(const std::string& puzzle, const std::string& kernel,
+                                     const std::string& backend, std::string& err,
+                                     BackendFactory factory = {}) {
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  GuiOptions o;
+  o.backend = backend;
+  o.puzzle = puzzle;
+  o.edit = kernel;
+  SessionOptions so;
+  so.focus = false;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = factory ? std::move(factory) : backend_factory(backend);
+  return Session::open(o, so, err);
+}
+
 bool wait_check(Session& s, double seconds = 240) {
   const auto t0 = std::chrono::steady_clock::now();
   while (s.state().editor->checking()) {
@@ -40,25 +70,11 @@ bool wait_check(Session& s, double seconds = 240) {
 
 TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
   if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
-  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("");
   const std::string puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
-  const std::string kernel = (dir / "mine.cu").string();
-
-  GuiOptions o;
-  o.backend = "emu";
-  o.puzzle = puzzle;
-  o.edit = kernel;  // missing: created from the starter
-  SessionOptions so;
-  so.focus = false;  // keys pressed by tests beside this one stay theirs
-  so.visible = true;
-  so.vsync = false;
-  so.idle_wait = false;
-  so.backend = backend_factory("emu");
+  const std::string kernel = (dir / "mine.cu").string();  // missing: created from the starter
   std::string err;
-  auto s = Session::open(o, so, err);
+  auto s = open_editor(puzzle, kernel, "emu", err);
   ASSERT_TRUE(s) << err;
   AppState& st = s->state();
   ASSERT_TRUE(st.editor);
@@ -177,23 +193,12 @@ class GpuNamed : public Backend {
 // the emulator, with the student's run in the views as ever.
 TEST(GuiEditor, AGpuWindowChecksOnItsOwnBackend) {
   if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
-  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_gpu_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("_gpu");
   const std::string kernel = (dir / "mine.cu").string();
   std::ofstream(kernel) << slurp(std::string(WS_SOURCE_DIR) + "/puzzles/solutions/01-strided-copy.cu");
-  GuiOptions o;
-  o.puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
-  o.edit = kernel;
-  SessionOptions so;
-  so.focus = false;
-  so.visible = true;
-  so.vsync = false;
-  so.idle_wait = false;
-  so.backend = [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<GpuNamed>(); };
   std::string err;
-  auto s = Session::open(o, so, err);
+  auto s = open_editor(std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md", kernel, "auto", err,
+                       [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<GpuNamed>(); });
   ASSERT_TRUE(s) << err;
   AppState& st = s->state();
   ASSERT_TRUE(st.editor);
@@ -216,10 +221,7 @@ TEST(GuiEditor, AGpuWindowChecksOnItsOwnBackend) {
 // marked, as the CLI shows it (issue 27: the kernel's output is its own).
 TEST(GuiEditor, TheKernelsOwnOutputIsShownApart) {
   if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
-  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
-  const fs::path dir = fs::temp_directory_path() / ("ws_gui_editor_out_" + std::to_string(::getpid()));
-  fs::remove_all(dir);
-  fs::create_directories(dir);
+  const fs::path dir = fresh_dir("_out");
   // The dialect's solution (puzzles keep binding it by its struct), printing from one thread.
   std::string k = slurp(std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/solutions/03-pad-a-tile.cuh");
   const auto at = k.find("t.syncthreads();");
@@ -230,19 +232,10 @@ TEST(GuiEditor, TheKernelsOwnOutputIsShownApart) {
   const std::string kernel = (dir / "mine.cuh").string();
   std::ofstream(kernel) << k;
 
-  GuiOptions o;
-  o.backend = "emu";
   // Its own puzzle (the shipped 03 leaves no room for this solution's padding).
-  o.puzzle = std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/03-pad-a-tile.md";
-  o.edit = kernel;
-  SessionOptions so;
-  so.focus = false;
-  so.visible = true;
-  so.vsync = false;
-  so.idle_wait = false;
-  so.backend = backend_factory("emu");
+  const std::string puzzle = std::string(WS_SOURCE_DIR) + "/tests/kernels/fixtures/dialect_puzzles/03-pad-a-tile.md";
   std::string err;
-  auto s = Session::open(o, so, err);
+  auto s = open_editor(puzzle, kernel, "emu", err);
   ASSERT_TRUE(s) << err;
   AppState& st = s->state();
   ASSERT_TRUE(st.editor);

@@ -10,6 +10,7 @@
 
 #include "app/lesson/lesson_model.h"
 #include "app/lesson/lesson_refs.h"
+#include "tests/app/lesson/shipped.h"
 
 using namespace ws;
 using namespace ws::lesson;
@@ -46,23 +47,6 @@ Recording small_recording(const std::string& gpu, double copy_ms, double naive_m
   add("copy", {{"n", 8192}}, copy_ms);
   add("naive", {{"n", 8192}, {"block_rows", 8}}, naive_ms);
   return r;
-}
-
-std::vector<std::string> lesson_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "lessons"))
-    if (e.path().extension() == ".md" && e.path().filename() != "README.md")
-      out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-std::vector<std::string> shipped_recordings() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings"))
-    if (e.path().extension() == ".json") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
 }
 
 std::string read(const std::string& path) {
@@ -194,37 +178,20 @@ TEST(LessonRefs, GoalInsideTheRecordedSpreadIsFlagged) {
 // Every shipped lesson's figures resolve in every shipped recording (H100 and H200), the
 // labels name the GPU, and the figures are the recording's: change a recorded time and
 // the lesson's text changes with it.
-// A recording made before a family existed cannot answer a lesson about it (the H200's
-// predates the tensor and async_copy families): such a pair is left out, said so, and every
-// lesson must still be checked against at least one recording.
-inline bool holds_families(const ws::Recording& rec, const ws::lesson::Lesson& l) {
-  for (const auto& s : l.steps) {
-    if (!s.lab) continue;
-    bool any = false;
-    for (const auto& r : rec.runs) any = any || r.family == s.lab->family;
-    if (!any) return false;
-  }
-  return true;
-}
-
+// A recording older than the lesson's families cannot answer it (shipped.h leaves the pair
+// out, said so); every lesson is still checked against at least one recording.
 TEST(LessonRefs, EveryLessonFigureResolvesInEveryRecording) {
-  const auto recs = shipped_recordings();
+  const std::vector<Recording> recs = shipped::recordings();
   ASSERT_GE(recs.size(), 2u);
   int refs = 0;
-  for (const auto& path : recs) {
-    Recording rec;
-    std::string why;
-    ASSERT_TRUE(load_recording(path, rec, why)) << why;
-    set_quoted_recording(&rec);
-    for (const auto& f : lesson_files()) {
-      set_quoted_recording(nullptr);
-      const ParseResult plain = parse_lesson(f);
-      set_quoted_recording(&rec);
-      // A recording older than the lesson's families cannot answer it (left out).
-      if (plain.lesson && !holds_families(rec, *plain.lesson)) continue;
+  for (const auto& f : shipped::lesson_files()) {
+    const ParseResult plain = parse_lesson(f);  // quoting the default recording
+    ASSERT_TRUE(plain.lesson) << plain.message();
+    const bool quotes = read(f).find("{{rec") != std::string::npos;
+    const int checked = shipped::for_each_recording(*plain.lesson, recs, [&](const Recording& rec) {
       ParseResult r = parse_lesson(f);
-      for (const auto& e : r.errors) ADD_FAILURE() << path << ": " << e.str();
-      if (read(f).find("{{rec") == std::string::npos) continue;
+      for (const auto& e : r.errors) ADD_FAILURE() << rec.device.name << ": " << e.str();
+      if (!quotes) return;
       ASSERT_TRUE(r.lesson);
       ++refs;
       std::string all;
@@ -235,8 +202,8 @@ TEST(LessonRefs, EveryLessonFigureResolvesInEveryRecording) {
       }
       EXPECT_EQ(all.find("{{rec"), std::string::npos) << f;
       EXPECT_NE(all.find("(" + short_gpu_name(rec.device.name) + ")"), std::string::npos) << f;
-    }
-    set_quoted_recording(nullptr);
+    });
+    EXPECT_GE(checked, 1) << f << ": no recording holds this lesson's families";
   }
   EXPECT_GE(refs, 2 * 5);  // lessons 04, 05, 08, 10 and 11 quote recorded figures
 }
@@ -245,7 +212,7 @@ TEST(LessonRefs, LessonProseFollowsTheRecording) {
   const std::string f = (fs::path(WS_SOURCE_DIR) / "lessons" / "05-reduction.md").string();
   Recording rec;
   std::string why;
-  ASSERT_TRUE(load_recording(shipped_recordings().front(), rec, why)) << why;
+  ASSERT_TRUE(load_recording(shipped::recording_files().front(), rec, why)) << why;
   auto prose = [&] {
     set_quoted_recording(&rec);
     ParseResult r = parse_lesson(f);

@@ -14,22 +14,12 @@
 #include "app/lesson/lesson_model.h"
 #include "app/lesson/lesson_refs.h"
 #include "sim/event_at.h"
+#include "tests/app/lesson/shipped.h"
 
 using namespace ws::lesson;
 namespace fs = std::filesystem;
 
-namespace {
-
-std::vector<std::string> lesson_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "lessons"))
-    if (e.path().extension() == ".md" && e.path().filename() != "README.md")
-      out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-}  // namespace
+using shipped::lesson_files;
 
 TEST(Lessons, TheCourseIsThere) {
   auto files = lesson_files();
@@ -73,42 +63,19 @@ TEST_P(LessonCheck, ChecksOnTheEmulator) {
 // The same against every shipped recording (the H100's and the H200's), as
 // `WARPSCOPE_RECORDING=FILE lesson --check` does: the lesson quotes and expects the figures
 // of that GPU, and its goals (the trade-offs) hold on each, outside the recorded spread.
-// A recording made before a family existed cannot answer a lesson about it (the H200's
-// predates the tensor and async_copy families): such a pair is left out, said so, and every
-// lesson must still be checked against at least one recording.
-inline bool holds_families(const ws::Recording& rec, const ws::lesson::Lesson& l) {
-  for (const auto& s : l.steps) {
-    if (!s.lab) continue;
-    bool any = false;
-    for (const auto& r : rec.runs) any = any || r.family == s.lab->family;
-    if (!any) return false;
-  }
-  return true;
-}
-
+// Every lesson must be checked against at least one recording (shipped.h leaves out those
+// older than its families).
 TEST_P(LessonCheck, ChecksAgainstEveryRecording) {
   const ParseResult parsed = parse_lesson(GetParam());
   ASSERT_TRUE(parsed.ok()) << parsed.message();
-  int checked = 0;
-  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings")) {
-    if (e.path().extension() != ".json") continue;
-    ws::Recording rec;
-    std::string why;
-    ASSERT_TRUE(ws::load_recording(e.path().string(), rec, why)) << why;
-    if (!holds_families(rec, *parsed.lesson)) {
-      std::printf("%s: not checked against %s, which holds none of its families' runs\n", GetParam().c_str(),
-                  rec.device.name.c_str());
-      continue;
-    }
-    ++checked;
-    set_quoted_recording(&rec);
-    auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
-    std::ostringstream out;
-    EXPECT_EQ(validate_files({GetParam()}, out), 0) << rec.device.name << "\n" << out.str();
-    EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << rec.device.name << "\n" << out.str();
-    EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << rec.device.name << "\n" << out.str();
-    set_quoted_recording(nullptr);
-  }
+  const int checked =
+      shipped::for_each_recording(*parsed.lesson, shipped::recordings(), [&](const ws::Recording& rec) {
+        auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
+        std::ostringstream out;
+        EXPECT_EQ(validate_files({GetParam()}, out), 0) << rec.device.name << "\n" << out.str();
+        EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << rec.device.name << "\n" << out.str();
+        EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << rec.device.name << "\n" << out.str();
+      });
   EXPECT_GE(checked, 1) << "no recording holds this lesson's families";
 }
 
@@ -245,21 +212,13 @@ std::string margin_problem(const ws::Recording& rec, const Lab& lab, const Goal&
 
 TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
   std::set<std::string> goals, trade_offs;
-  std::vector<ws::Recording> recs;
-  for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings")) {
-    if (e.path().extension() != ".json") continue;
-    recs.emplace_back();
-    std::string why;
-    ASSERT_TRUE(ws::load_recording(e.path().string(), recs.back(), why)) << why;
-  }
+  const std::vector<ws::Recording> recs = shipped::recordings();
   ASSERT_FALSE(recs.empty());
   for (const auto& f : lesson_files()) {
     ParseResult r = parse_lesson(f);
     ASSERT_TRUE(r.ok()) << r.message();
     const Lesson& l = *r.lesson;
-    for (const ws::Recording& rec : recs) {
-      if (!holds_families(rec, l)) continue;
-      set_quoted_recording(&rec);
+    shipped::for_each_recording(l, recs, [&](const ws::Recording& rec) {
       auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
       for (std::size_t s = 0; s < l.steps.size(); ++s)
         for (const Goal& g : l.steps[s].goals) {
@@ -300,8 +259,7 @@ TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
                           g.line, change.c_str(), rec.device.name.c_str());
           }
         }
-      set_quoted_recording(nullptr);
-    }
+    });
   }
   std::printf("%zu of %zu goals need two or more changes\n", trade_offs.size(), goals.size());
   EXPECT_GE(2 * trade_offs.size(), goals.size()) << "issue 22: at least half of the goals are trade-offs";

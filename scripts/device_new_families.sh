@@ -3,7 +3,7 @@
 # lands, for the families named in WS_FAMILIES (default: the second semester's and the
 # puzzles' new ones): trace fixtures of every variant (tests/fixtures/gpu_traces/), the
 # benchmark side by side with its peers (p50 of 20), Nsight Compute's counters against the
-# model at the defaults (the ncu_tensor stage adds a second parameter set), and a partial
+# model at the defaults and at the second parameter set (scripts/ncu_second_set.txt), and a partial
 # recording to merge into the shipped one (scripts/recording_merge.py). Everything to $OUT.
 set -uo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -38,5 +38,9 @@ timeout "$(left 150)" "$B/warpscope" record --backend cuda --lessons none "${rec
 only=$(echo "$vars" | tr '\n' ' ')
 timeout "$(left 150)" python3 scripts/ncu_compare.py --warpscope "$B/warpscope" --out "$OUT/ncu_new" --only $only \
   > "$OUT/ncu_new.log" 2>&1 || status=1
+# The second parameter set, one table (the same as scripts/device_run.sh ncu_second).
+timeout "$(left 240)" python3 scripts/ncu_compare.py --warpscope "$B/warpscope" --out "$OUT/ncu_second" \
+  --cases scripts/ncu_second_set.txt --timeout 120 > "$OUT/ncu_second.log" 2>&1 || status=1
+cp "$OUT/ncu_second/ncu_summary.md" "$OUT/ncu_second.md" 2>/dev/null
 echo "status $status" | tee -a "$OUT/new_families.txt"
 exit $status

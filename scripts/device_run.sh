@@ -17,7 +17,7 @@
 #
 #   WS_DEADLINE=<seconds of $SECONDS> stops starting new runs (sanitizer, hardware) after it.
 #
-# Stages: toolchain build tests fixtures calibrate probes sass record lessons bench ncu ncu_tensor ncu_noise
+# Stages: toolchain build tests fixtures calibrate probes sass record lessons bench ncu ncu_second ncu_noise
 # sanitizer, and sass_record (assets/sass/ for the app: $OUT/sass.tar.gz) and hardware
 # (CUPTI's counters against the model for every variant, two parameter sets, plus the
 # concurrency probes); calibrate: the model's time against the measured one
@@ -379,19 +379,17 @@ ncu_stage() {
     ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 }
 
-# The second parameter set of the tensor and async_copy families (the ncu stage has every
-# variant at its defaults: tensor n=1024 stages=3, async_copy n=2^22 per_block=16 work=16
-# stages=4): tensor at n=512 (the pipeline at 2 stages), async_copy at n=2^20,
-# per_block=4, work=64 (the pipeline at 8 stages).
-ncu_tensor() {
-  local rc=0 py="$root/scripts/ncu_compare.py" w="$B/warpscope"
-  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_tensor_512" --set n=512 \
-    --only tensor/mma_global tensor/ldmatrix tensor/swizzled || rc=1
-  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_tensor_s2" --set n=512 stages=2 --only tensor/pipelined || rc=1
-  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_async_2" --set n=1048576 per_block=4 work=64 \
-    --only async_copy/sync async_copy/double_buffer || rc=1
-  python3 "$py" --warpscope "$w" --out "$LOGS/ncu_async_s8" --set n=1048576 per_block=4 work=64 stages=8 \
-    --only async_copy/pipeline || rc=1
+# The second parameter set (the ncu stage has every variant at its defaults): every variant
+# of tensor, async_copy, scan, stencil and partial_histogram, and transpose/vec4,
+# matmul/tuned and histogram/shared_weighted, each at the parameters of
+# scripts/ncu_second_set.txt (small sizes: a few minutes). One table to paste into
+# docs/HARDWARE.md: $OUT/ncu_second.md (the full one, every counter: logs/ncu_second/).
+# `ncu_tensor`, its older name, runs it too.
+ncu_second() {
+  local rc=0
+  python3 "$root/scripts/ncu_compare.py" --warpscope "$B/warpscope" --out "$LOGS/ncu_second" \
+    --cases "$root/scripts/ncu_second_set.txt" --timeout 120 || rc=1
+  cp "$LOGS/ncu_second/ncu_summary.md" "$OUT/ncu_second.md" 2>/dev/null
   return $rc
 }
 
@@ -433,8 +431,8 @@ want bench && run_stage bench bench
 [[ -f $LOGS/bench/ratios.md ]] && cat "$LOGS/bench/ratios.md" >> "$OUT/summary.txt"
 want ncu && run_stage ncu ncu_stage
 [[ -f $LOGS/ncu.log ]] && grep -E '^[a-z_]+/[a-z_0-9]+: ' "$LOGS/ncu.log" >> "$OUT/summary.txt"
-want ncu_tensor && run_stage ncu_tensor ncu_tensor
-[[ -f $LOGS/ncu_tensor.log ]] && grep -E '^(tensor|async_copy)/[a-z_0-9]+: ' "$LOGS/ncu_tensor.log" >> "$OUT/summary.txt"
+{ want ncu_second || want ncu_tensor; } && run_stage ncu_second ncu_second
+[[ -f $LOGS/ncu_second.log ]] && grep -E '^[a-z_]+/[a-z_0-9]+: ' "$LOGS/ncu_second.log" >> "$OUT/summary.txt"
 want ncu_noise && run_stage ncu_noise ncu_noise
 want sanitizer && run_stage sanitizer sanitizer
 [[ -f $LOGS/sanitizer.log ]] && note "sanitizer: $(grep -c ': clean' "$LOGS/sanitizer.log") clean, $(grep -vc ': clean' "$LOGS/sanitizer.log") not clean"

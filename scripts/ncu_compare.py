@@ -8,6 +8,12 @@ For every variant of the catalogue at its default parameters (or the ones given)
 and writes a table of both, with the differences, as Markdown and JSON.
 
   scripts/ncu_compare.py --warpscope build/warpscope --out DIR [--only family/variant ...]
+  scripts/ncu_compare.py --warpscope build/warpscope --out DIR --cases scripts/ncu_second_set.txt
+
+--cases FILE: one "family/variant key=value ..." a line (# comments), each variant at its own
+parameters (a second parameter set), instead of every variant at --set's. Besides the full
+table (ncu_compare.md) it writes ncu_summary.md: one row a run, "equal" or the differences,
+to paste into docs/HARDWARE.md.
 
 Exit status 0 when every comparison ran (differences are findings, not failures);
 1 when a run failed.
@@ -36,6 +42,11 @@ METRICS = [
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
     "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+    # atomics (histogram, partial_histogram): global atom / red, shared atom passes
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum",
 ]
 SHORT = {
     "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum": "gld req",
@@ -51,7 +62,12 @@ SHORT = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum": "ldgsts wave",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "ldgsts confl",
     "smsp__inst_executed_pipe_tensor_op_hmma.sum": "hmma inst",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": "gatom req",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": "gred req",
+    "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum": "gred sect",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_atom.sum": "satom wave",
 }
+HMMA = "smsp__inst_executed_pipe_tensor_op_hmma.sum"
 
 
 def known_metrics(ncu):
@@ -116,6 +132,52 @@ def variants(warpscope):
     return [(f["family"], v["name"]) for f in d["families"] for v in f["variants"]]
 
 
+def read_cases(path):
+    """[(family, variant, ["k=v", ...])] from a --cases file; ValueError names a bad line."""
+    cases = []
+    with open(path) as f:
+        for no, line in enumerate(f, 1):
+            words = line.split("#", 1)[0].split()
+            if not words:
+                continue
+            if words[0].count("/") != 1 or any("=" not in w for w in words[1:]):
+                raise ValueError(f"{path}:{no}: expected 'family/variant key=value ...', "
+                                 f"got '{line.strip()}'")
+            fam, var = words[0].split("/")
+            cases.append((fam, var, words[1:]))
+    return cases
+
+
+def grid_warps(model):
+    """The warps of every launch of a model run (metrics --json's launches)."""
+    w = 0
+    for l in model.get("launches", []):
+        g, b = l.get("grid", [1, 1, 1]), l.get("block", [1, 1, 1])
+        w += g[0] * g[1] * g[2] * ((b[0] * b[1] * b[2] + 31) // 32)
+    return w
+
+
+def summary_row(e):
+    """One line of ncu_summary.md: equal, or each differing counter (H100, model)."""
+    params = " ".join(f"{k}={v}" for k, v in (e.get("params") or {}).items())
+    head = f"| {e['family']}/{e['variant']} | {params} | "
+    if "error" in e:
+        return head + f"error: {e['error'][:160]} |"
+    diffs = []
+    for m in METRICS:
+        mo, hw = int(e["model"][m]), int(e["ncu"][m])
+        if mo == hw:
+            continue
+        why = ""
+        if m == HMMA and hw - mo == e.get("warps"):
+            why = ": one a warp, HFMA2.MMA moves (§9b)"
+        diffs.append(f"**{SHORT[m]}** {hw:,} (model {mo:,}{why})")
+    if not diffs:
+        shown = [f"{SHORT[m]} {int(e['ncu'][m]):,}" for m in METRICS if e["ncu"][m]]
+        return head + "**equal** in every counter (" + ", ".join(shown) + ") |"
+    return head + "; ".join(diffs) + " |"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--warpscope", required=True)
@@ -126,7 +188,14 @@ def main():
     ap.add_argument("--timeout", type=int, default=300)
     ap.add_argument("--repeat", type=int, default=1,
                     help="profile each variant this many times (the spread shows noise)")
+    ap.add_argument("--cases", help="a file of 'family/variant key=value ...' lines: each "
+                    "variant at its own parameters (--set is added to every case)")
     a = ap.parse_args()
+    try:
+        cases = read_cases(a.cases) if a.cases else [(f, v, []) for f, v in variants(a.warpscope)]
+    except (OSError, ValueError) as e:
+        print(f"ncu_compare: {e}", file=sys.stderr)
+        return 1
     os.makedirs(a.out, exist_ok=True)
     dropped = known_metrics(a.ncu)
     if dropped:
@@ -134,10 +203,10 @@ def main():
 
     results = []
     failed = False
-    for fam, var in variants(a.warpscope):
+    for fam, var, own in cases:
         if a.only and f"{fam}/{var}" not in a.only:
             continue
-        sets = sum((["--set", s] for s in a.set), [])
+        sets = sum((["--set", s] for s in own + a.set), [])
         base = ["metrics", "--kernel", fam, "--variant", var] + sets
         entry = {"family": fam, "variant": var}
         try:
@@ -146,6 +215,7 @@ def main():
                 raise RuntimeError("model: " + (p.stderr or p.stdout).strip()[-400:])
             model = json.loads(p.stdout)
             entry["params"] = model.get("params")
+            entry["warps"] = grid_warps(model)
             entry["model"] = {m: float(model["totals"].get(m, 0)) for m in METRICS}
             entry["model_seconds"] = round(secs, 1)
             # --clock-control none: leave the GPU's clocks as they are (counts do not
@@ -205,7 +275,12 @@ def main():
     with open(os.path.join(a.out, "ncu_compare.md"), "w") as f:
         f.write("Hardware counters (ncu) vs the model (emulator), whole grid; "
                 "bold: the counter differs from the model.\n\n" + table)
+    summary = ("| variant | params | H100 (Nsight Compute) against the model |\n"
+               "| --- | --- | --- |\n" + "\n".join(summary_row(e) for e in results) + "\n")
+    with open(os.path.join(a.out, "ncu_summary.md"), "w") as f:
+        f.write(summary)
     print(table)
+    print(summary)
     return 1 if failed else 0
 
 

@@ -414,7 +414,7 @@ RunResult run_tensor(const std::string& variant, Params p) {
 
 TEST(TensorFamily, EveryVariantVerifiesWithItsHandCountedTotals) {
   // 2 n^3 / 4096 FLOPs an mma: 1,024 at n = 128.
-  for (const char* v : {"mma_global", "ldmatrix", "swizzled", "pipelined"}) {
+  for (const char* v : {"mma_global", "ldmatrix", "swizzled", "pipelined", "warp64"}) {
     SCOPED_TRACE(v);
     const RunResult r = run_tensor(v, {{"n", 128}});
     ASSERT_TRUE(r.ok()) << r.error << " " << r.verify_message;
@@ -449,8 +449,34 @@ TEST(TensorFamily, EveryVariantVerifiesWithItsHandCountedTotals) {
   EXPECT_EQ(glob.totals.global_ld_sectors, 1536u * 8);
 }
 
+// warp64: the pipeline with 4 warps of 64 x 64 (4 x 8 mma tiles) at n = 128. The same 1,024
+// mma, the same bytes copied, but 8 ldmatrix a warp a k16 step for 32 mma: 4 k tiles x 4
+// warps x 2 steps x 8 = 256 requests (pipelined: 384), 4 conflict-free wavefronts each.
+TEST(TensorFamily, Warp64ReadsAThirdLessSharedMemoryPerMma) {
+  for (long long stages : {2, 3}) {
+    SCOPED_TRACE(stages);
+    const RunResult w = run_tensor("warp64", {{"n", 128}, {"stages", stages}});
+    ASSERT_TRUE(w.ok()) << w.error << " " << w.verify_message;
+    EXPECT_EQ(w.totals.tensor_instructions, 1024u);
+    EXPECT_EQ(w.totals.shared_ld_requests, 256u);
+    EXPECT_EQ(w.totals.shared_ld_ideal, 1024u);
+    EXPECT_EQ(w.totals.shared_ld_wavefronts, 1024u);
+    // 128 threads copy 4 chunks of A and 4 of Bt a k tile: 4 x 4 x 8 = 128 requests of
+    // 8 rows x 64 bytes, every byte once, as pipelined's 8 warps x 4 tiles x 4.
+    EXPECT_EQ(w.totals.global_ldgsts_requests, 128u);
+    EXPECT_EQ(w.totals.global_ldgsts_sectors, 2048u);
+    EXPECT_EQ(w.totals.shared_ldgsts_wavefronts, w.totals.shared_ldgsts_ideal);
+    EXPECT_EQ(w.totals.global_ld_requests, 0u);
+    // C: 4 warps x 4 x 8 tiles x 2 float2 stores = 256 requests, 128 x 128 floats once.
+    EXPECT_EQ(w.totals.global_st_requests, 256u);
+    EXPECT_EQ(w.totals.global_st_sectors, 2048u);
+  }
+  const RunResult pipe = run_tensor("pipelined", {{"n", 128}});
+  EXPECT_EQ(pipe.totals.shared_ld_requests, 384u);
+}
+
 TEST(TensorFamily, SeveralBlocksAndKTilesVerify) {
-  for (const char* v : {"swizzled", "pipelined"}) {
+  for (const char* v : {"swizzled", "pipelined", "warp64"}) {
     const RunResult r = run_tensor(v, {{"n", 256}});
     EXPECT_TRUE(r.ok()) << v << ": " << r.error << " " << r.verify_message;
     EXPECT_EQ(r.totals.tensor_instructions, 2u * 256 * 256 * 256 / 4096);

@@ -124,7 +124,7 @@ class Ref {
 
 // A global array passed to a kernel: pointer, element count, argument ordinal.
 //
-// In a student's build (WS_STUDENT_BUILD, kernels/user/user_kernel.cpp) the pointer, count and
+// In a student's build (WS_STUDENT_BUILD, kernels/user/user_build.cpp) the pointer, count and
 // id are private: every access goes through a traced Ref, so a raw copy through `out.ptr`
 // cannot cheat the counts (issue 27). The catalogue's kernels keep the aggregate.
 #if defined(WS_STUDENT_BUILD)

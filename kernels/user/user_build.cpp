@@ -341,7 +341,7 @@ namespace {
 Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt);
 }
 
-Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
+Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt, const std::function<void()>& front_ok) {
   if (!is_cuda_file(spec.source_path) || fs::is_directory(spec.source_path))
     return compile_dialect(spec, opt);
   Compiled c;
@@ -350,6 +350,7 @@ Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt) {
     c.errors = p.errors;
     return c;
   }
+  if (front_ok) front_ok();
   c = compile_dialect(p.spec, opt);
   for (auto& e : c.errors) e.file = spec.source_path;
   c.translated = p.spec;

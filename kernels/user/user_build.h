@@ -5,6 +5,7 @@
 // (user_kernel.h) loads it in a child process. A plain CUDA file is first rewritten by the
 // CUDA front end (kernels/user/cuda_kernel.h). Builds are cached by their inputs.
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,10 @@ struct CompileOptions {
 // Builds the shared object for the emulator; a plain CUDA file (a __global__ function, or
 // a .cu name) is first rewritten by the CUDA front end (`translated`). Never throws.
 // @post ok implies artifact names a loadable shared object; !ok implies error or errors set.
-Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt = {});
+// `front_ok`, when given, is called once on this thread when a plain CUDA file has passed
+// the front end, before the system compiler starts: the GPU's build may start beside it
+// (user_nvrtc.cpp).
+Compiled compile_emu(const KernelSpec& spec, const CompileOptions& opt = {},
+                     const std::function<void()>& front_ok = {});
 
 }  // namespace ws::user

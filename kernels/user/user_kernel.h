@@ -32,11 +32,15 @@ struct Limits {
   std::uint64_t output_kb = 64;       // of its stdout and stderr kept (the rest is counted)
   std::uint64_t stream_mb = 2048;     // of records it may send (events)
 };
-// Wall seconds of a check's steps, for the editor's latency benchmark: every compiler
-// (the emulator's build, NVRTC), the emulator's run (the trace for the views, the counts,
-// the problems), and the GPU runner's (the fast build timed, the traced build counted).
+// Wall seconds of a check's steps, for the editor's latency benchmark. On the GPU a plain
+// CUDA file's GPU side (NVRTC, then the runner) runs beside the emulator's (its build, then
+// its run): a check then lasts about compile + trace + wait, not the sum of all five.
 struct StepSeconds {
-  double compile = 0, trace = 0, run = 0;
+  double compile = 0;    // the emulator's build: the front end and the system compiler
+  double trace = 0;      // the emulator's run (the trace for the views, the counts, the problems)
+  double gpu_build = 0;  // NVRTC (0 for a dialect kernel: its NVRTC builds are inside compile)
+  double run = 0;        // the GPU runner (the fast build timed, a dialect kernel's traced one counted)
+  double wait = 0;       // after the trace, waiting for the GPU side to end
 };
 // The syscall filter of a kernel's process, one rule a line.
 std::string describe_kernel_sandbox();

@@ -3,16 +3,19 @@
 // lines; on a GPU (label gpu), a solution runs and verifies and a faulting kernel is
 // reported with the CUDA error while the next run works again. The GPU runner (a process
 // per run) is tested without a GPU through its test modes: its protocol, a reported fault,
-// a hang stopped at the time limit, a crash, a missing runner, and the run after each.
+// a hang stopped at the time limit or when no longer wanted, a crash, a missing runner,
+// and the run after each.
 #include <gtest/gtest.h>
 
 #include <csignal>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "app/puzzle/puzzle.h"
 #include "kernels/dialect/simt_cuda.h"
@@ -190,6 +193,28 @@ TEST(UserGpuRunner, AHangIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
   EXPECT_LT(s, 30.0);  // stopped, not waited out
+  expect_echo_works();
+}
+
+// Issue 23: the GPU's run of a plain CUDA check goes beside the emulator's; when the
+// emulator finds a problem first, the GPU's run is stopped, not waited out.
+TEST(UserGpuRunner, ARunNoLongerWantedIsStoppedAtOnceAndTheNextRunWorks) {
+  GpuRequest q = sample_request();
+  q.simulate = "hang";
+  std::atomic<bool> cancel{false};
+  RunnerLimits l;
+  l.time_s = 60;
+  l.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const GpuReply r = run_in_runner(q, l);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  EXPECT_EQ(r.error, "the GPU run was stopped: the check no longer needed it");
+  EXPECT_LT(s, 20.0);  // not the 60 s limit
   expect_echo_works();
 }
 

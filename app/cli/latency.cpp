@@ -382,8 +382,8 @@ int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
   err << "warpscope: " << on << "\n";
   print_report(rep, a, "edit to verdict in the editor (" + std::string(solution ? "solution" : "starter") + ")", out);
   if (!run.seconds.empty() && !a.json)
-    out << "nvrtc and run (the GPU) ran beside compile and trace (the emulator); wait: the verdict's wait for "
-           "the GPU after the trace\n";
+    out << "nvrtc and run (the GPU) ran beside compile and trace (the emulator); wait: the check's wait for "
+           "the GPU (NVRTC's end before the trace, the runner's after it)\n";
   return status;
 }
 

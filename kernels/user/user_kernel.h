@@ -40,7 +40,7 @@ struct StepSeconds {
   double trace = 0;      // the emulator's run (the trace for the views, the counts, the problems)
   double gpu_build = 0;  // NVRTC (0 for a dialect kernel: its NVRTC builds are inside compile)
   double run = 0;        // the GPU runner (the fast build timed, a dialect kernel's traced one counted)
-  double wait = 0;       // after the trace, waiting for the GPU side to end
+  double wait = 0;       // waiting for the GPU side: NVRTC's end before the trace (a fork), the runner's after
 };
 // The syscall filter of a kernel's process, one rule a line.
 std::string describe_kernel_sandbox();

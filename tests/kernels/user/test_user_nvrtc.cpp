@@ -418,6 +418,53 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   EXPECT_TRUE(r.verified) << r.verify_message;
 }
 
+// Issue 23: a plain CUDA file's GPU run goes beside the emulator's build and run; a
+// problem the emulator finds ends the check at once, the GPU's run stopped. Here the
+// kernel never ends on the device (only NVRTC sees the loop) and writes out of bounds on
+// the emulator (only the front end and the system compiler see the write).
+TEST(UserNvrtcGpu, AProblemTheEmulatorFindsStopsTheGpusRunBesideIt) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> e;
+  ASSERT_TRUE(puzzle::parse_file(pf, p, e));
+  const VariantInfo* job = find_variant(p.family, p.variant);
+  ASSERT_NE(job, nullptr);
+  const fs::path d = fs::path(WS_BINARY_DIR) / "test-nvrtc";
+  fs::create_directories(d);
+  KernelSpec spec = p.spec;
+  spec.source_path = (d / "beside.cu").string();
+  std::ofstream(spec.source_path) << "__global__ void copy(const float* in, float* out) {\n"
+                                     "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "#if defined(__CUDACC_RTC__)\n"
+                                     "  if (i == 5) while (clock64() >= 0) {}\n"
+                                     "#else\n"
+                                     "  if (i == 5) out[-1] = 0.f;\n"
+                                     "#endif\n"
+                                     "  out[i] = in[i];\n}\n";
+  RunOptions o;
+  o.timing = true;
+  Limits lim;
+  lim.time_s = 60;  // the runner's limit: waited out, the check would take a minute
+  Compiled c;
+  StepSeconds secs;
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult r = run_cuda(spec, *job, p.params, o, c, lim, &secs);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0].line, 6);
+  EXPECT_LT(s, 30.0);
+  EXPECT_GT(secs.compile, 0.0);
+  // The next check of a solution runs on a fresh runner.
+  spec.source_path = puzzle::solution_path(pf);
+  r = run_cuda(spec, *job, p.params, o, c, Limits{}, &secs);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.verified) << r.verify_message;
+  EXPECT_GT(secs.gpu_build + secs.run, 0.0);
+}
+
 // The device's counts (the traced NVRTC build, counted per site on the GPU) equal the
 // emulator's for every puzzle's solution, field by field and launch by launch.
 TEST(UserNvrtcGpu, TheTracedBuildsCountsEqualTheEmulatorsForEverySolution) {

@@ -320,7 +320,7 @@ int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
   lc.kernel = "editor";
   lc.variant = p.slug;
   lc.params = p.params;
-  StageStats first, save, compile, trace, run, targets, verdict;
+  StageStats first, save, compile, cxx, trace, gpu_build, run, wait, targets, verdict;
   std::string on;
   int status = kExitOk;
   std::uint64_t gen = 1;
@@ -362,19 +362,28 @@ int editor_latency(const LatencyArgs& a, std::ostream& out, std::ostream& err) {
     }
     save.seconds.push_back(saved);
     compile.seconds.push_back(r.steps.compile);
+    cxx.seconds.push_back(r.compiled.seconds);  // the system compiler's part (the rest: the front end)
     trace.seconds.push_back(r.steps.trace);
-    if (w.backend_kind() == BackendKind::Cuda) run.seconds.push_back(r.steps.run);
+    if (w.backend_kind() == BackendKind::Cuda) {
+      gpu_build.seconds.push_back(r.steps.gpu_build);
+      run.seconds.push_back(r.steps.run);
+      wait.seconds.push_back(r.steps.wait);
+    }
     targets.seconds.push_back(r.targets_s);
     verdict.seconds.push_back(total);
   }
   fs::remove_all(dir, ec);
   for (auto& [name, st] : std::vector<std::pair<std::string, StageStats*>>{
-           {"first", &first}, {"save", &save}, {"compile", &compile}, {"trace", &trace},
-           {"run", &run}, {"targets", &targets}, {"verdict", &verdict}})
+           {"first", &first}, {"save", &save}, {"compile", &compile}, {"c++", &cxx}, {"trace", &trace},
+           {"nvrtc", &gpu_build}, {"run", &run}, {"wait", &wait}, {"targets", &targets},
+           {"verdict", &verdict}})
     if (!st->seconds.empty()) lc.stages.push_back({name, *st});
   rep.cases.push_back(std::move(lc));
   err << "warpscope: " << on << "\n";
   print_report(rep, a, "edit to verdict in the editor (" + std::string(solution ? "solution" : "starter") + ")", out);
+  if (!run.seconds.empty() && !a.json)
+    out << "nvrtc and run (the GPU) ran beside compile and trace (the emulator); wait: the check's wait for "
+           "the GPU (NVRTC's end before the trace, the runner's after it)\n";
   return status;
 }
 

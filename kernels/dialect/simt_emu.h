@@ -29,6 +29,15 @@ inline namespace emu {
 
 class Thread;
 
+// The failures of a traced access, their messages built here once (kernels/dialect/
+// simt_emu.cpp) rather than in every template instance: an index outside the array, and
+// (a CUDA pointer handle, kernels/user/cuda_emu.h) a null or misaligned pointer. Both end
+// the lane (sim::Lane::fail).
+[[noreturn]] void fail_out_of_bounds(sim::Lane& lane, EventKind k, std::uint16_t line, bool shared,
+                                     std::uint8_t array, std::int64_t i, std::uint64_t count);
+[[noreturn]] void fail_pointer(sim::Lane& lane, int line, std::int64_t byte, std::size_t size, bool shared,
+                               std::uint8_t array, bool null);
+
 // A reference to one element of a global or shared array, tagged with its site.
 template <class T>
 class Ref {
@@ -101,17 +110,11 @@ class Ref {
     lane.access(k, array_, base_off_ + std::uint32_t(i_) * sizeof(T), sizeof(T), line_, flags);
     if (!shared_ && lane.lazy) lane.lazy->touch(base_ + i_, sizeof(T));
   }
-  // Out of line: the message's strings would otherwise widen every access's stack frame,
-  // and each frame line is one more cache miss when the emulator switches lanes.
+  // Out of line, and its message built in the library (fail_out_of_bounds): the strings
+  // would otherwise widen every access's stack frame (each frame line is one more cache miss
+  // when the emulator switches lanes), and be compiled again in every student's build.
   [[noreturn, gnu::cold, gnu::noinline]] void out_of_bounds(sim::Lane& lane, EventKind k) const {
-    // "array #N" is the trace's array id: callers that know the names substitute them.
-    lane.fail(sim::ProblemKind::OutOfBounds, line_,
-              std::string("out-of-bounds ") +
-                  (is_load(k) ? "read" : is_store(k) ? "write" : "atomic") + " of " +
-                  (shared_ ? "shared" : "global") + " array #" + std::to_string(array_) +
-                  " at index " + std::to_string(i_) + " (it has " + std::to_string(count_) +
-                  " elements)");
-    __builtin_unreachable();  // fail() unwinds the lane
+    fail_out_of_bounds(lane, k, line_, shared_, array_, i_, count_);
   }
   T* base_;
   std::uint64_t count_;
@@ -124,7 +127,7 @@ class Ref {
 
 // A global array passed to a kernel: pointer, element count, argument ordinal.
 //
-// In a student's build (WS_STUDENT_BUILD, kernels/user/user_kernel.cpp) the pointer, count and
+// In a student's build (WS_STUDENT_BUILD, kernels/user/user_build.cpp) the pointer, count and
 // id are private: every access goes through a traced Ref, so a raw copy through `out.ptr`
 // cannot cheat the counts (issue 27). The catalogue's kernels keep the aggregate.
 #if defined(WS_STUDENT_BUILD)
@@ -400,36 +403,14 @@ class Launcher {
 
   template <class K>
   void launch(const LaunchCfg& cfg, const K& kernel) {
-    if (names_) {
-      names_->push_back(typeid(K).name());
-      return;
-    }
-    if (!result_.ok || !error_.empty()) return;
-    opt_.progress_stage = "emulating " + cfg.kernel;
-    sim::EmuLaunch l;
-    l.info = LaunchInfo{cfg.kernel, source_file_, cfg.grid, cfg.block, cfg.shared_bytes, arrays_};
-    l.thread_body = [&kernel] {
+    launch_body(cfg, typeid(K).name(), [](const void* k) {
       Thread t;
-      kernel(t);
-    };
-    // Kept blocks are per launch, as in the traced CUDA build: a launch keeps those of the
-    // blocks that its grid has (a second pass of one block keeps block 0 only), and a
-    // launch that has none of them is not emulated.
-    sim::EmuOptions o = opt_;
-    if (!opt_.only_blocks.empty()) {
-      o.only_blocks.clear();
-      for (std::uint32_t b : opt_.only_blocks)
-        if (b < cfg.grid.count()) o.only_blocks.push_back(b);
-      if (o.only_blocks.empty()) return;
-    }
-    sim::EmuResult r = sim::run(l, sink_, o);
-    result_.ok = result_.ok && r.ok;
-    result_.events += r.events;
-    result_.threads_run += r.threads_run;
-    result_.steps += r.steps;
-    result_.cancelled = result_.cancelled || r.cancelled;
-    result_.problems.insert(result_.problems.end(), r.problems.begin(), r.problems.end());
+      (*static_cast<const K*>(k))(t);
+    }, &kernel);
   }
+  // The launch's work, compiled once in the library (simt_emu.cpp): `body(kernel)` runs one
+  // thread. A template here cost a student's build about 0.2 s of compiler time each check.
+  void launch_body(const LaunchCfg& cfg, const char* type_name, void (*body)(const void*), const void* kernel);
   const sim::EmuResult& result() const { return result_; }
   // A variant's launch function found no instance for its parameters: nothing runs.
   void refuse(std::string why) {

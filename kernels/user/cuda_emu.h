@@ -60,13 +60,8 @@ struct Ptr {
 
   Ref<T> at(std::int64_t i, int line) const {
     const std::int64_t b = off + i * std::int64_t(sizeof(T));
-    if (!base)
-      lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line), "access through a null pointer");
-    if (b % std::int64_t(sizeof(T)) != 0)
-      lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
-                  "misaligned access: byte " + std::to_string(b) + " of " +
-                      (shared ? "shared" : "global") + " array #" + std::to_string(id) +
-                      " is not a multiple of " + std::to_string(sizeof(T)) + " bytes");
+    if (!base || b % std::int64_t(sizeof(T)) != 0) [[unlikely]]
+      ::ws::emu::fail_pointer(lane(), line, b, sizeof(T), shared, id, !base);
     return Ref<T>(reinterpret_cast<T*>(base), bytes / sizeof(T), b / std::int64_t(sizeof(T)), id,
                   shared_off, shared, std::uint16_t(line));
   }

@@ -312,7 +312,7 @@ int spawn_runner(const std::string& runner, int in_fd, int out_fd, int err_fd, i
 }
 
 struct Watched {
-  bool launched = false, timed_out = false, reaped = false;
+  bool launched = false, timed_out = false, reaped = false, cancelled = false;
   int st = 0;  // the wait status, when reaped
 };
 
@@ -331,6 +331,10 @@ Watched watch_runner(pid_t pid, int go_read, const RunnerLimits& limits) {
     const auto now = clock::now();
     if (now >= deadline) {
       timed_out = true;
+      break;
+    }
+    if (limits.cancel && limits.cancel->load(std::memory_order_relaxed)) {
+      w.cancelled = true;
       break;
     }
     if (eof) {
@@ -418,6 +422,10 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
   if (const auto nl = err.rfind('\n'); nl != std::string::npos) err = err.substr(nl + 1);
   err = sandbox::printable(err, 300);
 
+  if (w.cancelled) {
+    rep.error = "the GPU run was stopped: the check no longer needed it";
+    return rep;
+  }
   if (timed_out) {
     rep.error = launched ? "your kernel did not finish on the GPU in " + seconds_text(limits.time_s) +
                                " s (an endless loop or a deadlock?): its process was stopped"

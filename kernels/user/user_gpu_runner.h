@@ -7,6 +7,7 @@
 // stdin and reads its reply (the arrays after the run, the launch times, or the CUDA
 // error) from its stdout; it kills the runner when the kernel outlives the time limit.
 // Plain C++: no CUDA header, testable without a GPU (the request's `simulate` field).
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -87,6 +88,9 @@ std::string gpu_runner_path();
 struct RunnerLimits {
   double time_s = 10;     // from the first launch to the reply
   double start_s = 60;    // loading the driver, the context, the copies (before a launch)
+  // Set by another thread when the run is no longer wanted (the emulator found a problem
+  // while the GPU ran beside it): the runner is stopped within about 50 ms.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Runs `req` in a fresh runner process, in the sandbox (kernels/user/sandbox.h): its own session,

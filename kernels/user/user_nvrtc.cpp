@@ -22,6 +22,7 @@
 #include <future>
 #include <mutex>
 #include <sstream>
+#include <system_error>
 
 #include "io/read_file.h"
 #include "io/data_paths.h"
@@ -453,58 +454,125 @@ class StepClock {
   std::chrono::steady_clock::time_point t_ = std::chrono::steady_clock::now();
 };
 
-// A student's plain CUDA file: the emulator runs the front end's rewrite (counts, traces,
-// races and faults at the student's lines, as on `--backend emu`); the GPU runs the file
-// itself, unchanged, built by NVRTC, with every parameter bound by name: its output is
-// checked and its time measured there. The counts stay the emulator's (the model's, which
-// the catalogue's families hold equal to the H100's), labelled so.
-RunResult run_cuda_plain(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                         const RunOptions& opt, Compiled& compiled, const Limits& limits,
-                         StepSeconds& secs) {
-  std::string why, arch;
-  const bool gpu = gpu_available(why, &arch);
-  // The emulator's build goes first, under the sandbox's limits: NVRTC runs in this process,
-  // where it cannot be stopped, so only a file the system compiler built in time reaches it
-  // (see run_cuda). NVRTC then ends before the sandbox's fork.
-  StepClock clock;
-  Compiled emu = compile_emu(spec);
-  if (!emu.ok || !emu.translated) {
-    compiled = emu;
-    secs.compile += clock.lap();
-    return {};
-  }
+// The GPU's side of a plain CUDA file's check: NVRTC's build of the file, unchanged, then
+// the runner (output and time), on a thread of its own beside the emulator's build.
+struct GpuSide {
   CudaGpuBuild build;
-  if (gpu) build = compile_cuda_nvrtc(spec.source_path, arch);
-  secs.compile += clock.lap();
-  RunResult res = run_emu(emu, spec, job, params, opt, limits);
-  secs.trace += clock.lap();
-  compiled = emu;
-  if (!res.error.empty() || !res.problems.empty()) return res;
-  if (!gpu) {
-    res.error = "the GPU is not usable for student kernels: " + why;
-    return res;
+  RunResult res;       // plan and parameters as the emulator's run gets them; error if none
+  HostArrays h;        // the arrays the runner filled
+  GpuReply reply;
+  bool ran = false;    // reply is the runner's
+  double build_s = 0, run_s = 0;
+};
+
+// @post nvrtc_done is set before NVRTC's build returns control to anything else: the
+//       caller forks (the emulator's sandboxed run) only after it; ran iff the runner ran.
+GpuSide gpu_side(const KernelSpec& spec, const VariantInfo& job, const Params& params, const RunOptions& opt,
+                 const Limits& limits, const std::string& arch, const std::atomic<bool>& cancel,
+                 std::promise<void>& nvrtc_done) {
+  GpuSide g;
+  StepClock clock;
+  {
+    struct Done {
+      std::promise<void>& p;
+      ~Done() { p.set_value(); }
+    } done{nvrtc_done};
+    g.build = compile_cuda_nvrtc(spec.source_path, arch);
   }
-  if (!build.compiled.ok) {
-    compiled = build.compiled;
-    return res;
-  }
+  g.build_s = clock.lap();
+  if (!g.build.compiled.ok || cancel) return g;
+  g.res.error = validate(job, params, DeviceLimits{}, g.res.params);
+  if (!g.res.error.empty()) return g;
+  g.res.plan = job.plan(g.res.params);
   GpuRequest q;
   q.plain = true;
-  q.cubin = std::move(build.cubin);
-  q.entry = build.lowered;
-  HostArrays h = request_arrays(res, opt, q);
-  if (std::string why = plain_args(build.params, spec, res, q); !why.empty()) {
-    res.error = why;
-    return res;
+  q.cubin = g.build.cubin;
+  q.entry = g.build.lowered;
+  g.h = request_arrays(g.res, opt, q);
+  if (std::string why = plain_args(g.build.params, spec, g.res, q); !why.empty()) {
+    g.res.error = why;
+    return g;
   }
   q.timing = opt.timing;
   q.warmup = opt.warmup;
   q.repeats = std::max(opt.repeats, 10);
   RunnerLimits rl;
   rl.time_s = limits.time_s;
+  rl.cancel = &cancel;
+  g.reply = run_in_runner(q, rl);
+  g.ran = true;
+  g.run_s = clock.lap();
+  return g;
+}
+
+// A student's plain CUDA file: the emulator runs the front end's rewrite (counts, traces,
+// races and faults at the student's lines, as on `--backend emu`); the GPU runs the file
+// itself, unchanged, built by NVRTC, with every parameter bound by name: its output is
+// checked and its time measured there. The counts stay the emulator's (the model's, which
+// the catalogue's families hold equal to the H100's), labelled so.
+//
+// The two sides run at once (issue 23: the editor's verdict waits on the longer, not the
+// sum). NVRTC compiles in this process, where it cannot be stopped, so it starts only once
+// the front end (Clang, also in this process) has parsed and checked the same file; and it
+// ends before the emulator's sandboxed run, a fork of this process, which must not inherit
+// a lock NVRTC holds (see run_cuda). A problem the emulator finds stops the GPU's run.
+RunResult run_cuda_plain(const KernelSpec& spec, const VariantInfo& job, const Params& params,
+                         const RunOptions& opt, Compiled& compiled, const Limits& limits,
+                         StepSeconds& secs) {
+  std::string why, arch;
+  const bool gpu = gpu_available(why, &arch);
+  std::atomic<bool> cancel{false};
+  std::promise<void> nvrtc_done;
+  std::future<GpuSide> side;
+  auto start_gpu = [&] {
+    if (!gpu) return;
+    try {
+      side = std::async(std::launch::async, gpu_side, std::cref(spec), std::cref(job), std::cref(params),
+                        std::cref(opt), std::cref(limits), std::cref(arch), std::cref(cancel), std::ref(nvrtc_done));
+    } catch (const std::system_error&) {  // no thread to be had: the GPU's side follows the trace
+    }
+  };
+  // Whatever ends the check early waits for the GPU's side, stopped (its references are ours).
+  auto stop_gpu = [&] {
+    cancel = true;
+    if (side.valid()) side.wait();
+  };
+  StepClock clock;
+  Compiled emu = compile_emu(spec, {}, start_gpu);
+  secs.compile += clock.lap();
+  if (!emu.ok || !emu.translated) {
+    stop_gpu();
+    compiled = emu;
+    return {};
+  }
+  if (side.valid()) nvrtc_done.get_future().wait();  // before the fork
+  secs.wait += clock.lap();
+  RunResult res = run_emu(emu, spec, job, params, opt, limits);
+  secs.trace += clock.lap();
+  compiled = emu;
+  if (!res.error.empty() || !res.problems.empty()) {
+    stop_gpu();
+    return res;
+  }
+  if (!gpu) {
+    res.error = "the GPU is not usable for student kernels: " + why;
+    return res;
+  }
+  std::promise<void> unused;
+  GpuSide g = side.valid() ? side.get() : gpu_side(spec, job, params, opt, limits, arch, cancel, unused);
+  secs.wait += clock.lap();
+  secs.gpu_build += g.build_s;
+  secs.run += g.run_s;
+  if (!g.build.compiled.ok) {
+    compiled = g.build.compiled;
+    return res;
+  }
+  if (!g.ran) {
+    res.error = g.res.error;
+    return res;
+  }
   // No traced build of a plain file: the counts stay the emulator's.
-  apply_reply(run_in_runner(q, rl), job, opt, h, /*traced=*/false, res);
-  secs.run += clock.lap();
+  apply_reply(g.reply, job, opt, g.h, /*traced=*/false, res);
   return res;
 }
 

@@ -248,6 +248,31 @@ TEST_F(CudaKernel, AnOutOfBoundsWriteNamesTheArrayAndTheStudentsLine) {
   EXPECT_EQ(c.problems[0].message, "out-of-bounds write of `out` at index 1024 (it has 1024 elements)");
 }
 
+// The pointer failures' messages are built in the library (kernels/dialect/simt_emu.cpp),
+// not in the student's build: they keep their words and the student's line.
+TEST_F(CudaKernel, AMisalignedOrNullPointerIsReportedAtTheStudentsLine) {
+  const Params p = {{"n", 1024}, {"block", 256}, {"offset", 0}, {"elem", 4}};
+  const RunResult m = run_cuda(write("misaligned.cu",
+                                     "__global__ void copy(const float* in, float* out) {\n"
+                                     "  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "  const float4* v = reinterpret_cast<const float4*>(in + 1);\n"
+                                     "  out[i] = v[0].x;\n}\n"),
+                               "access", "offset", p);
+  ASSERT_TRUE(m.error.empty()) << m.error;
+  ASSERT_FALSE(m.problems.empty());
+  EXPECT_EQ(m.problems[0].line, 4);
+  EXPECT_EQ(m.problems[0].message, "misaligned access: byte 4 of `in` is not a multiple of 16 bytes");
+  const RunResult z = run_cuda(write("null.cu",
+                                     "__global__ void copy(const float* in, float* out) {\n"
+                                     "  float* p = nullptr;\n"
+                                     "  p[threadIdx.x] = in[threadIdx.x];\n}\n"),
+                               "access", "offset", p);
+  ASSERT_TRUE(z.error.empty()) << z.error;
+  ASSERT_FALSE(z.problems.empty());
+  EXPECT_EQ(z.problems[0].line, 3);
+  EXPECT_EQ(z.problems[0].message, "access through a null pointer");
+}
+
 TEST_F(CudaKernel, AParameterTheJobLacksIsNamedAndClangErrorsStayOnTheLine) {
   KernelSpec s;
   s.source_path = write("badname.cu", "__global__ void copy(const float* input, float* out) {\n"

@@ -3,16 +3,19 @@
 // lines; on a GPU (label gpu), a solution runs and verifies and a faulting kernel is
 // reported with the CUDA error while the next run works again. The GPU runner (a process
 // per run) is tested without a GPU through its test modes: its protocol, a reported fault,
-// a hang stopped at the time limit, a crash, a missing runner, and the run after each.
+// a hang stopped at the time limit or when no longer wanted, a crash, a missing runner,
+// and the run after each.
 #include <gtest/gtest.h>
 
 #include <csignal>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "app/puzzle/puzzle.h"
 #include "kernels/dialect/simt_cuda.h"
@@ -190,6 +193,28 @@ TEST(UserGpuRunner, AHangIsStoppedAtTheTimeLimitAndTheNextRunWorks) {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_NE(r.error.find("did not finish on the GPU in 0.5 s"), std::string::npos) << r.error;
   EXPECT_LT(s, 30.0);  // stopped, not waited out
+  expect_echo_works();
+}
+
+// Issue 23: the GPU's run of a plain CUDA check goes beside the emulator's; when the
+// emulator finds a problem first, the GPU's run is stopped, not waited out.
+TEST(UserGpuRunner, ARunNoLongerWantedIsStoppedAtOnceAndTheNextRunWorks) {
+  GpuRequest q = sample_request();
+  q.simulate = "hang";
+  std::atomic<bool> cancel{false};
+  RunnerLimits l;
+  l.time_s = 60;
+  l.cancel = &cancel;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    cancel = true;
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  const GpuReply r = run_in_runner(q, l);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stopper.join();
+  EXPECT_EQ(r.error, "the GPU run was stopped: the check no longer needed it");
+  EXPECT_LT(s, 20.0);  // not the 60 s limit
   expect_echo_works();
 }
 
@@ -391,6 +416,53 @@ TEST(UserNvrtcGpu, ASolutionRunsAndAFaultIsReportedAndRecovered) {
   r = run_cuda(spec, *job, p.params, o, c);
   EXPECT_TRUE(r.error.empty()) << r.error;
   EXPECT_TRUE(r.verified) << r.verify_message;
+}
+
+// Issue 23: a plain CUDA file's GPU run goes beside the emulator's build and run; a
+// problem the emulator finds ends the check at once, the GPU's run stopped. Here the
+// kernel never ends on the device (only NVRTC sees the loop) and writes out of bounds on
+// the emulator (only the front end and the system compiler see the write).
+TEST(UserNvrtcGpu, AProblemTheEmulatorFindsStopsTheGpusRunBesideIt) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/01-strided-copy.md";
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> e;
+  ASSERT_TRUE(puzzle::parse_file(pf, p, e));
+  const VariantInfo* job = find_variant(p.family, p.variant);
+  ASSERT_NE(job, nullptr);
+  const fs::path d = fs::path(WS_BINARY_DIR) / "test-nvrtc";
+  fs::create_directories(d);
+  KernelSpec spec = p.spec;
+  spec.source_path = (d / "beside.cu").string();
+  std::ofstream(spec.source_path) << "__global__ void copy(const float* in, float* out) {\n"
+                                     "  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
+                                     "#if defined(__CUDACC_RTC__)\n"
+                                     "  if (i == 5) while (clock64() >= 0) {}\n"
+                                     "#else\n"
+                                     "  if (i == 5) out[-1] = 0.f;\n"
+                                     "#endif\n"
+                                     "  out[i] = in[i];\n}\n";
+  RunOptions o;
+  o.timing = true;
+  Limits lim;
+  lim.time_s = 60;  // the runner's limit: waited out, the check would take a minute
+  Compiled c;
+  StepSeconds secs;
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult r = run_cuda(spec, *job, p.params, o, c, lim, &secs);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  ASSERT_FALSE(r.problems.empty());
+  EXPECT_EQ(r.problems[0].line, 6);
+  EXPECT_LT(s, 30.0);
+  EXPECT_GT(secs.compile, 0.0);
+  // The next check of a solution runs on a fresh runner.
+  spec.source_path = puzzle::solution_path(pf);
+  r = run_cuda(spec, *job, p.params, o, c, Limits{}, &secs);
+  EXPECT_TRUE(r.error.empty()) << r.error;
+  EXPECT_TRUE(r.verified) << r.verify_message;
+  EXPECT_GT(secs.gpu_build + secs.run, 0.0);
 }
 
 // The device's counts (the traced NVRTC build, counted per site on the GPU) equal the

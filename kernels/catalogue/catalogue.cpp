@@ -242,6 +242,7 @@ std::string_view to_string(RefKind k) {
     case RefKind::BlockSums: return "block sums";
     case RefKind::Gemm: return "gemm";
     case RefKind::Histogram: return "histogram";
+    case RefKind::WeightedHistogram: return "weighted histogram";
   }
   return "unknown";
 }
@@ -346,6 +347,17 @@ CheckResult check_reference(const Reference& r, const HostArrays& h) {
       std::vector<std::uint64_t> want(r.groups, 0);
       for (std::uint64_t e = 0; e < r.count; ++e)
         if (in[e] < r.groups) ++want[in[e]];
+      for (std::uint64_t k = 0; k < r.groups; ++k)
+        if (out[k] != want[k]) wrong(k, double(out[k]), double(want[k]));
+      break;
+    }
+    case RefKind::WeightedHistogram: {
+      auto in = h.as<std::uint32_t>(r.a);
+      auto w = h.as<std::uint32_t>(r.b);
+      auto out = h.as<std::uint32_t>(r.out);
+      std::vector<std::uint32_t> want(r.groups, 0);
+      for (std::uint64_t e = 0; e < r.count; ++e)
+        if (in[e] < r.groups) want[in[e]] += w[e];
       for (std::uint64_t k = 0; k < r.groups; ++k)
         if (out[k] != want[k]) wrong(k, double(out[k]), double(want[k]));
       break;

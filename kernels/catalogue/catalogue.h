@@ -153,6 +153,7 @@ enum class RefKind : std::uint8_t {
   BlockSums,  // out[k] == sum of the ints in[e] with (e / div) % groups == k, exactly
   Gemm,       // C == A B for n x n row-major floats, within 16 sqrt(n) ulp of sum |a||b|
   Histogram,  // out[k] == how many of the count uint32 words of in equal k, k < groups, exactly
+  WeightedHistogram,  // out[k] == the sum of b[e] over the e with in[e] == k, wrapping at 2^32
 };
 std::string_view to_string(RefKind k);
 

@@ -524,10 +524,11 @@ inline void add_tensor(Registry& r) {
          .launch = staged_launch<TensorPipelined>});
   r.add({.info = {.name = "warp64",
                   .title = "Pipelined, 64 x 64 warp tiles",
-                  .why = "Faster: 4 warps of 64 x 64 instead of 8 of 64 x 32, so each A "
-                         "fragment an ldmatrix brings feeds 8 mma instead of 4: 8 ldmatrix "
-                         "per 32 mma instead of 6 per 16, a third fewer shared-memory "
-                         "wavefronts per mma, paid for with 128 accumulator registers a thread.",
+                  .why = "Slower on the H100 (0.94x pipelined): 4 warps of 64 x 64 instead of "
+                         "8 of 64 x 32, so each A fragment an ldmatrix brings feeds 8 mma "
+                         "instead of 4 (a third fewer shared-memory wavefronts per mma), but "
+                         "128 accumulators a thread (250 registers) leave 8 warps an SM to hide "
+                         "each ldmatrix's and mma's latency: the wavefronts were not the limit.",
                   .entry = "TensorWarp64",
                   .params = {n_param(), stages_param()},
                   .check = check_n,

@@ -54,6 +54,15 @@ inline void write_reference_output(HostArrays& h, const Reference& ref) {
         if (I[e] < ref.groups) ++O[I[e]];
       break;
     }
+    case RefKind::WeightedHistogram: {
+      auto I = h.as<std::uint32_t>(ref.a);
+      auto W = h.as<std::uint32_t>(ref.b);
+      auto O = h.as<std::uint32_t>(out);
+      std::fill(O.begin(), O.end(), 0u);
+      for (std::uint64_t e = 0; e < ref.count; ++e)
+        if (I[e] < ref.groups) O[I[e]] += W[e];
+      break;
+    }
     default: break;
   }
 }

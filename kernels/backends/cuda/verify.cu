@@ -104,6 +104,29 @@ __global__ void histogram_check(const std::uint32_t* out, const unsigned long lo
   }
 }
 
+// Weighted: bin v gets w[i] for every in[i] == v; sums wrap at 2^32 as the kernels' do, so
+// the reference keeps 64 bits and the check compares the low 32.
+__global__ void weighted_histogram_ref(const std::uint32_t* in, const std::uint32_t* w, std::uint64_t n,
+                                       std::uint32_t bins, unsigned long long* want) {
+  extern __shared__ unsigned long long local64[];
+  for (unsigned b = threadIdx.x; b < bins; b += blockDim.x) local64[b] = 0ull;
+  __syncthreads();
+  WS_GRID_LOOP(i, n) {
+    const std::uint32_t v = in[i];
+    if (v < bins) atomicAdd(&local64[v], (unsigned long long)w[i]);
+  }
+  __syncthreads();
+  for (unsigned b = threadIdx.x; b < bins; b += blockDim.x)
+    if (local64[b]) atomicAdd(&want[b], local64[b]);
+}
+
+__global__ void weighted_histogram_check(const std::uint32_t* out, const unsigned long long* want,
+                                         std::uint64_t bins, Tally* t) {
+  WS_GRID_LOOP(k, bins) {
+    if (out[k] != std::uint32_t(want[k])) wrong(t, k);
+  }
+}
+
 double word_as_float(std::uint32_t w) {
   float f;
   std::memcpy(&f, &w, 4);
@@ -179,6 +202,20 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       as = Int;
       break;
     }
+    case RefKind::WeightedHistogram: {
+      want_dev = static_cast<long long*>(
+          scratch_.acquire(std::max<std::uint64_t>(ref.groups, 1) * sizeof(long long), "the reference histogram"));
+      cuda::check(cudaMemsetAsync(want_dev, 0, ref.groups * sizeof(long long), s), "cudaMemsetAsync(reference histogram)");
+      auto* want = reinterpret_cast<unsigned long long*>(want_dev);
+      weighted_histogram_ref<<<grid, block, std::size_t(ref.groups) * 8, s>>>(
+          static_cast<const std::uint32_t*>(d.ptr.at(ref.a)), static_cast<const std::uint32_t*>(d.ptr.at(ref.b)),
+          ref.count, std::uint32_t(ref.groups), want);
+      weighted_histogram_check<<<grid, block, 0, s>>>(static_cast<const std::uint32_t*>(d.ptr.at(ref.out)), want,
+                                                      ref.groups, tally);
+      got_at = d.ptr.at(ref.out);
+      as = Int;
+      break;
+    }
     case RefKind::Gemm: {
       const std::uint64_t nn = ref.n * ref.n;
       auto* C = static_cast<float*>(scratch_.acquire(nn * 4, "cuBLAS's product"));
@@ -239,6 +276,12 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       long long w = 0;
       fetch(want_dev, t.first * 8, &w, 8);
       r.want = double(w);
+      break;
+    }
+    case RefKind::WeightedHistogram: {
+      unsigned long long w = 0;
+      fetch(want_dev, t.first * 8, &w, 8);
+      r.want = double(std::uint32_t(w));
       break;
     }
     case RefKind::Gemm: {

@@ -318,36 +318,36 @@ std::pair<NvrtcBuild, NvrtcBuild> compile_nvrtc_both(const KernelSpec& spec, con
 
 namespace {
 
-void request_launches(const RunResult& res, GpuRequest& q) {
-  for (const LaunchCfg& c : res.plan.launches) {
-    GpuLaunch l;
+void request_launches(const Plan& plan, GpuRequest& q) {
+  for (const LaunchCfg& c : plan.launches) {
+    GpuLaunch& l = q.launches.emplace_back();
     l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
     l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
     l.shared_bytes = c.shared_bytes;
-    q.launches.push_back(l);
   }
 }
 
-// The launches and arrays of res.plan as specs the runner makes (generated inputs,
-// poisoned outputs: no bytes travel), and what comes back: the device's check against the
-// plan's GPU reference when it has one, else the arrays; nothing when `verify` is false.
-void request_made(const RunResult& res, const RunOptions& opt, bool verify, GpuRequest& q) {
-  request_launches(res, q);
-  for (const ArraySpec& a : res.plan.arrays) {
+}  // namespace
+
+void request_made(const Plan& plan, std::uint64_t seed, bool verify, GpuRequest& q) {
+  request_launches(plan, q);
+  for (const ArraySpec& a : plan.arrays) {
     q.arrays.emplace_back();
     GpuMade& m = q.made.emplace_back();
     m.how = a.output ? GpuFill::Poisoned : GpuFill::Generated;
     m.bytes = std::uint64_t(a.count) * a.elem_bytes;
     m.gen = a.output ? InputGen{} : a.gen;
   }
-  q.seed = opt.seed;
-  q.ref = res.plan.ref;
+  q.seed = seed;
+  q.ref = plan.ref;
   q.outputs = !verify ? GpuOutputs::None : q.ref.kind != RefKind::None ? GpuOutputs::Check : GpuOutputs::Arrays;
 }
 
+namespace {
+
 // The arrays of res.plan, made and filled as on the emulator (outputs poisoned), into q.
 HostArrays request_arrays(const RunResult& res, const RunOptions& opt, GpuRequest& q) {
-  request_launches(res, q);
+  request_launches(res.plan, q);
   HostArrays h = HostArrays::allocate(res.plan);
   fill_inputs(h, res.plan, opt.seed);
   for (std::size_t i = 0; i < h.data.size(); ++i) {
@@ -631,7 +631,7 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
     q.plain = true;
     q.cubin = std::move(b.cubin);
     q.entry = b.lowered;
-    request_made(res, o, verify, q);
+    request_made(res.plan, o.seed, verify, q);
     if (std::string bad = plain_args(b.params, spec, res, q); !bad.empty()) {
       res.error = bad;
       return res;
@@ -644,7 +644,7 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
       return res;
     }
     q.cubin = std::move(fast.cubin);
-    request_made(res, o, verify, q);
+    request_made(res.plan, o.seed, verify, q);
     dialect_args(spec, res, q);
   }
   q.timing = true;

@@ -67,6 +67,12 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {},
                    StepSeconds* secs = nullptr);
 
+// The launches and arrays of `plan` as time_cuda asks the runner for them: each array a
+// spec (generated inputs from `seed`, poisoned outputs; no bytes travel), and what comes
+// back: with `verify`, the device's check against plan.ref when the plan has one, else every
+// array; without, nothing.
+void request_made(const Plan& plan, std::uint64_t seed, bool verify, GpuRequest& q);
+
 // The fast build alone at `params`, for a puzzle's time target at a size too large to
 // emulate: no emulator run, no traced build, no counts. The runner makes the inputs from
 // their specs (no array's bytes travel); with `verify`, the output is checked on the device

@@ -1,5 +1,8 @@
 // The parent's side of the GPU runner (see user_gpu_runner.h): the request and reply
 // blobs, finding the runner, and running it with a time limit.
+// Index (search for "[SECTION] <name>"):
+//   Blobs: the framing, the made arrays, encode and decode, a reply against its request
+//   Runner: finding it, starting it, watching it, its reply
 #include "kernels/user/user_gpu_runner.h"
 
 #include "kernels/user/sandbox.h"
@@ -23,6 +26,7 @@ extern char** environ;
 namespace ws::user {
 namespace fs = std::filesystem;
 
+// [SECTION] Blobs
 namespace {
 
 constexpr char kMagicRequest[] = "WSGPUQ1";
@@ -353,6 +357,7 @@ std::string check_reply(const GpuRequest& q, const GpuReply& r) {
   return "";
 }
 
+// [SECTION] Runner
 std::string gpu_runner_path() {
   if (const char* e = std::getenv("WARPSCOPE_GPU_RUNNER"); e && *e) return executable(e) ? e : "";
   const std::string exe = self_exe();

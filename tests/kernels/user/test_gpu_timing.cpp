@@ -13,6 +13,7 @@
 #include <fstream>
 
 #include "app/puzzle/puzzle.h"
+#include "kernels/user/cuda_nvrtc.h"
 #include "kernels/user/user_nvrtc.h"
 
 namespace ws::user {
@@ -227,6 +228,52 @@ TEST(GpuTiming, TheDevicesCheckGivesTheHostsVerdictAtTheTimingSize) {
     EXPECT_EQ(round.verify_message, "not checked: a timing round");
     EXPECT_GT(round.timing.median_ms, 0);
   }
+}
+
+// The runner's inputs made on the device are the host's words: puzzle 04's solution run on
+// a request of specs (its puzzle size), every array sent back: the input equals fill_inputs'
+// and the output its transpose (the host's check_reference).
+TEST(GpuTiming, TheDevicesInputsAreTheHostsWords) {
+  if (!have_gpu()) GTEST_SKIP() << "no CUDA device";
+  const std::string pf = std::string(WS_SOURCE_DIR) + "/puzzles/04-transpose-shared.md";
+  puzzle::Puzzle p;
+  std::vector<puzzle::Error> e;
+  ASSERT_TRUE(puzzle::parse_file(pf, p, e));
+  const VariantInfo* job = find_variant(p.family, p.variant);
+  Params at;
+  ASSERT_EQ(validate(*job, p.params, DeviceLimits{}, at), "");
+  const Plan plan = job->plan(at);
+  std::string why, arch;
+  ASSERT_TRUE(gpu_available(why, &arch)) << why;
+  const CudaGpuBuild b = compile_cuda_nvrtc(puzzle::solution_path(pf), arch);
+  ASSERT_TRUE(b.compiled.ok) << b.compiled.log;
+  GpuRequest q;
+  q.plain = true;
+  q.cubin = b.cubin;
+  q.entry = b.lowered;
+  request_made(plan, 5, true, q);
+  q.outputs = GpuOutputs::Arrays;
+  auto index = [&](const std::string& name) {
+    std::uint32_t i = 0;
+    while (i < plan.arrays.size() && plan.arrays[i].name != name) ++i;
+    return i;
+  };
+  ASSERT_EQ(b.params.size(), 3u);  // (const float* in, float* out, int n)
+  q.args = {{true, index(b.params[0].name), 0}, {true, index(b.params[1].name), 0},
+            {false, 0, at.at(b.params[2].name)}};
+  const GpuReply r = run_in_runner(q, RunnerLimits{});
+  ASSERT_EQ(r.error, "");
+  HostArrays h = HostArrays::allocate(plan);
+  fill_inputs(h, plan, 5);
+  ASSERT_EQ(r.arrays.size(), h.data.size());
+  for (std::size_t i = 0; i < h.data.size(); ++i) {
+    if (plan.arrays[i].output) continue;
+    EXPECT_EQ(std::memcmp(r.arrays[i].data(), h.data[i].data(), h.data[i].size()), 0) << plan.arrays[i].name;
+  }
+  for (std::size_t i = 0; i < h.data.size(); ++i)
+    std::memcpy(h.data[i].data(), r.arrays[i].data(), h.data[i].size());
+  ASSERT_NE(plan.ref.kind, RefKind::None);
+  EXPECT_EQ(check_reference(plan.ref, h).mismatches, 0u);
 }
 
 // The whole check of puzzle 04 at the timing size: the wrong kernel fails its check, the

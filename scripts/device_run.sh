@@ -87,8 +87,9 @@ build() {
   # Only what the device needs: the CLI, the GPU tests, the fixture recorder.
   # test_user_nvrtc: student kernels through NVRTC and the GPU runner (warpscope-gpu-run);
   # the sandbox's and the grader's tests, and the CUDA front end's NVRTC tests.
+  # test_gpu_timing: a time target's runs (inputs made and the output checked on the device).
   ninja -C "$B" -j"$JOBS" warpscope tests/test_cuda_backend tests/test_cuda_dialect \
-    tests/record_traces tests/test_gpu_fixtures tests/test_cupti tests/test_user_nvrtc warpscope-gpu-run \
+    tests/record_traces tests/test_gpu_fixtures tests/test_cupti tests/test_user_nvrtc tests/test_gpu_timing warpscope-gpu-run \
     ${WS_DEVICE_TARGETS:-}
 }
 

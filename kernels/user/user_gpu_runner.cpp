@@ -1,5 +1,8 @@
 // The parent's side of the GPU runner (see user_gpu_runner.h): the request and reply
 // blobs, finding the runner, and running it with a time limit.
+// Index (search for "[SECTION] <name>"):
+//   Blobs: the framing, the made arrays, encode and decode, a reply against its request
+//   Runner: finding it, starting it, watching it, its reply
 #include "kernels/user/user_gpu_runner.h"
 
 #include "kernels/user/sandbox.h"
@@ -23,6 +26,7 @@ extern char** environ;
 namespace ws::user {
 namespace fs = std::filesystem;
 
+// [SECTION] Blobs
 namespace {
 
 constexpr char kMagicRequest[] = "WSGPUQ1";
@@ -135,7 +139,65 @@ std::string signal_text(int sig) {
   return "signal " + std::to_string(sig) + (d ? std::string(", ") + d : std::string());
 }
 
+// The request's made arrays, seed, outputs and reference; `why` set when they do not fit
+// its arrays (a made entry per array, Given sizes equal, words whole, a known kind).
+bool decode_made(In& in, GpuRequest& r, std::string& why) {
+  std::uint32_t n = 0;
+  if (!in.count(n)) return false;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    GpuMade& m = r.made.emplace_back();
+    std::uint8_t how = 0, fill = 0;
+    std::int32_t lo = 0, hi = 0;
+    if (!in.get(how) || !in.get(m.bytes) || !in.get(fill) || !in.get(lo) || !in.get(hi)) return false;
+    m.how = GpuFill(how);
+    m.gen = InputGen{Fill(fill), lo, hi};
+    const bool given = m.how == GpuFill::Given;
+    if (how > 2 || fill > std::uint8_t(Fill::HalfUnit) || m.bytes > kMaxBytes || (!given && m.bytes % 4) ||
+        i >= r.arrays.size() || (given ? r.arrays[i].size() != m.bytes : !r.arrays[i].empty())) {
+      why = "the request's made array " + std::to_string(i) + " does not fit its arrays";
+      return false;
+    }
+  }
+  if (n != 0 && n != r.arrays.size()) {
+    why = "the request makes " + std::to_string(n) + " arrays of " + std::to_string(r.arrays.size());
+    return false;
+  }
+  std::uint8_t outputs = 0, kind = 0;
+  Reference& f = r.ref;
+  if (!in.get(r.seed) || !in.get(outputs) || !in.get(kind)) return false;
+  for (std::uint64_t* v : {&f.count, &f.n, &f.step, &f.shift, &f.div, &f.groups})
+    if (!in.get(*v)) return false;
+  if (!in.get(f.elem) || !in.get(f.a) || !in.get(f.b) || !in.get(f.out)) return false;
+  r.outputs = GpuOutputs(outputs);
+  f.kind = RefKind(kind);
+  const std::size_t arrays = r.arrays.size();
+  if (outputs > 2 || kind > std::uint8_t(RefKind::Histogram) ||
+      (r.outputs == GpuOutputs::Check &&
+       (f.kind == RefKind::None || f.a >= arrays || f.b >= arrays || f.out >= arrays))) {
+    why = "the request asks for a check it cannot have (outputs " + std::to_string(outputs) + ", reference " +
+          std::to_string(kind) + ")";
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+std::uint64_t request_bytes(const GpuRequest& q, std::size_t i) {
+  return q.made.empty() ? q.arrays.at(i).size() : q.made.at(i).bytes;
+}
+
+std::vector<char> request_array(const GpuRequest& q, std::size_t i) {
+  if (q.made.empty() || q.made.at(i).how == GpuFill::Given) return q.arrays.at(i);
+  const GpuMade& m = q.made[i];
+  std::vector<char> a(m.bytes, char(0xFF));
+  if (m.how == GpuFill::Generated)
+    for (std::uint64_t k = 0; k < m.bytes / 4; ++k) {
+      const std::uint32_t w = input_word(m.gen, q.seed, std::uint32_t(i), k);
+      std::memcpy(a.data() + 4 * k, &w, 4);
+    }
+  return a;
+}
 
 std::string encode(const GpuRequest& r) {
   Out o;
@@ -162,6 +224,21 @@ std::string encode(const GpuRequest& r) {
   o.put(r.event_capacity);
   o.str(r.entry);
   o.put<std::uint8_t>(r.plain);
+  o.put<std::uint32_t>(std::uint32_t(r.made.size()));
+  for (const GpuMade& m : r.made) {
+    o.put<std::uint8_t>(std::uint8_t(m.how));
+    o.put(m.bytes);
+    o.put<std::uint8_t>(std::uint8_t(m.gen.fill));
+    o.put<std::int32_t>(m.gen.lo);
+    o.put<std::int32_t>(m.gen.hi);
+  }
+  o.put(r.seed);
+  o.put<std::uint8_t>(std::uint8_t(r.outputs));
+  const Reference& f = r.ref;
+  o.put<std::uint8_t>(std::uint8_t(f.kind));
+  for (std::uint64_t v : {f.count, f.n, f.step, f.shift, f.div, f.groups}) o.put(v);
+  o.put(f.elem);
+  for (std::uint8_t v : {f.a, f.b, f.out}) o.put(v);
   return o.s;
 }
 
@@ -184,6 +261,11 @@ std::string encode(const GpuReply& r) {
     o.put(t.event_count);
     o.put(t.sites_full);
   }
+  o.put<std::uint8_t>(r.checked);
+  o.put(r.check.mismatches);
+  o.put(r.check.first);
+  o.put(r.check.got);
+  o.put(r.check.want);
   return o.s;
 }
 
@@ -211,9 +293,9 @@ bool decode(const std::string& s, GpuRequest& r, std::string& why) {
   }
   ok = ok && in.get(timing) && in.get(r.warmup) && in.get(r.repeats) && in.bytes(r.traced_cubin) &&
        in.bytes(r.trace_symbol) && in.get(r.keep_block) && in.get(r.event_capacity) &&
-       in.bytes(r.entry) && in.get(plain) && in.done();
+       in.bytes(r.entry) && in.get(plain) && decode_made(in, r, why) && in.done();
   if (!ok) {
-    why = "the request is truncated or malformed (" + std::to_string(s.size()) + " bytes)";
+    if (why.empty()) why = "the request is truncated or malformed (" + std::to_string(s.size()) + " bytes)";
     return false;
   }
   r.probe = probe != 0;
@@ -237,7 +319,10 @@ bool decode(const std::string& s, GpuReply& r, std::string& why) {
     ok = in.bytes(t.sites) && in.bytes(t.fault) && in.bytes(t.shared_arrays) && in.bytes(t.events) &&
          in.get(t.event_count) && in.get(t.sites_full);
   }
-  ok = ok && in.done();
+  std::uint8_t checked = 0;
+  ok = ok && in.get(checked) && in.get(r.check.mismatches) && in.get(r.check.first) && in.get(r.check.got) &&
+       in.get(r.check.want) && in.done();
+  r.checked = checked != 0;
   if (!ok) {
     why = "the GPU runner's reply is truncated or malformed (" + std::to_string(s.size()) + " bytes)";
     return false;
@@ -248,12 +333,18 @@ bool decode(const std::string& s, GpuReply& r, std::string& why) {
 std::string check_reply(const GpuRequest& q, const GpuReply& r) {
   if (!r.error.empty() || q.probe) return "";
   if (!q.simulate.empty() && q.simulate != "echo") return "";
-  if (r.arrays.size() != q.arrays.size())
-    return std::to_string(r.arrays.size()) + " arrays for " + std::to_string(q.arrays.size());
+  // Arrays come back only when asked for; a check only when asked for (an echo has none).
+  const std::size_t want = q.outputs == GpuOutputs::Arrays ? q.arrays.size() : 0;
+  if (r.arrays.size() != want) return std::to_string(r.arrays.size()) + " arrays for " + std::to_string(want);
   for (std::size_t i = 0; i < r.arrays.size(); ++i)
-    if (r.arrays[i].size() != q.arrays[i].size())
+    if (r.arrays[i].size() != request_bytes(q, i))
       return "array " + std::to_string(i) + " of " + std::to_string(r.arrays[i].size()) + " bytes for " +
-             std::to_string(q.arrays[i].size());
+             std::to_string(request_bytes(q, i));
+  if (r.checked != (q.outputs == GpuOutputs::Check && q.simulate.empty()))
+    return r.checked ? "a check it was not asked for" : "no check of the output";
+  if (r.checked && r.check.mismatches > 0 &&
+      (r.check.first < 0 || std::uint64_t(r.check.first) >= request_bytes(q, q.ref.out)))
+    return "a first wrong element outside the output";
   const std::uint64_t samples = q.timing ? std::uint64_t(std::max(0, q.repeats)) : 0;
   if (r.samples_ms.size() > samples + 1)
     return std::to_string(r.samples_ms.size()) + " timing samples for " + std::to_string(samples);
@@ -266,6 +357,7 @@ std::string check_reply(const GpuRequest& q, const GpuReply& r) {
   return "";
 }
 
+// [SECTION] Runner
 std::string gpu_runner_path() {
   if (const char* e = std::getenv("WARPSCOPE_GPU_RUNNER"); e && *e) return executable(e) ? e : "";
   const std::string exe = self_exe();
@@ -405,7 +497,7 @@ GpuReply run_in_runner(const GpuRequest& req, const RunnerLimits& limits) {
   if (!reaped) st = sandbox::kill_and_reap(pid);
   // The reply is bounded by what the request can ask back: its arrays, the traced events.
   std::uint64_t most = 1u << 20;
-  for (const auto& a : req.arrays) most += 8 + a.size();
+  for (std::size_t i = 0; i < req.arrays.size(); ++i) most += 8 + request_bytes(req, i);
   most += (req.launches.size() + 1) * (req.event_capacity * 160 + (64u << 20));
   struct stat sst {};
   bool too_big = ::fstat(out_fd, &sst) == 0 && std::uint64_t(sst.st_size) > most;

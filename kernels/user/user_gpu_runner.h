@@ -7,12 +7,33 @@
 // stdin and reads its reply (the arrays after the run, the launch times, or the CUDA
 // error) from its stdout; it kills the runner when the kernel outlives the time limit.
 // Plain C++: no CUDA header, testable without a GPU (the request's `simulate` field).
+// A time target's run at a large size sends no array's bytes either way: its inputs are
+// made in the runner from their specs (GpuMade) and its output checked there (GpuOutputs).
 #include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/catalogue/catalogue.h"  // Reference, CheckResult (plain C++)
+#include "sim/inputs.h"
+
 namespace ws::user {
+
+// How the runner makes an array (GpuRequest::made): its bytes sent in `arrays` (Given), the
+// plan's input words from the request's seed (Generated: sim/inputs.h, the words fill_inputs
+// makes on the host and make_inputs on the device, stream = the array's index), or all bits
+// set (Poisoned: an output).
+enum class GpuFill : std::uint8_t { Given = 0, Generated = 1, Poisoned = 2 };
+struct GpuMade {
+  GpuFill how = GpuFill::Given;
+  std::uint64_t bytes = 0;  // a multiple of 4 unless Given
+  InputGen gen{};           // Generated
+};
+
+// What of the arrays comes back after the first run: every array (Arrays), only the
+// device's check of the output against the request's `ref` (Check: kernels/backends/cuda/
+// verify.cu), or nothing (None: a timing round, whose output was checked in an earlier one).
+enum class GpuOutputs : std::uint8_t { Arrays = 0, Check = 1, None = 2 };
 
 struct GpuLaunch {
   std::uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
@@ -43,6 +64,12 @@ struct GpuRequest {
   bool plain = false;
   std::vector<GpuLaunch> launches;
   std::vector<std::vector<char>> arrays;  // the plan's arrays, outputs already poisoned
+  // Empty: every array's bytes are in `arrays`. Else one per array (arrays[i] empty unless
+  // made[i] is Given, then made[i].bytes == arrays[i].size()): see request_bytes.
+  std::vector<GpuMade> made;
+  std::uint64_t seed = 0;     // Generated arrays
+  GpuOutputs outputs = GpuOutputs::Arrays;
+  Reference ref;              // Check: ref.kind is not None
   std::vector<GpuArg> args;
   bool timing = false;
   std::int32_t warmup = 0, repeats = 10;
@@ -66,7 +93,9 @@ struct GpuTracedLaunch {
 struct GpuReply {
   std::string error;          // "" = ran; else "call: CUDA_ERROR_NAME (sentence)"
   std::string device, arch;   // "NVIDIA H100 80GB HBM3", "sm_90"
-  std::vector<std::vector<char>> arrays;  // after the run (empty on error)
+  std::vector<std::vector<char>> arrays;  // after the run (empty on error, or outputs not Arrays)
+  bool checked = false;                   // outputs Check: `check` holds the device's verdict
+  CheckResult check;
   std::vector<double> samples_ms;         // one per timed repeat of all launches
   std::vector<GpuTracedLaunch> traced;    // one per launch of the traced build
 };
@@ -76,6 +105,13 @@ std::string encode(const GpuReply& r);
 // @post false with `why` set on a truncated or malformed blob; never reads past `s`.
 bool decode(const std::string& s, GpuRequest& r, std::string& why);
 bool decode(const std::string& s, GpuReply& r, std::string& why);
+
+// The bytes of array i of a request (its `made` entry, else arrays[i]).
+std::uint64_t request_bytes(const GpuRequest& q, std::size_t i);
+// Array i of a request as the runner makes it, made on the host: what a test holds the
+// runner's device fill equal to, and what the simulated modes reply.
+// @post size request_bytes(q, i); Generated: word k is input_word(gen, seed, i, k).
+std::vector<char> request_array(const GpuRequest& q, std::size_t i);
 
 // "" when a reply fits its request (every array back at its size, no more samples than
 // repeats, no more traced launches than launches); else what does not.

@@ -19,6 +19,7 @@
 
 #include "kernels/dialect/simt_cuda.h"  // the traced build's control block and records (host view)
 #include "kernels/user/sandbox.h"
+#include "kernels/user/user_gpu_device.h"
 #include "kernels/user/user_gpu_runner.h"
 
 namespace ws::user {
@@ -76,6 +77,13 @@ void launching() {
   }
 }
 
+// A simulated run's reply: the arrays as the request makes them (made on the host), when
+// it asks for them back.
+void echo(const GpuRequest& q, GpuReply& rep) {
+  if (q.outputs != GpuOutputs::Arrays) return;
+  for (std::size_t i = 0; i < q.arrays.size(); ++i) rep.arrays.push_back(request_array(q, i));
+}
+
 // Everything but the reply's framing: fills rep, or its error.
 void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared bytes are cut
   if (q.simulate == "fault") {
@@ -101,7 +109,7 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
     rep.device = std::string("kill:") + (::kill(::getppid(), 0) == 0 ? "allowed" : "denied") +
                  " fork:" + (child >= 0 ? "allowed" : "denied") +
                  " socket:" + (::socket(AF_INET, SOCK_STREAM, 0) >= 0 ? "allowed" : "denied");
-    rep.arrays = q.arrays;
+    echo(q, rep);
     return;
   }
   if (q.simulate == "abort") {
@@ -112,7 +120,7 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
   if (q.simulate == "echo") {
     launching();
     rep.device = "simulated";
-    rep.arrays = q.arrays;
+    echo(q, rep);
     return;
   }
   if (!q.simulate.empty()) {
@@ -178,9 +186,22 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
     return;
   }
   std::vector<CUdeviceptr> dptr(q.arrays.size(), 0);
-  for (std::size_t i = 0; i < q.arrays.size(); ++i) {
-    WS_CHECK(cuMemAlloc, &dptr[i], std::max<std::size_t>(q.arrays[i].size(), 4))
-    WS_CHECK(cuMemcpyHtoD, dptr[i], q.arrays[i].data(), q.arrays[i].size())
+  for (std::size_t i = 0; i < q.arrays.size(); ++i)
+    WS_CHECK(cuMemAlloc, &dptr[i], std::max<std::size_t>(request_bytes(q, i), 4))
+  // The arrays' first contents, again before the traced build: the bytes sent, then the
+  // made ones (generated inputs, poisoned outputs) on the device.
+  auto upload = [&]() -> std::string {
+    for (std::size_t i = 0; i < q.arrays.size(); ++i)
+      if (!q.arrays[i].empty())
+        if (CUresult r = d.cuMemcpyHtoD(dptr[i], q.arrays[i].data(), q.arrays[i].size()); r != CUDA_SUCCESS)
+          return d.error("cuMemcpyHtoD", r);
+    if (q.made.empty()) return "";
+    std::vector<unsigned long long> ptr(dptr.begin(), dptr.end());
+    return device_make(q, ptr);
+  };
+  if (std::string e = upload(); !e.empty()) {
+    rep.error = e;
+    return;
   }
   // One slot per value of ws_user_entry (array: pointer, bytes, id; scalar: long long).
   // 32-bit id arguments: the slot's low bytes are the value on a little-endian GPU.
@@ -194,7 +215,7 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
     } else if (a.array) {
       vals.push_back(dptr[a.index]);
       args.push_back(&vals.back());
-      vals.push_back(q.arrays[a.index].size());
+      vals.push_back(request_bytes(q, a.index));
       args.push_back(&vals.back());
       vals.push_back(a.index);
       args.push_back(&vals.back());
@@ -217,10 +238,21 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
     return;
   }
   WS_CHECK(cuCtxSynchronize)
-  rep.arrays.resize(q.arrays.size());
-  for (std::size_t i = 0; i < q.arrays.size(); ++i) {
-    rep.arrays[i].resize(q.arrays[i].size());
-    WS_CHECK(cuMemcpyDtoH, rep.arrays[i].data(), dptr[i], q.arrays[i].size())
+  if (q.outputs == GpuOutputs::Arrays) {
+    rep.arrays.resize(q.arrays.size());
+    for (std::size_t i = 0; i < q.arrays.size(); ++i) {
+      rep.arrays[i].resize(request_bytes(q, i));
+      WS_CHECK(cuMemcpyDtoH, rep.arrays[i].data(), dptr[i], rep.arrays[i].size())
+    }
+  } else if (q.outputs == GpuOutputs::Check) {
+    // Checked where it lies, by our reference (not the student's code): only the verdict
+    // comes back. Its kernels run after the student's has ended, in the same context.
+    std::vector<unsigned long long> ptr(dptr.begin(), dptr.end());
+    if (std::string e = device_check(q, ptr, rep.check); !e.empty()) {
+      rep.error = e;
+      return;
+    }
+    rep.checked = true;
   }
   if (q.timing) {
     CUevent a = nullptr, z = nullptr;
@@ -272,8 +304,11 @@ void run(GpuRequest& q, GpuReply& rep) {  // q.launches: a plain kernel's shared
     WS_CHECK(cuMemAlloc, &flt, sizeof(cuda::DeviceFault))
     WS_CHECK(cuMemAlloc, &sites, sites_bytes)
     WS_CHECK(cuMemAlloc, &full, sizeof(unsigned))
-    for (std::size_t i = 0; i < q.arrays.size(); ++i)
-      WS_CHECK(cuMemcpyHtoD, dptr[i], q.arrays[i].data(), q.arrays[i].size())
+    if (std::string e = upload(); !e.empty()) {
+      rep.error = e;
+      rep.arrays.clear();
+      return;
+    }
     const sim::AccessModel m{};
     for (const GpuLaunch& l : q.launches) {
       WS_CHECK(cuMemsetD8, cnt, 0, sizeof(unsigned long long))

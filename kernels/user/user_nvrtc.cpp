@@ -319,15 +319,36 @@ std::pair<NvrtcBuild, NvrtcBuild> compile_nvrtc_both(const KernelSpec& spec, con
 
 namespace {
 
-// The arrays of res.plan, made and filled as on the emulator (outputs poisoned), into q.
-HostArrays request_arrays(const RunResult& res, const RunOptions& opt, GpuRequest& q) {
-  for (const LaunchCfg& c : res.plan.launches) {
-    GpuLaunch l;
+void request_launches(const Plan& plan, GpuRequest& q) {
+  for (const LaunchCfg& c : plan.launches) {
+    GpuLaunch& l = q.launches.emplace_back();
     l.grid[0] = c.grid.x, l.grid[1] = c.grid.y, l.grid[2] = c.grid.z;
     l.block[0] = c.block.x, l.block[1] = c.block.y, l.block[2] = c.block.z;
     l.shared_bytes = c.shared_bytes;
-    q.launches.push_back(l);
   }
+}
+
+}  // namespace
+
+void request_made(const Plan& plan, std::uint64_t seed, bool verify, GpuRequest& q) {
+  request_launches(plan, q);
+  for (const ArraySpec& a : plan.arrays) {
+    q.arrays.emplace_back();
+    GpuMade& m = q.made.emplace_back();
+    m.how = a.output ? GpuFill::Poisoned : GpuFill::Generated;
+    m.bytes = std::uint64_t(a.count) * a.elem_bytes;
+    m.gen = a.output ? InputGen{} : a.gen;
+  }
+  q.seed = seed;
+  q.ref = plan.ref;
+  q.outputs = !verify ? GpuOutputs::None : q.ref.kind != RefKind::None ? GpuOutputs::Check : GpuOutputs::Arrays;
+}
+
+namespace {
+
+// The arrays of res.plan, made and filled as on the emulator (outputs poisoned), into q.
+HostArrays request_arrays(const RunResult& res, const RunOptions& opt, GpuRequest& q) {
+  request_launches(res.plan, q);
   HostArrays h = HostArrays::allocate(res.plan);
   fill_inputs(h, res.plan, opt.seed);
   for (std::size_t i = 0; i < h.data.size(); ++i) {
@@ -337,6 +358,8 @@ HostArrays request_arrays(const RunResult& res, const RunOptions& opt, GpuReques
   }
   return h;
 }
+
+void apply_timing(const GpuReply& rep, const RunOptions& opt, RunResult& res);
 
 // The runner's reply into res: its error, the outputs checked against the job, the time.
 // The counts come from the traced build's records when the request had one (`traced`).
@@ -369,7 +392,11 @@ void apply_reply(const GpuReply& rep, const VariantInfo& job, const RunOptions& 
     res.verified = false;
     return;
   }
-  // Timing: CUDA events around each repeat of the plan's launches, the median.
+  apply_timing(rep, opt, res);
+}
+
+// Timing: CUDA events around each repeat of the plan's launches, the median.
+void apply_timing(const GpuReply& rep, const RunOptions& opt, RunResult& res) {
   if (opt.timing && !rep.samples_ms.empty()) {
     std::vector<double> ms = rep.samples_ms;
     std::sort(ms.begin(), ms.end());
@@ -645,7 +672,7 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
 }
 
 RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                    const RunOptions& opt, Compiled& compiled, const Limits& limits) {
+                    const RunOptions& opt, Compiled& compiled, const Limits& limits, bool verify) {
   RunResult res;
   std::string why, arch;
   if (!gpu_available(why, &arch)) {
@@ -661,7 +688,6 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
   RunOptions o = opt;
   o.timing = true;
   GpuRequest q;
-  HostArrays h;
   if (is_cuda_file(spec.source_path)) {
     // The file passed the emulator's gate in the check before this (see run_cuda_plain).
     CudaGpuBuild b = compile_cuda_nvrtc(spec.source_path, arch);
@@ -673,7 +699,7 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
     q.plain = true;
     q.cubin = std::move(b.cubin);
     q.entry = b.lowered;
-    h = request_arrays(res, o, q);
+    request_made(res.plan, o.seed, verify, q);
     if (std::string bad = plain_args(b.params, spec, res, q); !bad.empty()) {
       res.error = bad;
       return res;
@@ -686,7 +712,7 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
       return res;
     }
     q.cubin = std::move(fast.cubin);
-    h = request_arrays(res, o, q);
+    request_made(res.plan, o.seed, verify, q);
     dialect_args(spec, res, q);
   }
   q.timing = true;
@@ -694,7 +720,21 @@ RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params
   q.repeats = std::max(o.repeats, 10);
   RunnerLimits rl;
   rl.time_s = limits.time_s;
-  apply_reply(run_in_runner(q, rl), job, o, h, /*traced=*/false, res);
+  const GpuReply rep = run_in_runner(q, rl);
+  HostArrays h;  // the inputs again, on the host, only when the output is checked here
+  if (rep.error.empty() && q.outputs == GpuOutputs::Arrays) {  // no GPU reference: as run_cuda
+    h = HostArrays::allocate(res.plan);
+    fill_inputs(h, res.plan, o.seed);
+  }
+  if (!rep.error.empty() || q.outputs == GpuOutputs::Arrays) {
+    apply_reply(rep, job, o, h, /*traced=*/false, res);
+    return res;
+  }
+  res.verified = q.outputs == GpuOutputs::Check && rep.checked && rep.check.mismatches == 0;
+  res.verify_message = q.outputs == GpuOutputs::None ? "not checked: a timing round"
+                       : res.verified ? ""
+                                      : rep.check.message(res.plan.arrays.at(q.ref.out).name);
+  apply_timing(rep, o, res);
   return res;
 }
 

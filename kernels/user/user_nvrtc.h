@@ -67,12 +67,23 @@ RunResult run_cuda(const KernelSpec& spec, const VariantInfo& job, const Params&
                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {},
                    StepSeconds* secs = nullptr);
 
+// The launches and arrays of `plan` as time_cuda asks the runner for them: each array a
+// spec (generated inputs from `seed`, poisoned outputs; no bytes travel), and what comes
+// back: with `verify`, the device's check against plan.ref when the plan has one, else every
+// array; without, nothing.
+void request_made(const Plan& plan, std::uint64_t seed, bool verify, GpuRequest& q);
+
 // The fast build alone at `params`, for a puzzle's time target at a size too large to
-// emulate: no emulator run, no traced build, no counts. The output is verified and the
+// emulate: no emulator run, no traced build, no counts. The runner makes the inputs from
+// their specs (no array's bytes travel); with `verify`, the output is checked on the device
+// against the plan's GPU reference (plan.ref), or, without one, sent back and checked here;
+// without `verify` (a later timing round of the same kernel) it is not checked at all. The
 // time is the median of max(opt.repeats, 10) launches after opt.warmup.
-// @post on success error is "", verified is set and timing.source is measured; the
-//       totals, sites and kept traces stay empty.
+// @post on success error is "" and timing.source is measured; verified is set iff `verify`
+//       and the output is right (else verify_message says why: wrong, or not checked);
+//       the totals, sites and kept traces stay empty.
 RunResult time_cuda(const KernelSpec& spec, const VariantInfo& job, const Params& params,
-                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {});
+                    const RunOptions& opt, Compiled& compiled, const Limits& limits = {},
+                    bool verify = true);
 
 }  // namespace ws::user

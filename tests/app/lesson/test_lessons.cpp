@@ -216,6 +216,15 @@ const std::set<std::string> kNotTradeOffs = {
     "05-reduction.md: ratio:library >= 0.95",
     "04-transpose.md: st_sectors_per_request == 4 and ld_bank_conflicts == 0"};
 
+// Single changes of a timed reach that no shipped recording holds yet ("lesson: target:
+// change"). The model's time at the counting size is no verdict on a DRAM-bound kernel
+// (the arrays fit in L2 there), so while the recordings lack one it is said, not judged;
+// `record` times it (timed_configs adds each change of a reach alone), and once recorded
+// it is judged like the rest and its entry must go (checked at the end of the test).
+// 08's ILP goal: transpose/copy n=8192 block_rows=1, the plain copy at half the warps.
+const std::set<std::string> kAwaitingRecording = {
+    "08-latency-occupancy.md: ratio:copy_bandwidth >= 0.88 and occupancy <= 0.5: block_rows=1"};
+
 bool timed_goal(const Goal& g) {
   for (const auto& q : goal_quantities(g))
     if (q.timed()) return true;
@@ -244,7 +253,7 @@ std::string margin_problem(const ws::Recording& rec, const Lab& lab, const Goal&
 }  // namespace
 
 TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
-  std::set<std::string> goals, trade_offs;
+  std::set<std::string> goals, trade_offs, awaiting;
   std::vector<ws::Recording> recs;
   for (const auto& e : fs::directory_iterator(fs::path(WS_SOURCE_DIR) / "assets" / "recordings")) {
     if (e.path().extension() != ".json") continue;
@@ -292,6 +301,14 @@ TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
                 one.variant.empty() ? ws::to_string(one.params) : "variant=" + one.variant;
             if (!fs1.error.empty()) continue;  // a change that cannot run alone
             const GoalStatus s1 = goal_reached(g, fs1);
+            const std::string pending =
+                fs::path(f).filename().string() + ": " + goal_target_text(g) + ": " + change;
+            if (timed && s1.modelled && kAwaitingRecording.count(pending)) {
+              awaiting.insert(pending);
+              std::printf("%s:%d: %s alone awaits its recording on %s (not judged)\n", f.c_str(),
+                          g.line, change.c_str(), rec.device.name.c_str());
+              continue;
+            }
             EXPECT_FALSE(s1.reached) << "one change reaches it: " << change << " (" << s1.label << ")";
             // A single change the recording lacks is judged on the model: said, not failed,
             // until `record` (which times every single change of a reach) is run again.
@@ -303,6 +320,9 @@ TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
       set_quoted_recording(nullptr);
     }
   }
+  for (const auto& k : kAwaitingRecording)
+    EXPECT_TRUE(awaiting.count(k)) << k << ": every recording holds it now (or the goal is gone): "
+                                   << "remove it from kAwaitingRecording";
   std::printf("%zu of %zu goals need two or more changes\n", trade_offs.size(), goals.size());
   EXPECT_GE(2 * trade_offs.size(), goals.size()) << "issue 22: at least half of the goals are trade-offs";
   // Lessons with goals but no trade-off among them: said, not failed (08's and 10's timed

@@ -208,6 +208,8 @@ class PlayerPanel : public LessonPanel {
     const Player& p = *player_;
     for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
       if (!p.answered(i)) add_cover(p.step().predicts[i].answer, c);
+    // The charts of a counting step show every variant's time: a later step's answers.
+    if (p.later_time_unanswered()) c.views.time = true;
     // Descriptions name results ("pad=1 removes it", "32 sectors"): kept back with them.
     c.description = c.any();
     return c;

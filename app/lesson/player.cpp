@@ -121,6 +121,22 @@ const PredictResult* Player::result(std::size_t i) const {
   return answered(i) ? &*results_[i] : nullptr;
 }
 
+bool Player::later_time_unanswered() const {
+  const Lab* here = lab();
+  if (!here) return false;
+  const auto& lp = lesson_progress();
+  for (std::size_t s = step_ + 1; s < lesson_.steps.size(); ++s) {
+    const Lab* there = lesson_.lab_at(s);
+    if (!there || there->family != here->family) continue;
+    const auto st = lp.steps.find(s);
+    const auto& preds = lesson_.steps[s].predicts;
+    for (std::size_t i = 0; i < preds.size(); ++i)
+      if (preds[i].answer.timed() && (st == lp.steps.end() || !st->second.answers.count(i)))
+        return true;
+  }
+  return false;
+}
+
 GoalStatus Player::goal(std::size_t i) const {
   if (i >= step().goals.size()) return {};
   GoalStatus s = goal_reached(step().goals[i], facts_);

@@ -59,6 +59,13 @@ class Player {
   bool answered(std::size_t i) const;
   const PredictResult* result(std::size_t i) const;  // nullptr until answered
 
+  // A later step asks to predict a time of the open lab's family that the student has not
+  // answered yet: the open step's charts and time rows (every variant at the timing size)
+  // would show it, so the window keeps its times back too (lessons/README.md, "predict").
+  // @post true iff some step after the open one, whose lab is of lab()->family, has a
+  //       predict on a timed quantity with no saved answer; false without a lab.
+  bool later_time_unanswered() const;
+
   // Goal status of the open step from the current facts (reached goals stay reached).
   GoalStatus goal(std::size_t i) const;
   bool goal_done(std::size_t i) const;

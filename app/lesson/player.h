@@ -65,6 +65,7 @@ class Player {
   //       lab_at(s)->family == lab()->family and predict i unanswered in the progress.
   std::vector<Quantity> pending_timed_elsewhere() const;
 
+
   // Goal status of the open step from the current facts (reached goals stay reached).
   GoalStatus goal(std::size_t i) const;
   bool goal_done(std::size_t i) const;

@@ -823,7 +823,8 @@ TEST(GuiStart, OpensOnTheStartPageWithEveryLessonAndPuzzleInView) {
   for (const StartDraw::Row& r : d->puzzles) EXPECT_LE(r.rect.y1, d->puzzles_clip.y1) << r.title;
   const std::string text = frame_text(fd);
   EXPECT_NE(text.find("Start with lesson 1"), std::string::npos) << text;
-  EXPECT_NE(text.find(d->lessons.back().title), std::string::npos) << "the last lesson is drawn: " << text;
+  // Its title's start (a long title wraps in its column; the rows' rects say it is in view).
+  EXPECT_NE(text.find(d->lessons.back().title.substr(0, 20)), std::string::npos) << "the last lesson is drawn: " << text;
   EXPECT_NE(text.find("beginner"), std::string::npos) << text;
   for (const CutText& c : fd.cut_texts) EXPECT_NE(c.panel, "Start") << "cut: " << c.text;
 

@@ -14,7 +14,9 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
+#include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
+#include "sim/event_at.h"
 #include "viz/fragments.h"
 #include "viz/view_common.h"
 
@@ -690,4 +692,34 @@ TEST(GuiTimedViews, TheChartShowsTheValueTheAnswerUses) {
     }
   }
   EXPECT_GE(checked, 15) << "every lesson's timed predicts";
+}
+
+// Fresh reading (issue 22): every lab that names its event opens the stepper on it when
+// its step is opened from another step, not only when it is the lesson's first (the
+// review's screenshots sat on event 1). Lessons 01, 07 and 11: `at:` steps after the first.
+TEST(GuiLesson, AStepOpenedLaterSeeksToItsEvent) {
+  NEED_DISPLAY();
+  for (const char* id : {"01-warps", "07-boundary-divergence", "11-atomics"}) {
+    const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/" + id + ".md";
+    const lesson::ParseResult pr = lesson::parse_lesson(file);
+    ASSERT_TRUE(pr.ok()) << pr.message();
+    DataHome home(std::string("seek") + id);
+    auto s = open_lesson(file, false);
+    ASSERT_TRUE(s);
+    int seen = 0;
+    for (std::size_t step = 0; step < pr.lesson->steps.size(); ++step) {
+      const auto& lab = pr.lesson->steps[step].lab;
+      if (!lab || lab->at.empty()) continue;
+      SCOPED_TRACE(std::string(id) + " step " + std::to_string(step + 1) + " at: " + lab->at);
+      ASSERT_TRUE(s->state().lesson->go_step(step));
+      settled(*s);
+      const AppState& st = s->state();
+      ASSERT_TRUE(st.results.main.valid());
+      const auto want = sim::find_at(lab->at, st.results.main.events(), st.results.stepper.order);
+      ASSERT_TRUE(want.has_value());
+      EXPECT_EQ(st.results.stepper.pos, *want);
+      ++seen;
+    }
+    EXPECT_GE(seen, 1) << id;
+  }
 }

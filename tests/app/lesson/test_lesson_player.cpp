@@ -240,3 +240,77 @@ explain: {answer}.
   ASSERT_TRUE(p.go(2));
   EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // reduce: no other reduce question
 }
+
+// Fresh reading (issue 22): a counting step's charts show every variant's time, the answer
+// of a later step's timed predict of the same family; the window keeps times back until
+// that predict is answered. Another family's later predict, or an answered one, does not.
+TEST(LessonPlayer, ALaterTimedPredictOfTheFamilyKeepsTimesBack) {
+  const char* text = R"(---
+title: Later times
+level: beginner
+minutes: 5
+---
+## Count first
+
+```lab
+family: transpose
+variant: naive
+params: n=64 tile=32 block_rows=8
+timing: n=8192
+view: charts
+```
+
+```predict
+question: Sectors per store request?
+answer: st_sectors_per_request
+expect: 32
+explain: {answer} sectors.
+```
+
+## Another family
+
+```lab
+family: reduce
+variant: sequential
+params: n=65536 block=256
+timing: n=67108864
+```
+
+```predict
+question: Times faster than version 1?
+answer: ratio over:interleaved_modulo
+expect: recorded
+tolerance: 1
+explain: {answer} times.
+```
+
+## Then time
+
+```lab
+family: transpose
+variant: tiled
+params: n=64 tile=32 block_rows=8 pad=1
+timing: n=8192
+view: charts
+```
+
+```predict
+question: Fraction of memcpy?
+answer: ratio copy_bandwidth
+expect: recorded
+tolerance: 0.1
+explain: {answer} of memcpy.
+```
+)";
+  ParseResult r = parse_lesson_text(text, "lessons/99-later.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  Player p(*r.lesson, "");
+  EXPECT_TRUE(!p.pending_timed_elsewhere().empty()) << "step 3 asks a transpose time";
+  ASSERT_TRUE(p.next());
+  EXPECT_FALSE(!p.pending_timed_elsewhere().empty()) << "no later reduce time";
+  ASSERT_TRUE(p.next());
+  EXPECT_FALSE(!p.pending_timed_elsewhere().empty()) << "the last step's own predict covers itself";
+  p.answer(0, 0.9);
+  ASSERT_TRUE(p.go(0));
+  EXPECT_FALSE(!p.pending_timed_elsewhere().empty()) << "answered: nothing left to give away";
+}

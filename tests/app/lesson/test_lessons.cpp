@@ -70,11 +70,17 @@ TEST_P(LessonCheck, ChecksAgainstEveryRecording) {
   ASSERT_TRUE(parsed.ok()) << parsed.message();
   const int checked =
       shipped::for_each_recording(*parsed.lesson, shipped::recordings(), [&](const ws::Recording& rec) {
+        set_quoted_recording(&rec);
         auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
         std::ostringstream out;
         EXPECT_EQ(validate_files({GetParam()}, out), 0) << rec.device.name << "\n" << out.str();
         EXPECT_EQ(check_file(GetParam(), *emu, out), 0) << rec.device.name << "\n" << out.str();
         EXPECT_EQ(out.str().find("FAILED"), std::string::npos) << rec.device.name << "\n" << out.str();
+        // A goal the step's own lab already reaches congratulates the student for nothing
+        // (fresh reading: 05's CUB goal on the H100).
+        EXPECT_EQ(out.str().find("already reached before the change"), std::string::npos)
+            << rec.device.name << "\n" << out.str();
+        set_quoted_recording(nullptr);
       });
   EXPECT_GE(checked, 1) << "no recording holds this lesson's families";
 }
@@ -183,6 +189,15 @@ const std::set<std::string> kNotTradeOffs = {
     "05-reduction.md: ratio:library >= 0.95",
     "04-transpose.md: st_sectors_per_request == 4 and ld_bank_conflicts == 0"};
 
+// Single changes of a timed reach that no shipped recording holds yet ("lesson: target:
+// change"). The model's time at the counting size is no verdict on a DRAM-bound kernel
+// (the arrays fit in L2 there), so while the recordings lack one it is said, not judged;
+// `record` times it (timed_configs adds each change of a reach alone), and once recorded
+// it is judged like the rest and its entry must go (checked at the end of the test).
+// 08's ILP goal: transpose/copy n=8192 block_rows=1, the plain copy at half the warps.
+const std::set<std::string> kAwaitingRecording = {
+    "08-latency-occupancy.md: ratio:copy_bandwidth >= 0.88 and occupancy <= 0.5: block_rows=1"};
+
 bool timed_goal(const Goal& g) {
   for (const auto& q : goal_quantities(g))
     if (q.timed()) return true;
@@ -211,7 +226,7 @@ std::string margin_problem(const ws::Recording& rec, const Lab& lab, const Goal&
 }  // namespace
 
 TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
-  std::set<std::string> goals, trade_offs;
+  std::set<std::string> goals, trade_offs, awaiting;
   const std::vector<ws::Recording> recs = shipped::recordings();
   ASSERT_FALSE(recs.empty());
   for (const auto& f : lesson_files()) {
@@ -251,6 +266,14 @@ TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
                 one.variant.empty() ? ws::to_string(one.params) : "variant=" + one.variant;
             if (!fs1.error.empty()) continue;  // a change that cannot run alone
             const GoalStatus s1 = goal_reached(g, fs1);
+            const std::string pending =
+                fs::path(f).filename().string() + ": " + goal_target_text(g) + ": " + change;
+            if (timed && s1.modelled && kAwaitingRecording.count(pending)) {
+              awaiting.insert(pending);
+              std::printf("%s:%d: %s alone awaits its recording on %s (not judged)\n", f.c_str(),
+                          g.line, change.c_str(), rec.device.name.c_str());
+              continue;
+            }
             EXPECT_FALSE(s1.reached) << "one change reaches it: " << change << " (" << s1.label << ")";
             // A single change the recording lacks is judged on the model: said, not failed,
             // until `record` (which times every single change of a reach) is run again.
@@ -261,6 +284,9 @@ TEST(Lessons, TradeOffGoalsNeedEveryChangeOfTheirReach) {
         }
     });
   }
+  for (const auto& k : kAwaitingRecording)
+    EXPECT_TRUE(awaiting.count(k)) << k << ": every recording holds it now (or the goal is gone): "
+                                   << "remove it from kAwaitingRecording";
   std::printf("%zu of %zu goals need two or more changes\n", trade_offs.size(), goals.size());
   EXPECT_GE(2 * trade_offs.size(), goals.size()) << "issue 22: at least half of the goals are trade-offs";
   // Lessons with goals but no trade-off among them: said, not failed (08's and 10's timed

@@ -116,6 +116,7 @@ inline Plan plan(const Params& p, const char* kernel, std::uint32_t tile_bytes) 
   c.grid = {unsigned(n / (per * kTile * 4)), 1, 1};
   c.block = {kThreads, 1, 1};
   c.shared_bytes = shared_bytes;
+  c.held_shared_bytes = shared_bytes - tile_bytes;
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * 4.0;
   pl.work_rounds = double(n / 4) * double(p.at("work"));

@@ -519,6 +519,8 @@ TEST(AsyncCopyFamily, ExtraSharedMemoryLowersResidencyNotCounts) {
     const std::uint32_t tiles = a.launches[0].cfg.shared_bytes;
     EXPECT_EQ(tiles, std::string(v) == "sync" ? 4096u : std::string(v) == "double_buffer" ? 8192u : 16384u);
     EXPECT_EQ(b.launches[0].cfg.shared_bytes, tiles + 120u * 1024);
+    EXPECT_EQ(b.launches[0].cfg.held_shared_bytes, 120u * 1024);
+    EXPECT_EQ(a.launches[0].cfg.held_shared_bytes, 0u);
     const sim::Totals &x = a.totals, &y = b.totals;
     EXPECT_EQ(y.global_ld_sectors, x.global_ld_sectors);
     EXPECT_EQ(y.global_ldgsts_sectors, x.global_ldgsts_sectors);

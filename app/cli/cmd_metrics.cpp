@@ -8,6 +8,7 @@
 #include <memory>
 #include <ostream>
 
+#include "kernels/hardware/compiled.h"
 #include "kernels/hardware/hardware.h"
 #include "kernels/hardware/sass.h"
 #include "sim/model.h"
@@ -52,7 +53,7 @@ std::map<std::string, std::map<int, std::map<std::string, double>>> hardware_lin
 
 // The hardware column of `metrics --hardware`: model, hardware (median, with the spread
 // over the runs), difference and its kind per counter.
-Json hardware_json(const RunResult& r) {
+Json hardware_json(const RunResult& r, const CompiledSurplus& surplus) {
   Json h;
   const HardwareCounters& hw = r.hardware;
   h["device"] = hw.device;
@@ -60,7 +61,7 @@ Json hardware_json(const RunResult& r) {
   h["unavailable"] = hw.ok() ? Json(nullptr) : Json(hw.why());
   if (!hw.detail.empty()) h["detail"] = hw.detail;
   Json m = Json::object();
-  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw)) {
+  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw, surplus)) {
     Json e;
     e["model"] = d.modelled ? number(d.model) : Json(nullptr);
     e["hardware"] = number(d.hw_median);
@@ -105,12 +106,12 @@ Json lines_json(const VariantInfo& v, const Params& completed, const HardwareCou
   return j;
 }
 
-std::string hardware_text(const RunResult& r) {
+std::string hardware_text(const RunResult& r, const CompiledSurplus& surplus) {
   const HardwareCounters& hw = r.hardware;
   if (!hw.ok()) return "\nhardware counters: " + hw.why() + "\n";
   std::vector<std::vector<std::string>> rows;
   int equal = 0, differ = 0;
-  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw)) {
+  for (const CounterDiff& d : compare_counters(r.totals.ncu(), hw, surplus)) {
     std::string hwv = fmt(d.hw_median, 6);
     if (d.hw_min != d.hw_max) hwv += " (" + fmt(d.hw_min, 6) + ".." + fmt(d.hw_max, 6) + ")";
     std::string diff = "-";
@@ -203,7 +204,7 @@ void metrics_json(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) 
     for (const auto& [k, val] : r.totals.ncu()) t[k] = number(val);
   j["totals"] = t;
   if (a.hardware) {
-    j["hardware"] = hardware_json(r);
+    j["hardware"] = hardware_json(r, compiled_surplus(v.family, v.name, r.params));
     if (a.lines) j["hardware"]["lines"] = lines_json(v, params, r.hardware);
   }
   if (!a.fast_only && modelled) {
@@ -304,7 +305,7 @@ void metrics_text(const MetricsArgs& a, const MetricsRun& m, std::ostream& out) 
   } else {
     out << "\n--fast-only: the untraced build ran once; no model totals\n";
   }
-  if (a.hardware) out << hardware_text(r);
+  if (a.hardware) out << hardware_text(r, compiled_surplus(v.family, v.name, r.params));
   if (a.hardware && a.lines) {
     std::string why = r.hardware.per_pc_error;
     const auto lines = why.empty() ? hardware_lines(v, params, r.hardware, why)

@@ -118,6 +118,27 @@ bool recorded_variant(const Recording& rec, const std::string& family, const std
   return false;
 }
 
+bool newer_knob(const Recording& rec, const RecordedRef& ref) {
+  const VariantInfo* v = find_variant(ref.family, ref.variant);
+  if (!v) return false;
+  for (const ParamSpec& ps : v->params) {
+    const auto set = ref.params.find(ps.name);
+    if (set == ref.params.end() || set->second == ps.def) continue;
+    bool varied = false;
+    for (const RecordedRun& r : rec.runs) {
+      if (r.family != ref.family) continue;
+      const auto it = r.params.find(ps.name);
+      varied = varied || (it != r.params.end() && it->second != ps.def);
+    }
+    if (!varied) return true;
+  }
+  return false;
+}
+
+bool not_yet_recorded(const Recording& rec, const RecordedRef& ref) {
+  return !recorded_variant(rec, ref.family, ref.variant) || newer_knob(rec, ref);
+}
+
 double recorded_value(const Recording& rec, const RecordedRef& ref, std::string& why) {
   const std::string gpu = rec.device.name;
   const RecordedRun* rr = rec.find(ref.family, ref.variant, ref.params);
@@ -241,9 +262,9 @@ std::string expand_recorded_refs(const std::string& text, const Recording* rec, 
       continue;
     }
     double v = recorded_value(*rec, ref, e);
-    if (!std::isfinite(v) && !recorded_variant(*rec, ref.family, ref.variant)) {
-      // A variant newer than the recording (added since, not timed yet on this GPU): said
-      // so, not an error; the next `warpscope record` on the GPU fills it in.
+    if (!std::isfinite(v) && not_yet_recorded(*rec, ref)) {
+      // A variant or a knob newer than the recording (added since, not timed yet on this
+      // GPU): said so, not an error; the next `warpscope record` on the GPU fills it in.
       out += "(not yet recorded on " + short_gpu_name(rec->device.name) + ")";
       continue;
     }

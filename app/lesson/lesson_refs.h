@@ -50,6 +50,14 @@ double recorded_value(const Recording& rec, const RecordedRef& ref, std::string&
 // @post true iff rec holds some run (at any parameters, stale or not) of family/variant:
 //       false for a variant added since the recording was made.
 bool recorded_variant(const Recording& rec, const std::string& family, const std::string& variant);
+// A knob added since the recording was made: ref sets a parameter of its variant to other
+// than its default, and no run of the family in rec has it other than the default.
+// @post true iff some parameter k of ref.family/ref.variant has ref.params[k] != default(k)
+//       while every run of ref.family in rec has k at its default or lacks k.
+bool newer_knob(const Recording& rec, const RecordedRef& ref);
+// What is not there yet, not an error: a variant (recorded_variant false) or a knob
+// (newer_knob) the next `warpscope record` on the GPU fills in.
+bool not_yet_recorded(const Recording& rec, const RecordedRef& ref);
 
 // The range of ref's value that the recorded runs span: the value at the recording's
 // fastest and slowest repeat (time_us scales with the time, every other timed quantity

@@ -126,10 +126,11 @@ std::shared_ptr<const SassForRun> sass_for(const VariantInfo& v, const Params& c
   return out;
 }
 
-std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const HardwareCounters& hw) {
+std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const HardwareCounters& hw,
+                                            const CompiledSurplus& surplus) {
   std::vector<viz::HardwareRow> rows;
   if (!hw.ok()) return rows;
-  for (const CounterDiff& d : compare_counters(model.ncu(), hw)) {
+  for (const CounterDiff& d : compare_counters(model.ncu(), hw, surplus)) {
     viz::HardwareRow h;
     h.metric = d.metric;
     h.modelled = d.modelled;
@@ -144,6 +145,7 @@ std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const Hard
       case DiffKind::NotExplained: h.colour = viz::DiffColour::Differs; break;
       case DiffKind::HardwareOnly: h.colour = viz::DiffColour::HardwareOnly; break;
       case DiffKind::MmaPipeMoves: h.colour = viz::DiffColour::Noise; break;
+      case DiffKind::CompiledLoop: h.colour = viz::DiffColour::Noise; break;
     }
     h.summary = diff_summary(d);
     h.explain = d.explain;

@@ -33,8 +33,10 @@ std::shared_ptr<const SassForRun> sass_for(const VariantInfo& v, const Params& c
                                            const HardwareCounters* hw,
                                            const std::vector<std::string>& roots);
 
-// The metrics table's hardware rows for a run, and the line that says why there are none.
-std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const HardwareCounters& hw);
+// The metrics table's hardware rows for a run (surplus: what its compiled loop adds,
+// compiled_surplus), and the line that says why there are none.
+std::vector<viz::HardwareRow> hardware_rows(const sim::Totals& model, const HardwareCounters& hw,
+                                            const CompiledSurplus& surplus = {});
 std::string hardware_note(const HardwareCounters& hw, bool asked);
 
 // Counters recorded elsewhere (`warpscope metrics --hardware --json > FILE` on a GPU

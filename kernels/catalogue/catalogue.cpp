@@ -69,9 +69,10 @@ std::string check_launch(const LaunchCfg& c, const DeviceLimits& lim, std::size_
       return "grid " + dims(c.grid) + who + ": " + std::to_string(gv[i]) + " blocks in " +
              axis[i] + " exceeds the device's " + std::to_string(gm[i]);
   }
-  if (c.shared_bytes > lim.max_shared_per_block)
+  // The launchers opt in above 48 KB (cudaFuncSetAttribute), so the opt-in limit is the one.
+  if (c.shared_bytes > lim.max_shared_per_block_optin)
     return "shared memory " + kb(c.shared_bytes) + who + " exceeds the " +
-           kb(lim.max_shared_per_block) + " per block available";
+           kb(lim.max_shared_per_block_optin) + " per block available";
   return "";
 }
 

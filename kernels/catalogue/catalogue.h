@@ -133,6 +133,9 @@ struct LaunchCfg {
   std::string kernel;  // entry name shown to students and matched in ncu output
   Dim3 grid, block;
   std::uint32_t shared_bytes = 0;
+  // Of shared_bytes, what the launch holds and its body never carves: only to lower the
+  // blocks an SM holds (async_copy's extra_kb). The body carves shared_bytes - held_shared_bytes.
+  std::uint32_t held_shared_bytes = 0;
 };
 
 struct ArraySpec {

@@ -102,8 +102,12 @@ struct AsyncPipelined {
 
 namespace async_detail {
 
-inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes) {
+// extra_kb: shared memory a block holds beside its tiles and never touches, as a real
+// kernel's other arrays would (a GEMM's second operand): it only lowers the blocks an SM
+// holds, which is what decides whether other blocks can hide a block's wait for DRAM.
+inline Plan plan(const Params& p, const char* kernel, std::uint32_t tile_bytes) {
   const long long n = p.at("n"), per = p.at("per_block");
+  const std::uint32_t shared_bytes = tile_bytes + std::uint32_t(p.at("extra_kb")) * 1024u;
   Plan pl;
   pl.arrays = {{"in", 4, std::uint64_t(n), false, {Fill::UnitFloat}},
                {"out", 4, std::uint64_t(n), true}};
@@ -112,6 +116,7 @@ inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes
   c.grid = {unsigned(n / (per * kTile * 4)), 1, 1};
   c.block = {kThreads, 1, 1};
   c.shared_bytes = shared_bytes;
+  c.held_shared_bytes = shared_bytes - tile_bytes;
   pl.launches = {c};
   pl.logical_bytes = 2.0 * double(n) * 4.0;
   pl.work_rounds = double(n / 4) * double(p.at("work"));
@@ -138,7 +143,8 @@ inline std::string verify(const HostArrays& h, const Params& p) {
 inline std::vector<ParamSpec> params() {
   return {{"n", 1 << 22, 1 << 14, 1 << 28, {}, "floats (a multiple of 1,024 x per_block)"},
           {"per_block", 16, 1, 256, {}, "tiles each block walks"},
-          {"work", 16, 0, 1024, {}, "FMA rounds per element: the compute each tile costs"}};
+          {"work", 16, 0, 1024, {}, "FMA rounds per element: the compute each tile costs"},
+          {"extra_kb", 0, 0, 192, {}, "KB of shared memory a block holds beside its tiles: fewer blocks an SM"}};
 }
 inline std::string check(const Params& p) {
   const long long n = p.at("n"), per = p.at("per_block");
@@ -167,16 +173,21 @@ inline void add_async_copy(Registry& r) {
             .source_file = "kernels/families/async_copy.cuh",
             .peers = {Peer::MemcpyD2D},
             .copy_bytes = [](const Params& p) { return double(p.at("n")) * 4.0; },
-            .sweeps = {{"work", ""}, {"stages", ""}},
+            .sweeps = {{"work", ""}, {"stages", ""}, {"extra_kb", ""}},
             .size_params = {"n"},
             .timing = {{"n", 1 << 26}},
             .small = {{"n", 1 << 14}, {"per_block", 4}},
-            .bar_sizes = {{{"n", 1 << 26}}},
-            .recorded_sweeps = {{"pipeline", {{"n", 1 << 26}}, "stages", {3, 4, 6, 8}}}});
+            // Full SMs (8 blocks each) and one block an SM (120 KB held beside the tiles):
+            // where other blocks hide a block's wait, and where only cp.async can.
+            .bar_sizes = {{{"n", 1 << 26}}, {{"n", 1 << 26}, {"extra_kb", 120}}},
+            .recorded_sweeps = {{"pipeline", {{"n", 1 << 26}}, "stages", {3, 4, 6, 8}},
+                                {"pipeline", {{"n", 1 << 26}, {"extra_kb", 120}}, "stages", {3, 4, 6, 8}}}});
   r.add({.info = {.name = "sync",
                   .title = "Synchronous tile loads",
                   .why = "The baseline: each tile is loaded, waited for at the barrier, then "
-                         "computed; copy and arithmetic take turns, never overlap.",
+                         "computed; copy and arithmetic take turns, never overlap. With 8 "
+                         "blocks an SM the others' loads fill a block's wait; with one "
+                         "(extra_kb=120) nothing does.",
                   .entry = "AsyncSync",
                   .params = params(),
                   .check = check,
@@ -188,8 +199,9 @@ inline void add_async_copy(Registry& r) {
          }});
   r.add({.info = {.name = "double_buffer",
                   .title = "cp.async double buffering",
-                  .why = "Faster: cp.async fetches the next tile into the second buffer while "
-                         "this one is computed, so one tile's latency hides behind the work.",
+                  .why = "Faster when few blocks share an SM (extra_kb): cp.async fetches the "
+                         "next tile into the second buffer while this one is computed, so its "
+                         "latency hides behind the work. With full SMs other blocks hid it already.",
                   .entry = "AsyncPipelined",
                   .params = params(),
                   .check = check,
@@ -205,8 +217,9 @@ inline void add_async_copy(Registry& r) {
   deep.push_back({"stages", 4, 0, 0, Stages::list(), "shared buffers: tiles in flight + 1"});
   r.add({.info = {.name = "pipeline",
                   .title = "Deeper cp.async pipeline",
-                  .why = "Faster when one tile of work is shorter than DRAM's latency: "
-                         "STAGES - 1 tiles in flight keep more bytes moving per SM.",
+                  .why = "Faster when one tile of work is shorter than DRAM's latency and few "
+                         "blocks share an SM: STAGES - 1 tiles in flight keep more bytes moving "
+                         "per SM, as more blocks would.",
                   .entry = "AsyncPipelined",
                   .params = deep,
                   .check = check,

@@ -146,12 +146,13 @@ std::string_view to_string(DiffKind k) {
     case DiffKind::NotExplained: return "not explained";
     case DiffKind::HardwareOnly: return "hardware only";
     case DiffKind::MmaPipeMoves: return "HFMA2.MMA moves";
+    case DiffKind::CompiledLoop: return "compiled loop";
   }
   return "unknown";
 }
 
 std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& model,
-                                          const HardwareCounters& hw) {
+                                          const HardwareCounters& hw, const CompiledSurplus& surplus) {
   std::vector<CounterDiff> out;
   if (hw.passes.empty()) return out;
   for (const std::string& m : hardware_metrics()) {
@@ -181,6 +182,12 @@ std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& m
     if (d.hw_min == d.model && d.hw_max == d.model) {
       d.kind = DiffKind::Equal;
       d.explain = "The hardware counted exactly what the model computes from the trace.";
+    } else if (const auto extra = surplus.extra.find(m);
+               extra != surplus.extra.end() && !varies && d.hw_min == d.model + extra->second) {
+      d.kind = DiffKind::CompiledLoop;
+      d.explain = surplus.why + " The model runs the source's loop: " + count_text(d.model) +
+                  "; with what the compiled loop adds, " + count_text(d.model + extra->second) +
+                  ", the hardware's count in every run.";
     } else if (m == kTensorPipeHmma && !varies && d.hw_min > d.model) {
       d.kind = DiffKind::MmaPipeMoves;
       d.explain = "The hardware's tensor-pipe count includes HFMA2.MMA: a half-precision "
@@ -225,6 +232,9 @@ std::string diff_summary(const CounterDiff& d) {
     case DiffKind::MmaPipeMoves:
       return "HFMA2.MMA register moves on the tensor pipe: model " + count_text(d.model) +
              ", hardware " + count_text(d.hw_median) + "; " + runs;
+    case DiffKind::CompiledLoop:
+      return "the compiler's unrolled loop (SASS): model " + count_text(d.model) + ", hardware " +
+             count_text(d.hw_median) + "; " + runs;
   }
   return runs;
 }

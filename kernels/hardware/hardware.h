@@ -79,6 +79,8 @@ enum class DiffKind {
   HardwareOnly,  // no model figure (DRAM bytes, occupancy)
   MmaPipeMoves,  // the tensor pipe's count exceeds mma.sync's by HFMA2.MMA, the compiler's
                  // register moves on the MMA pipe (docs/HARDWARE.md 9b), the same every run
+  CompiledLoop,  // the hardware counts exactly the model plus what the recorded SASS adds
+                 // (CompiledSurplus: a loop the compiler unrolled, docs/HARDWARE.md 9c)
 };
 std::string_view to_string(DiffKind k);
 
@@ -93,14 +95,24 @@ struct CounterDiff {
   std::string explain;    // one sentence for the student
 };
 
+// What a kernel's compiled code counts beyond the source the model runs, derived from its
+// recorded SASS (kernels/hardware/compiled.h): per Nsight Compute metric, the extra count,
+// and one sentence saying what the compiler did.
+struct CompiledSurplus {
+  std::map<std::string, double> extra;
+  std::string why;
+};
+
 // Model totals (sim::Totals::ncu()) against the hardware passes, in hardware_metrics()
 // order, for every metric the hardware read.
 // @post one entry per metric of hw.passes.front(); kind Equal iff every pass equals the
 //       model; Arbitration iff a shared-memory metric is at or above the model in every
-//       pass and the passes differ; HardwareOnly iff the model lacks the metric; NotExplained
-//       otherwise, its explain naming both figures and no cause.
+//       pass and the passes differ; HardwareOnly iff the model lacks the metric;
+//       CompiledLoop iff surplus.extra holds the metric and every pass equals model + extra;
+//       NotExplained otherwise, its explain naming both figures and no cause.
 std::vector<CounterDiff> compare_counters(const std::map<std::string, double>& model,
-                                          const HardwareCounters& hw);
+                                          const HardwareCounters& hw,
+                                          const CompiledSurplus& surplus = {});
 
 // "arbitration with other warps; varies run to run; 3 runs: 143,893..144,413",
 // "not explained: model 32,768, hardware 0; 3 runs: 0"

@@ -1,6 +1,7 @@
 // The Metrics panel (viz/metrics_table.h): the model's totals, the time and its parts, the
 // hardware's counters beside them.
 #include "app/gui/panels/panel.h"
+#include "kernels/hardware/compiled.h"
 
 namespace ws::gui {
 
@@ -31,7 +32,7 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   in.copy_source = s.charts.copy_source();
   in.peak = s.peak();
   const HardwareCounters& hw = l.hardware();
-  in.hardware = hardware_rows(r.totals, hw);
+  in.hardware = hardware_rows(r.totals, hw, compiled_surplus(l.sel.family, l.sel.variant, r.params));
   in.hardware_note = hardware_note(hw, s.collect_hardware);
   if (hw.ok()) in.hardware_source = "CUPTI, " + std::to_string(hw.passes.size()) + " runs on " + hw.device;
   in.occupancy = occupancy_rows(r, hw, l.sass.get(), l.sel.launch);

@@ -452,11 +452,11 @@ TEST(CliBadInput, EveryMistakeGetsOneSpecificLineAndExitCode2) {
   }
 }
 
-// No catalogue variant outgrows an H100's 48 KB per block, so the check is exercised
-// with a smaller device: the configuration is refused before anything runs, by name.
+// No catalogue variant outgrows an H100's 227 KB per block (opted in), so the check is
+// exercised with a smaller device: the configuration is refused before anything runs, by name.
 TEST(CliBadInput, TooMuchSharedMemoryIsRefusedByName) {
   DeviceLimits small;
-  small.max_shared_per_block = 4096;
+  small.max_shared_per_block_optin = 4096;
   const VariantInfo* tiled = find_variant("transpose", "tiled");
   ASSERT_NE(tiled, nullptr);
   std::vector<Config> cs;

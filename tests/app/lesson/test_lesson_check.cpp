@@ -9,6 +9,8 @@
 
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
+#include "app/lesson/lesson_refs.h"
+#include "kernels/hardware/recording.h"
 
 using namespace ws::lesson;
 namespace fs = std::filesystem;
@@ -161,6 +163,42 @@ TEST(LessonCheck, ConfirmsPredictsAndGoalsOnTheEmulator) {
             std::string::npos) << s;
   EXPECT_NE(s.find(p + ":29: FAILED goal st_sectors_per_request == 4"), std::string::npos) << s;
   EXPECT_NE(s.find(": 3 ok, 2 failed on emu"), std::string::npos) << s;
+}
+
+// `expect: recorded` at a knob newer than the recording (every recorded run of the family
+// has it at its default) is said, not failed, until the GPU records it; a configuration
+// the recording simply lacks still fails.
+TEST(LessonCheck, ARecordedPredictAtANewerKnobIsNotYetRecorded) {
+  ws::Recording rec;
+  rec.device.name = "NVIDIA H100 80GB HBM3";
+  rec.date = "2026-11-27T00:00:00Z";
+  ws::RecordedRun run;
+  run.family = "transpose";
+  run.variant = "naive";
+  ASSERT_EQ(complete_params("transpose", "naive", {{"n", 64}, {"block_rows", 8}}, run.params), "");
+  run.verified = true;
+  run.timing.median_ms = run.timing.min_ms = run.timing.max_ms = 0.01;
+  run.timing.unit = "GB/s";
+  run.timing.throughput = 3.2;
+  rec.runs.push_back(run);
+  auto predict = [](const std::string& params) {
+    return std::string(kHead) + "```lab\nfamily: transpose\nvariant: naive\nparams: " + params +
+           "\nview: charts\n```\n```predict\nquestion: q\nanswer: time_us\nexpect: recorded\n"
+           "tolerance: 1\nunit: us\nexplain: {answer}\n```\n";
+  };
+  set_quoted_recording(&rec);
+  auto emu = ws::make_recorded_backend(ws::make_emu_backend(), &rec);
+  TempFile newer(predict("n=64 tile=16 block_rows=8"), "newer.md");
+  std::ostringstream out;
+  EXPECT_EQ(check_file(newer.path.string(), *emu, out), 0) << out.str();
+  EXPECT_NE(out.str().find(":13: not yet recorded on H100: predict time_us at block_rows=8 n=64 tile=16"),
+            std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("1 ok, 0 failed, 1 not yet recorded on emu"), std::string::npos) << out.str();
+  TempFile missing(predict("n=128 block_rows=8"), "missing.md");
+  std::ostringstream out2;
+  EXPECT_EQ(check_file(missing.path.string(), *emu, out2), 1) << out2.str();
+  EXPECT_NE(out2.str().find("FAILED predict time_us"), std::string::npos) << out2.str();
+  set_quoted_recording(nullptr);
 }
 
 TEST(LessonCheck, NamesTheOneChangeThatReachesAGoal) {

@@ -12,6 +12,7 @@
 #include "kernels/backends/backend.h"
 #include "kernels/dialect/simt.h"
 #include "kernels/dialect/simt_tensor.h"
+#include "kernels/hardware/hardware.h"
 #include "sim/half.h"
 #include "sim/mma.h"
 #include "sim/model.h"
@@ -527,6 +528,46 @@ TEST(AsyncCopyFamily, EveryVariantVerifiesAndCopiesEachByteOnce) {
     const RunResult r = run_async("pipeline", {{"n", 16384}, {"per_block", 4}, {"work", 4}, {"stages", stages}});
     EXPECT_TRUE(r.ok()) << stages << ": " << r.error << " " << r.verify_message;
   }
+}
+
+// extra_kb holds shared memory no thread touches: the same accesses, barriers and
+// instructions, only fewer blocks an SM (one at 120 KB, the lesson's timing size).
+TEST(AsyncCopyFamily, ExtraSharedMemoryLowersResidencyNotCounts) {
+  for (const char* v : {"sync", "double_buffer", "pipeline"}) {
+    SCOPED_TRACE(v);
+    const Params small = {{"n", 16384}, {"per_block", 4}, {"work", 4}};
+    Params held = small;
+    held["extra_kb"] = 120;
+    const RunResult a = run_async(v, small), b = run_async(v, held);
+    ASSERT_TRUE(a.ok() && b.ok()) << a.error << b.error << " " << b.verify_message;
+    ASSERT_EQ(a.launches.size(), 1u);
+    ASSERT_EQ(b.launches.size(), 1u);
+    const std::uint32_t tiles = a.launches[0].cfg.shared_bytes;
+    EXPECT_EQ(tiles, std::string(v) == "sync" ? 4096u : std::string(v) == "double_buffer" ? 8192u : 16384u);
+    EXPECT_EQ(b.launches[0].cfg.shared_bytes, tiles + 120u * 1024);
+    EXPECT_EQ(b.launches[0].cfg.held_shared_bytes, 120u * 1024);
+    EXPECT_EQ(a.launches[0].cfg.held_shared_bytes, 0u);
+    const sim::Totals &x = a.totals, &y = b.totals;
+    EXPECT_EQ(y.global_ld_sectors, x.global_ld_sectors);
+    EXPECT_EQ(y.global_ldgsts_sectors, x.global_ldgsts_sectors);
+    EXPECT_EQ(y.global_st_sectors, x.global_st_sectors);
+    EXPECT_EQ(y.shared_ld_wavefronts, x.shared_ld_wavefronts);
+    EXPECT_EQ(y.shared_ldgsts_wavefronts, x.shared_ldgsts_wavefronts);
+    EXPECT_EQ(y.barriers, x.barriers);
+    EXPECT_EQ(y.warp_instructions, x.warp_instructions);
+    // 256 threads: 8 blocks an SM by warps; with 120 KB more, one by shared memory.
+    EXPECT_EQ(theoretical_occupancy(256, 0, tiles).blocks_per_sm, 8);
+    const Occupancy one = theoretical_occupancy(256, 0, b.launches[0].cfg.shared_bytes);
+    EXPECT_EQ(one.blocks_per_sm, 1);
+    EXPECT_EQ(one.limiter, "shared memory");
+  }
+  // The deepest pipeline with the most held still fits the H100's 227 KB a block (the
+  // launch opts in above 48 KB); one KB more is refused by the range.
+  const RunResult deep =
+      run_async("pipeline", {{"n", 16384}, {"per_block", 4}, {"stages", 8}, {"extra_kb", 192}});
+  EXPECT_TRUE(deep.ok()) << deep.error;
+  const RunResult over = run_async("sync", {{"n", 16384}, {"per_block", 4}, {"extra_kb", 193}});
+  EXPECT_NE(over.error.find("extra_kb"), std::string::npos) << over.error;
 }
 
 TEST(AsyncCopyFamily, ASizeThatIsNotWholeTilesIsRefused) {

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "kernels/backends/backend.h"
+#include "kernels/hardware/compiled.h"
 #include "kernels/hardware/sass.h"
 
 using namespace ws;
@@ -355,4 +356,29 @@ TEST(Sass, LineMatchersAgreeWithTheirRegexes) {
     ++seen;
   }
   EXPECT_GT(seen, 10000u);
+
+// docs/HARDWARE.md 9c: scan/serial's recorded SASS unrolls its loop (8 LDG: a peeled first
+// iteration, a body of 4, steps of 2 and 1). The emulator's counts plus what that adds are
+// what the H100 counted at the defaults (9a: 301,312 requests, 319,744 sectors), derived
+// from the SASS, not from those figures; any other kernel gets no surplus.
+TEST(Sass, SerialScanIsTheModelPlusItsCompiledLoop) {
+  auto emu = make_emu_backend();
+  const RunResult r = emu->run("scan", "serial", {{"n", 65536}, {"block", 256}}, {});
+  ASSERT_TRUE(r.ok()) << r.error;
+  const std::string req = "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum";
+  const std::string sec = "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum";
+  const auto model = r.totals.ncu();
+  EXPECT_EQ(model.at(req), 294912);
+  EXPECT_EQ(model.at(sec), 294912);
+  const CompiledSurplus s = compiled_surplus("scan", "serial", r.params);
+  ASSERT_EQ(s.extra.size(), 2u) << "assets/sass/scan.sass stale or of another shape";
+  EXPECT_EQ(model.at(req) + s.extra.at(req), 301312);
+  EXPECT_EQ(model.at(sec) + s.extra.at(sec), 319744);
+  EXPECT_NE(s.why.find("unrolled"), std::string::npos);
+  // 2^20 ints in blocks of 1,024: 32,768 warps, 1,024 blocks.
+  const CompiledSurplus big = compiled_surplus("scan", "serial", {{"n", 1 << 20}, {"block", 1024}});
+  EXPECT_EQ(big.extra.at(req), 3 * 32768 + 1024);
+  EXPECT_EQ(big.extra.at(sec), 12 * 32768 + 1024);
+  EXPECT_TRUE(compiled_surplus("scan", "hillis_steele", r.params).extra.empty());
+  EXPECT_TRUE(compiled_surplus("transpose", "naive", {{"n", 1024}}).extra.empty());
 }

@@ -10,6 +10,7 @@
 
 #include "kernels/backends/backend.h"
 #include "kernels/backends/cuda/cuda_backend.h"
+#include "kernels/hardware/compiled.h"
 #include "tests/kernels/backends/cuda/gpu_backend.h"
 
 using namespace ws;
@@ -134,4 +135,21 @@ TEST(Cupti, DramBytesOfAnArrayLargerThanL2) {
   EXPECT_GE(r.hardware.median(kDramRead), 0.2 * mib64);
   EXPECT_GE(r.hardware.median(kDramWrite), 0.2 * mib64);
   EXPECT_LE(r.hardware.median(kDramRead), 1.1 * mib64);
+}
+
+TEST(Cupti, SerialScanLoadsAreTheModelPlusItsCompiledLoop) {
+  // docs/HARDWARE.md 9c: the SASS's unrolled loop adds 3 requests and 12 sectors a warp
+  // and one of each a block to the model's global loads, at any size and block; measured
+  // at the defaults in 9a (+6,400, +24,832). Here at two parameter sets, every run.
+  NEED_GPU();
+  for (const Params& p : {Params{{"n", 65536}, {"block", 256}}, Params{{"n", 1 << 20}, {"block", 1024}}}) {
+    SCOPED_TRACE(ws::to_string(p));
+    const RunResult r = cuda->run("scan", "serial", p, hw_options(2));
+    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_TRUE(r.hardware.ok()) << r.hardware.why();
+    const CompiledSurplus s = compiled_surplus("scan", "serial", r.params);
+    ASSERT_EQ(s.extra.size(), 2u) << "the recorded SASS is stale or has another shape";
+    for (const CounterDiff& d : compare_counters(r.totals.ncu(), r.hardware, s))
+      if (s.extra.count(d.metric)) EXPECT_EQ(d.kind, DiffKind::CompiledLoop) << d.metric << ": " << diff_summary(d);
+  }
 }

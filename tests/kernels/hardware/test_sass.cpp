@@ -356,6 +356,7 @@ TEST(Sass, LineMatchersAgreeWithTheirRegexes) {
     ++seen;
   }
   EXPECT_GT(seen, 10000u);
+}
 
 // docs/HARDWARE.md 9c: scan/serial's recorded SASS unrolls its loop (8 LDG: a peeled first
 // iteration, a body of 4, steps of 2 and 1). The emulator's counts plus what that adds are

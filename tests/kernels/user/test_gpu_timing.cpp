@@ -216,7 +216,8 @@ TEST(GpuTiming, TheDevicesCheckGivesTheHostsVerdictAtTheTimingSize) {
     EXPECT_EQ(dev.verified, !wrong) << dev.verify_message;
     EXPECT_EQ(host.verified, !wrong) << host.verify_message;
     if (wrong) {
-      EXPECT_NE(dev.verify_message.find("1 of "), std::string::npos) << dev.verify_message;
+      EXPECT_NE(dev.verify_message.find("1 element wrong"), std::string::npos) << dev.verify_message;
+      EXPECT_EQ(dev.verify_message, host.verify_message);
       EXPECT_NE(dev.verify_message.find("7"), std::string::npos) << dev.verify_message;
     }
     EXPECT_GT(dev.timing.median_ms, 0);

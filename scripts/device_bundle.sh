@@ -27,7 +27,13 @@ if [[ ! -x $G/run.sh ]]; then
     tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
   fi
 fi
-W="$G/run.sh warpscope"
+# Command-line steps run with the bundle's libraries but without run.sh, which waits 5 s
+# for its Xvfb on every call where the display does not come up (measured on the H100
+# machine, 2026-11-27: a 0.4 s `bench` took 5.5 s through run.sh). The window step keeps it.
+CLI="env LD_LIBRARY_PATH=$G/lib:/usr/local/cuda/lib64 PATH=$G/bin:$PATH WARPSCOPE_SOURCE_DIR=$PWD
+  WARPSCOPE_INCLUDE=$PWD WARPSCOPE_GPU_RUNNER=$G/bin/warpscope-gpu-run WARPSCOPE_FONT_DIR=$G/fonts"
+W="$CLI $G/bin/warpscope"
+GW="$G/run.sh warpscope"  # the window's
 # The bundle's fonts: the GPU machine has no fontconfig configuration (older binaries do not
 # read WARPSCOPE_FONT_DIR themselves).
 F=(--font "$G/fonts/DejaVuSans.ttf")
@@ -53,20 +59,20 @@ window() {  # screenshots land in $L/shots and come back packed in $OUT/shots.ta
   local rc=0 t0 id size S=$L/shots
   mkdir -p "$S"
   t0=$SECONDS
-  $W gui --backend cuda --kernel reduce --variant interleaved_modulo --set n=33554432 \
+  $GW gui --backend cuda --kernel reduce --variant interleaved_modulo --set n=33554432 \
     --hardware --sass --view window --size 1600x1000 "${F[@]}" --screenshot "$S/h100-reduce-modulo.png" || rc=1
   echo "reduce, n = 2^25, CUPTI counters and SASS: $((SECONDS - t0)) s"
   for id in ${WS_SHOT_LESSONS:-03-shared-banks 04-transpose 08-latency-occupancy}; do
     for size in 1280x720 1600x1000; do
       t0=$SECONDS
-      $W gui --backend cuda --lesson "$id" --step 1 --size "$size" "${F[@]}" \
+      $GW gui --backend cuda --lesson "$id" --step 1 --size "$size" "${F[@]}" \
         --screenshot "$S/h100-${id%%-*}-$size.png" || rc=1
       echo "lesson $id step 1 at $size: $((SECONDS - t0)) s"
     done
   done
-  $W gui --backend cuda --presenter --size 1280x720 "${F[@]}" --screenshot "$S/h100-presenter-1280x720.png" || rc=1
+  $GW gui --backend cuda --presenter --size 1280x720 "${F[@]}" --screenshot "$S/h100-presenter-1280x720.png" || rc=1
   # A puzzle in the kernel editor (a plain-CUDA starter; the editor's view of the student's file).
-  $W gui --backend cuda --puzzle puzzles/03-pad-a-tile.md --edit /tmp/mine.cu --size 1280x720 "${F[@]}" \
+  $GW gui --backend cuda --puzzle puzzles/03-pad-a-tile.md --edit /tmp/mine.cu --size 1280x720 "${F[@]}" \
     --screenshot "$S/h100-editor-1280x720.png" || rc=1
   tar czf "$OUT/shots.tar.gz" -C "$S" .
   return $rc
@@ -79,6 +85,6 @@ want record && step record $W record --backend cuda --repeats "${WS_RECORD_REPEA
 want lessons && step lessons lessons
 want window && step window window
 want latency && step latency sh -c "timeout 150 $W latency --backend cuda --runs 5 --json > $OUT/latency.json"
-want ncu && step ncu timeout "${WS_NCU_TIMEOUT:-240}" "$G/run.sh" python3 scripts/ncu_compare.py \
+want ncu && step ncu timeout "${WS_NCU_TIMEOUT:-240}" $CLI python3 scripts/ncu_compare.py \
   --warpscope "$G/bin/warpscope" --out "$L/ncu" ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 exit $status

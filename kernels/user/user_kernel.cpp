@@ -174,6 +174,7 @@ struct ChildSetup {
   const std::vector<std::uint64_t>* bytes = nullptr;
   const std::vector<std::uint8_t>* ids = nullptr;
   const std::vector<long long>* scalars = nullptr;
+  unsigned threads = 1;  // sim::EmuOptions::threads: blocks on that many cores
 };
 
 // Moves `fd` to `to` whatever the numbers (`fd` may already sit on 0, 1 or 2).
@@ -240,6 +241,7 @@ void place_fd(int fd, int to) {
     }
     PipeSink sink(w);
     sim::EmuOptions eo;  // student runs are small: always the whole grid
+    eo.threads = cs.threads;
     emu::Launcher L(sink, *cs.arrays, cs.source, eo);
     for (const auto& cfg : *cs.launches)
       fn(L, cfg, cs.ptr->data(), cs.bytes->data(), cs.ids->data(), cs.scalars->data());
@@ -347,8 +349,13 @@ bool valid_event(const WarpEvent& e) {
 
 std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profile::Kernel); }
 
-RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
-                  const Params& params, const RunOptions& opt, const Limits& limits) {
+namespace {
+
+// One sandboxed run on `threads` cores. `crashed`: the process died of a signal, whose
+// handler knows the faulting line only when one thread ran (run_emu then runs it again).
+RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
+                     const Params& params, const RunOptions& opt, const Limits& limits,
+                     unsigned threads, bool& crashed) {
   // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
   // to an array of another name (a puzzle's `a: const float @A`).
   KernelSpec bound;
@@ -469,7 +476,9 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
     cs.scratch = rs.scratch;
     cs.limits.address_space = limits.memory_mb << 20;
     cs.limits.file_bytes = limits.file_mb << 20;
-    cs.limits.cpu_s = std::uint64_t(limits.time_s) + 2;
+    // CPU time is summed over threads: each of them gets the wall limit's worth.
+    cs.limits.cpu_s = (std::uint64_t(limits.time_s) + 2) * threads;
+    cs.threads = threads;
     cs.limits.open_files = 64;
     cs.so = c.artifact;
     cs.launches = &res.plan.launches;
@@ -710,6 +719,7 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
       return res;
     }
     const int sig = status->signal;
+    crashed = (sig > 0 && sig < 65) || WIFSIGNALED(wst);
     if (sig > 0 && sig < 65) {
       const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
@@ -778,6 +788,20 @@ RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const Varian
     res.error = std::string("running the kernel failed: ") + e.what();
   }
   return res;
+}
+
+}  // namespace
+
+// Blocks spread over the cores as in the catalogue's runs (results and traces equal to one
+// core's: tests/sim/test_emulator.cpp). A crash is run again on one core, where the signal
+// handler's last line is the faulting thread's and its alternate stack catches an overflow.
+RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
+                  const Params& params, const RunOptions& opt, const Limits& limits) {
+  const unsigned threads = std::min(8u, sim::emu_threads());
+  bool crashed = false;
+  RunResult r = run_emu_on(c, caller_spec, job, params, opt, limits, threads, crashed);
+  if (crashed && threads > 1) r = run_emu_on(c, caller_spec, job, params, opt, limits, 1, crashed);
+  return r;
 }
 
 }  // namespace ws::user

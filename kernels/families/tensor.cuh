@@ -474,6 +474,60 @@ struct TensorPipelinedShape {
 
 namespace tensor_detail {
 
+// pipelined's `shape` knob (issue 25's candidates): block tile rows, columns, k a stage and
+// warp tile columns. Shape 0 is TensorPipelined at `stages`; the others are
+// TensorPipelinedShape at 3 or 4 stages, blocks in groups of kShapeGroup tile rows (shape
+// 1: shape 0's tile in that order, so the grouping is measured alone).
+using Shapes = Choices<0, 1, 2, 3, 4, 5>;
+using ShapeStages = Choices<3, 4>;
+constexpr int kShapeGroup = 8;
+constexpr int kShapeDims[6][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
+                                  {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32}};
+template <long long SH, int S>
+using ShapeKernel = TensorPipelinedShape<kShapeDims[SH][0], kShapeDims[SH][1],
+                                         kShapeDims[SH][2], kShapeDims[SH][3], S>;
+
+// The blocks an SM a shape is compiled for (its __launch_bounds__): as many as 128 registers
+// a thread and the SM's 228 KB of shared memory (1 KB a block reserved) allow; 1 for the
+// 64 x 64 warps, which need more than 128.
+template <class K>
+constexpr int shape_min_blocks(int warp_n) {
+  const int by_regs = 65536 / (K::kThreadsS * 128);
+  const int by_shared = int(228 * 1024 / (K::kSharedBytes + 1024));
+  return warp_n == 64 ? 1 : by_regs < by_shared ? by_regs : by_shared;
+}
+
+}  // namespace tensor_detail
+
+// The fast build's entries of the shapes, register-capped by their __launch_bounds__ where
+// the compiler would take 130 to 168 registers and so lose a block an SM or, at 512
+// threads, not launch.
+#if defined(WS_MODE_FAST)
+#define WS_TENSOR_SHAPE_ENTRY(SH, S)                                                        \
+  template <>                                                                               \
+  __global__ void __launch_bounds__(                                                        \
+      tensor_detail::ShapeKernel<SH, S>::kThreadsS,                                         \
+      tensor_detail::shape_min_blocks<tensor_detail::ShapeKernel<SH, S>>(                   \
+          tensor_detail::kShapeDims[SH][3]))                                                \
+      ws_entry<tensor_detail::ShapeKernel<SH, S>>(tensor_detail::ShapeKernel<SH, S> k) {   \
+    Thread t;                                                                              \
+    k(t);                                                                                  \
+  }
+WS_TENSOR_SHAPE_ENTRY(1, 3)
+WS_TENSOR_SHAPE_ENTRY(1, 4)
+WS_TENSOR_SHAPE_ENTRY(2, 3)
+WS_TENSOR_SHAPE_ENTRY(2, 4)
+WS_TENSOR_SHAPE_ENTRY(3, 3)
+WS_TENSOR_SHAPE_ENTRY(3, 4)
+WS_TENSOR_SHAPE_ENTRY(4, 3)
+WS_TENSOR_SHAPE_ENTRY(4, 4)
+WS_TENSOR_SHAPE_ENTRY(5, 3)
+WS_TENSOR_SHAPE_ENTRY(5, 4)
+#undef WS_TENSOR_SHAPE_ENTRY
+#endif
+
+namespace tensor_detail {
+
 inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes,
                  unsigned threads = kThreads) {
   const long long n = p.at("n");
@@ -583,19 +637,6 @@ inline ParamSpec stages_param() {
   return {"stages", 3, 0, 0, Stages::list(), "shared buffers: tiles in flight + 1"};
 }
 
-// pipelined's `shape` knob (issue 25's candidates): block tile rows, columns, k a stage and
-// warp tile columns. Shape 0 is TensorPipelined at `stages`; the others are
-// TensorPipelinedShape at 3 or 4 stages, blocks in groups of kShapeGroup tile rows (shape
-// 1: shape 0's tile in that order, so the grouping is measured alone).
-using Shapes = Choices<0, 1, 2, 3, 4, 5>;
-using ShapeStages = Choices<3, 4>;
-constexpr int kShapeGroup = 8;
-constexpr int kShapeDims[6][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
-                                  {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32}};
-template <long long SH, int S>
-using ShapeKernel = TensorPipelinedShape<kShapeDims[SH][0], kShapeDims[SH][1],
-                                         kShapeDims[SH][2], kShapeDims[SH][3], S>;
-
 inline ParamSpec shape_param() {
   return {"shape", 0, 0, 0, Shapes::list(),
           "block tile, k a stage, warp tile: 0 = 128x128x32, warps 64x32 (8); 1 = 0 in groups "
@@ -649,31 +690,6 @@ inline void pipelined_launch(Launcher& L, const Params& p, const Plan& pl, const
 
 }  // namespace tensor_detail
 
-// The fast build's entries of the shapes, register-capped as __launch_bounds__ does: 128
-// a thread (2 blocks an SM of 256 threads, 1 of 512), where the compiler would take 130 to
-// 168 and so lose a block an SM or, at 512 threads, not launch; the 64 x 64 warps keep 255.
-#if defined(WS_MODE_FAST)
-#define WS_TENSOR_SHAPE_ENTRY(SH, S)                                                       \
-  template <>                                                                              \
-  __global__ void __launch_bounds__(                                                       \
-      tensor_detail::ShapeKernel<SH, S>::kThreadsS,                                        \
-      tensor_detail::kShapeDims[SH][3] == 64 ? 1 : 65536 / (tensor_detail::ShapeKernel<SH, S>::kThreadsS * 128)) \
-      ws_entry<tensor_detail::ShapeKernel<SH, S>>(tensor_detail::ShapeKernel<SH, S> k) {   \
-    Thread t;                                                                              \
-    k(t);                                                                                  \
-  }
-WS_TENSOR_SHAPE_ENTRY(1, 3)
-WS_TENSOR_SHAPE_ENTRY(1, 4)
-WS_TENSOR_SHAPE_ENTRY(2, 3)
-WS_TENSOR_SHAPE_ENTRY(2, 4)
-WS_TENSOR_SHAPE_ENTRY(3, 3)
-WS_TENSOR_SHAPE_ENTRY(3, 4)
-WS_TENSOR_SHAPE_ENTRY(4, 3)
-WS_TENSOR_SHAPE_ENTRY(4, 4)
-WS_TENSOR_SHAPE_ENTRY(5, 3)
-WS_TENSOR_SHAPE_ENTRY(5, 4)
-#undef WS_TENSOR_SHAPE_ENTRY
-#endif
 
 // @post appends the tensor family and its variants to r in teaching order (global memory
 //       to the cp.async pipeline, then its 64 x 64 warps).

@@ -377,16 +377,13 @@ WS_DEVICE void frag_b(Thread& t, const SB& bs, int bbase, int wn, int kk,
   }
 }
 
-// The block's tile (tm, tn): grouped, `group` tile rows at a time, down the rows of a group
-// before the next column, so the blocks resident together share A and B panels in L2
-// (group 0: launch order).
-WS_DEVICE void block_tile(const Thread& t, int group, int& tm, int& tn) {
-  int gx = int(t.gridDim.x);
-  int gy = int(t.gridDim.y);
-  int bid = int(t.blockIdx.y) * gx + int(t.blockIdx.x);
+// The tile (tm, tn) of the bid-th block of a gx x gy grid: grouped, `group` tile rows at a
+// time, down the rows of a group before the next column, so the blocks resident together
+// share A and B panels in L2 (group 0: launch order, row by row).
+WS_DEVICE void grouped_tile(int bid, int gx, int gy, int group, int& tm, int& tn) {
   if (group <= 0) {
-    tm = int(t.blockIdx.y);
-    tn = int(t.blockIdx.x);
+    tm = bid / gx;
+    tn = bid % gx;
     return;
   }
   int first = bid / (group * gx) * group;
@@ -394,6 +391,10 @@ WS_DEVICE void block_tile(const Thread& t, int group, int& tm, int& tn) {
   int in = bid % (group * gx);
   tm = first + in % rows;
   tn = in / rows;
+}
+WS_DEVICE void block_tile(const Thread& t, int group, int& tm, int& tn) {
+  int gx = int(t.gridDim.x);
+  grouped_tile(int(t.blockIdx.y) * gx + int(t.blockIdx.x), gx, int(t.gridDim.y), group, tm, tn);
 }
 
 }  // namespace tensor_detail
@@ -410,24 +411,26 @@ struct TensorPipelinedShape {
   static constexpr int kHalves = WN_ / 32;
   Global<const int4> a8, b8;
   Global<float2> c2;
-  int n, group;
+  int n, group;  // group: tile rows a group of blocks spans (block_tile)
   static constexpr std::uint32_t kSharedBytes = STAGES * (BM_ + BN_) * KC_ * sizeof(int4);
   template <class SA, class SB>
-  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int stage, int k0, int row0,
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int stage, int kc0, int row0,
                        int col0) const {
     using namespace tensor_detail;
     int tid = t.tid();
+    // Chunk indices in 32 bits (at most 8192 x 1024) from the k chunk kc0: no 64-bit
+    // division a copy, and no 64-bit bases held across the loop (BK 64 spilled with them).
     WS_UNROLL
     for (int h = 0; h < BM_ * KC_ / kThreadsS; ++h) {
       int r = (tid + h * kThreadsS) / KC_;
       int c = (tid + h * kThreadsS) % KC_;
-      cp_async16(t, as, stage * BM_ + r, chunk_swz<KC_>(r, c), a8, (std::int64_t(row0 + r) * n + k0) / 8 + c);
+      cp_async16(t, as, stage * BM_ + r, chunk_swz<KC_>(r, c), a8, (row0 + r) * (n / 8) + kc0 + c);
     }
     WS_UNROLL
     for (int h = 0; h < BN_ * KC_ / kThreadsS; ++h) {
       int r = (tid + h * kThreadsS) / KC_;
       int c = (tid + h * kThreadsS) % KC_;
-      cp_async16(t, bs, stage * BN_ + r, chunk_swz<KC_>(r, c), b8, (std::int64_t(col0 + r) * n + k0) / 8 + c);
+      cp_async16(t, bs, stage * BN_ + r, chunk_swz<KC_>(r, c), b8, (col0 + r) * (n / 8) + kc0 + c);
     }
   }
   WS_DEVICE void operator()(Thread& t) const {
@@ -448,14 +451,14 @@ struct TensorPipelinedShape {
     std::uint32_t bf[kHalves][NT][2];
     WS_UNROLL
     for (int s = 0; s < STAGES - 1; ++s) {
-      if (s < tiles) issue(t, as, bs, s, s * BK_, row0, col0);
+      if (s < tiles) issue(t, as, bs, s, s * KC_, row0, col0);
       cp_async_commit(t);
     }
     for (int kt = 0; kt < tiles; ++kt) {
       cp_async_wait<STAGES - 2>(t);
       t.syncthreads();
       int next = kt + STAGES - 1;
-      if (next < tiles) issue(t, as, bs, next % STAGES, next * BK_, row0, col0);
+      if (next < tiles) issue(t, as, bs, next % STAGES, next * KC_, row0, col0);
       cp_async_commit(t);
       int stage = kt % STAGES;
       WS_UNROLL
@@ -477,10 +480,11 @@ namespace tensor_detail {
 // pipelined's `shape` knob (issue 25's candidates): block tile rows, columns, k a stage and
 // warp tile columns. Shape 0 is TensorPipelined at `stages`; the others are
 // TensorPipelinedShape at 3 or 4 stages, blocks in groups of kShapeGroup tile rows (shape
-// 1: shape 0's tile in that order, so the grouping is measured alone).
+// 1: shape 0's tiles in that order, its cp.async addresses without shape 0's 64-bit
+// division; a wave of 128 x 128 tiles then spans 16 rows x 16 columns, not 8 x 32).
 using Shapes = Choices<0, 1, 2, 3, 4, 5>;
 using ShapeStages = Choices<3, 4>;
-constexpr int kShapeGroup = 8;
+constexpr int kShapeGroup = 16;
 constexpr int kShapeDims[6][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
                                   {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32}};
 template <long long SH, int S>
@@ -640,7 +644,7 @@ inline ParamSpec stages_param() {
 inline ParamSpec shape_param() {
   return {"shape", 0, 0, 0, Shapes::list(),
           "block tile, k a stage, warp tile: 0 = 128x128x32, warps 64x32 (8); 1 = 0 in groups "
-          "of 8 tile rows; 2 = 128x128x64; 3 = 128x256x32 (16 warps); 4 = 128x256x32, warps "
+          "of 16 tile rows; 2 = 128x128x64; 3 = 128x256x32 (16 warps); 4 = 128x256x32, warps "
           "64x64 (8); 5 = 128x256x64 (16 warps); 1-5 grouped, at 3 or 4 stages"};
 }
 

@@ -12,6 +12,7 @@
 #include "kernels/backends/backend.h"
 #include "kernels/dialect/simt.h"
 #include "kernels/dialect/simt_tensor.h"
+#include "kernels/families/tensor.cuh"
 #include "kernels/hardware/hardware.h"
 #include "sim/half.h"
 #include "sim/mma.h"
@@ -524,6 +525,36 @@ TEST(TensorFamily, PipelinedShapesVerifyWithTheirHandCountedTotals) {
   EXPECT_EQ(s0.totals.shared_ld_requests, s1.totals.shared_ld_requests);
   EXPECT_EQ(s0.totals.global_ldgsts_sectors, s1.totals.global_ldgsts_sectors);
   EXPECT_EQ(s0.totals.barriers, s1.totals.barriers);
+}
+
+// The grouped block order (shapes 1-5) on grids too big to emulate: every tile exactly once,
+// a group's blocks down its rows first, the last group cut to the rows left.
+TEST(TensorFamily, GroupedBlocksCoverEveryTileOnceDownEachGroupsRows) {
+  struct Grid {
+    int gx, gy, group;
+  };
+  for (const Grid& g : {Grid{32, 32, 16}, Grid{16, 32, 16}, Grid{5, 7, 3}, Grid{4, 4, 0}}) {
+    SCOPED_TRACE(std::to_string(g.gx) + " x " + std::to_string(g.gy) + " / " +
+                 std::to_string(g.group));
+    std::vector<int> seen(std::size_t(g.gx * g.gy), 0);
+    for (int bid = 0; bid < g.gx * g.gy; ++bid) {
+      int tm = -1, tn = -1;
+      ws::emu::tensor_detail::grouped_tile(bid, g.gx, g.gy, g.group, tm, tn);
+      ASSERT_TRUE(tm >= 0 && tm < g.gy && tn >= 0 && tn < g.gx) << bid;
+      ++seen[std::size_t(tm * g.gx + tn)];
+    }
+    for (int v : seen) EXPECT_EQ(v, 1);
+  }
+  int tm = 0, tn = 0;
+  ws::emu::tensor_detail::grouped_tile(17, 32, 32, 16, tm, tn);  // 2nd column, 2nd row
+  EXPECT_EQ(tm, 1);
+  EXPECT_EQ(tn, 1);
+  ws::emu::tensor_detail::grouped_tile(32 * 16 + 1, 32, 32, 16, tm, tn);  // 2nd group
+  EXPECT_EQ(tm, 17);
+  EXPECT_EQ(tn, 0);
+  ws::emu::tensor_detail::grouped_tile(5 * 6 + 2, 5, 7, 3, tm, tn);  // last group: 1 row
+  EXPECT_EQ(tm, 6);
+  EXPECT_EQ(tn, 2);
 }
 
 TEST(TensorFamily, AShapeRefusesWhatItIsNotCompiledOrTiledFor) {

@@ -333,6 +333,203 @@ struct TensorWarp64 {
   }
 };
 
+// Issue 25's candidates for >= 0.5 of cuBLAS: the pipeline at other block tiles, k depths
+// and warp tiles, with the blocks taken in groups of tile rows, behind pipelined's `shape`
+// knob (shape 0, the default, is TensorPipelined itself). Written after the rungs, so their
+// lines (the recorded SASS, times and traces) stay where they were.
+namespace tensor_detail {
+
+// The swizzle of a tile whose rows are KC_ chunks: chunk_at's for 64-byte rows; for 128-byte
+// rows (BK 64) chunk c of row r goes to c ^ (r % 8), so the 8 rows an ldmatrix phase reads
+// land on 8 different 16-byte bank groups.
+template <int KC_>
+WS_DEVICE int chunk_swz(int r, int c) {
+  return KC_ == 4 ? chunk_at<true>(r, c) : c ^ (r & 7);
+}
+
+// load_fragments on tiles of KC_ chunks a row: A of the warp's 4 m tiles (rows wm * 64..),
+// B of 4 n tiles (columns wn * 32..), for k16 step kk.
+template <int KC_, class SA>
+WS_DEVICE void frag_a(Thread& t, const SA& as, int abase, int wm, int kk,
+                      std::uint32_t (&af)[MT][4]) {
+  int l = t.lane();
+  WS_UNROLL
+  for (int mt = 0; mt < MT; ++mt) {
+    int r = wm * 64 + mt * 16 + l % 8 + (l / 8) % 2 * 8;
+    int c = kk * 2 + l / 16;
+    ldmatrix_x4(t, af[mt], as, abase + r, chunk_swz<KC_>(r, c));
+  }
+}
+template <int KC_, class SB>
+WS_DEVICE void frag_b(Thread& t, const SB& bs, int bbase, int wn, int kk,
+                      std::uint32_t (&bf)[NT][2]) {
+  int l = t.lane();
+  WS_UNROLL
+  for (int np = 0; np < NT / 2; ++np) {
+    int r = wn * 32 + np * 16 + l % 8 + l / 16 * 8;
+    int c = kk * 2 + (l / 8) % 2;
+    std::uint32_t q[4];
+    ldmatrix_x4(t, q, bs, bbase + r, chunk_swz<KC_>(r, c));
+    bf[2 * np][0] = q[0];
+    bf[2 * np][1] = q[1];
+    bf[2 * np + 1][0] = q[2];
+    bf[2 * np + 1][1] = q[3];
+  }
+}
+
+// The tile (tm, tn) of the bid-th block of a gx x gy grid: grouped, `group` tile rows at a
+// time, down the rows of a group before the next column, so the blocks resident together
+// share A and B panels in L2 (group 0: launch order, row by row).
+WS_DEVICE void grouped_tile(int bid, int gx, int gy, int group, int& tm, int& tn) {
+  if (group <= 0) {
+    tm = bid / gx;
+    tn = bid % gx;
+    return;
+  }
+  int first = bid / (group * gx) * group;
+  int rows = gy - first < group ? gy - first : group;
+  int in = bid % (group * gx);
+  tm = first + in % rows;
+  tn = in / rows;
+}
+WS_DEVICE void block_tile(const Thread& t, int group, int& tm, int& tn) {
+  int gx = int(t.gridDim.x);
+  grouped_tile(int(t.blockIdx.y) * gx + int(t.blockIdx.x), gx, int(t.gridDim.y), group, tm, tn);
+}
+
+}  // namespace tensor_detail
+
+// The pipeline at a BM_ x BN_ block tile, BK_ k a stage, warps of 64 x WN_ (WN_ 64: two
+// 32-column halves sharing their A fragments, as warp64), blocks in groups of `group`
+// tile rows. A bigger block tile fetches fewer bytes from L2 per mma (128 x 256: 3/4 of
+// 128 x 128's) and a deeper stage passes half the barriers per mma.
+template <int BM_, int BN_, int BK_, int WN_, int STAGES>
+struct TensorPipelinedShape {
+  static constexpr int KC_ = BK_ / 8;
+  static constexpr int kWarpsN = BN_ / WN_;
+  static constexpr int kThreadsS = BM_ / 64 * kWarpsN * 32;
+  static constexpr int kHalves = WN_ / 32;
+  Global<const int4> a8, b8;
+  Global<float2> c2;
+  int n, group;  // group: tile rows a group of blocks spans (block_tile)
+  static constexpr std::uint32_t kSharedBytes = STAGES * (BM_ + BN_) * KC_ * sizeof(int4);
+  template <class SA, class SB>
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int stage, int kc0, int row0,
+                       int col0) const {
+    using namespace tensor_detail;
+    int tid = t.tid();
+    // Chunk indices in 32 bits (at most 8192 x 1024) from the k chunk kc0: no 64-bit
+    // division a copy, and no 64-bit bases held across the loop (BK 64 spilled with them).
+    WS_UNROLL
+    for (int h = 0; h < BM_ * KC_ / kThreadsS; ++h) {
+      int r = (tid + h * kThreadsS) / KC_;
+      int c = (tid + h * kThreadsS) % KC_;
+      cp_async16(t, as, stage * BM_ + r, chunk_swz<KC_>(r, c), a8, (row0 + r) * (n / 8) + kc0 + c);
+    }
+    WS_UNROLL
+    for (int h = 0; h < BN_ * KC_ / kThreadsS; ++h) {
+      int r = (tid + h * kThreadsS) / KC_;
+      int c = (tid + h * kThreadsS) % KC_;
+      cp_async16(t, bs, stage * BN_ + r, chunk_swz<KC_>(r, c), b8, (col0 + r) * (n / 8) + kc0 + c);
+    }
+  }
+  WS_DEVICE void operator()(Thread& t) const {
+    using namespace tensor_detail;
+    auto as = t.shared2d<int4>(STAGES * BM_, KC_, "As");
+    auto bs = t.shared2d<int4>(STAGES * BN_, KC_, "Bs");
+    int warp = t.warp();
+    int wm = warp / kWarpsN;
+    int wn = warp % kWarpsN * kHalves;  // in 32 columns
+    int tm = 0;
+    int tn = 0;
+    block_tile(t, group, tm, tn);
+    int row0 = tm * BM_;
+    int col0 = tn * BN_;
+    int tiles = n / BK_;
+    float acc[kHalves][MT][NT][4] = {};
+    std::uint32_t af[MT][4];
+    std::uint32_t bf[kHalves][NT][2];
+    WS_UNROLL
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < tiles) issue(t, as, bs, s, s * KC_, row0, col0);
+      cp_async_commit(t);
+    }
+    for (int kt = 0; kt < tiles; ++kt) {
+      cp_async_wait<STAGES - 2>(t);
+      t.syncthreads();
+      int next = kt + STAGES - 1;
+      if (next < tiles) issue(t, as, bs, next % STAGES, next * KC_, row0, col0);
+      cp_async_commit(t);
+      int stage = kt % STAGES;
+      WS_UNROLL
+      for (int kk = 0; kk < BK_ / 16; ++kk) {
+        frag_a<KC_>(t, as, stage * BM_, wm, kk, af);
+        WS_UNROLL
+        for (int h = 0; h < kHalves; ++h) frag_b<KC_>(t, bs, stage * BN_, wn + h, kk, bf[h]);
+        WS_UNROLL
+        for (int h = 0; h < kHalves; ++h) mma_all(t, acc[h], af, bf[h]);
+      }
+    }
+    WS_UNROLL
+    for (int h = 0; h < kHalves; ++h) store_c(t, c2, n, row0, col0, wm, wn + h, acc[h]);
+  }
+};
+
+namespace tensor_detail {
+
+// pipelined's `shape` knob (issue 25's candidates): block tile rows, columns, k a stage and
+// warp tile columns. Shape 0 is TensorPipelined at `stages`; the others are
+// TensorPipelinedShape at 3 or 4 stages, blocks in groups of kShapeGroup tile rows (shape
+// 1: shape 0's tiles in that order, its cp.async addresses without shape 0's 64-bit
+// division; a wave of 128 x 128 tiles then spans 16 rows x 16 columns, not 8 x 32).
+using Shapes = Choices<0, 1, 2, 3, 4, 5>;
+using ShapeStages = Choices<3, 4>;
+constexpr int kShapeGroup = 16;
+constexpr int kShapeDims[6][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
+                                  {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32}};
+template <long long SH, int S>
+using ShapeKernel = TensorPipelinedShape<kShapeDims[SH][0], kShapeDims[SH][1],
+                                         kShapeDims[SH][2], kShapeDims[SH][3], S>;
+
+// The blocks an SM a shape is compiled for (its __launch_bounds__): as many as 128 registers
+// a thread and the SM's 228 KB of shared memory (1 KB a block reserved) allow; 1 for the
+// 64 x 64 warps, which need more than 128.
+template <class K>
+constexpr int shape_min_blocks(int warp_n) {
+  const int by_regs = 65536 / (K::kThreadsS * 128);
+  const int by_shared = int(228 * 1024 / (K::kSharedBytes + 1024));
+  return warp_n == 64 ? 1 : by_regs < by_shared ? by_regs : by_shared;
+}
+
+}  // namespace tensor_detail
+
+// The fast build's entries of the shapes, register-capped by their __launch_bounds__ where
+// the compiler would take 130 to 168 registers and so lose a block an SM or, at 512
+// threads, not launch.
+#if defined(WS_MODE_FAST)
+#define WS_TENSOR_SHAPE_ENTRY(SH, S)                                                        \
+  template <>                                                                               \
+  __global__ void __launch_bounds__(                                                        \
+      tensor_detail::ShapeKernel<SH, S>::kThreadsS,                                         \
+      tensor_detail::shape_min_blocks<tensor_detail::ShapeKernel<SH, S>>(                   \
+          tensor_detail::kShapeDims[SH][3]))                                                \
+      ws_entry<tensor_detail::ShapeKernel<SH, S>>(tensor_detail::ShapeKernel<SH, S> k) {   \
+    Thread t;                                                                              \
+    k(t);                                                                                  \
+  }
+WS_TENSOR_SHAPE_ENTRY(1, 3)
+WS_TENSOR_SHAPE_ENTRY(1, 4)
+WS_TENSOR_SHAPE_ENTRY(2, 3)
+WS_TENSOR_SHAPE_ENTRY(2, 4)
+WS_TENSOR_SHAPE_ENTRY(3, 3)
+WS_TENSOR_SHAPE_ENTRY(3, 4)
+WS_TENSOR_SHAPE_ENTRY(4, 3)
+WS_TENSOR_SHAPE_ENTRY(4, 4)
+WS_TENSOR_SHAPE_ENTRY(5, 3)
+WS_TENSOR_SHAPE_ENTRY(5, 4)
+#undef WS_TENSOR_SHAPE_ENTRY
+#endif
+
 namespace tensor_detail {
 
 inline Plan plan(const Params& p, const char* kernel, std::uint32_t shared_bytes,
@@ -420,8 +617,8 @@ inline Global<float2> c_pairs(const Args& a, int i) {
   return {static_cast<float2*>(a.ptr.at(i)), a.count.at(i) / 2, std::uint8_t(i)};
 }
 
-// 16 KB a stage: 3 stages fill the 48 KB a block has without opting in (validate's limit).
-using Stages = Choices<2, 3>;
+// 16 KB a stage: 3 stages fill the 48 KB a block has without opting in; 4 (64 KB) opt in.
+using Stages = Choices<2, 3, 4>;
 
 // The plan and launch of a pipelined kernel K<STAGES> (pipelined, warp64) at p's stages.
 template <template <int> class K>
@@ -444,7 +641,59 @@ inline ParamSpec stages_param() {
   return {"stages", 3, 0, 0, Stages::list(), "shared buffers: tiles in flight + 1"};
 }
 
+inline ParamSpec shape_param() {
+  return {"shape", 0, 0, 0, Shapes::list(),
+          "block tile, k a stage, warp tile: 0 = 128x128x32, warps 64x32 (8); 1 = 0 in groups "
+          "of 16 tile rows; 2 = 128x128x64; 3 = 128x256x32 (16 warps); 4 = 128x256x32, warps "
+          "64x64 (8); 5 = 128x256x64 (16 warps); 1-5 grouped, at 3 or 4 stages"};
+}
+
+inline std::string pipelined_check(const Params& p) {
+  const long long sh = p.at("shape");
+  if (sh == 0) return check_n(p);
+  if (!ShapeStages::allows(p.at("stages")))
+    return "shape=" + std::to_string(sh) + " is compiled at stages=3 and 4 only";
+  const long long n = p.at("n"), bm = kShapeDims[sh][0], bn = kShapeDims[sh][1];
+  if (n % bm != 0 || n % bn != 0)
+    return "n=" + std::to_string(n) + " is not a multiple of the block tile " +
+           std::to_string(bm) + " x " + std::to_string(bn) + " (the block tile must divide n)";
+  return "";
+}
+
+// @post shape 0: staged_plan's; else the shape's threads, shared bytes and grid.
+inline Plan pipelined_plan(const Params& p) {
+  const long long sh = p.at("shape");
+  if (sh == 0) return staged_plan<TensorPipelined>(p, "tensor_pipelined", kThreads);
+  Plan pl;
+  Shapes::dispatch(sh, [&]<long long SH>() {
+    if constexpr (SH > 0)
+      ShapeStages::dispatch(p.at("stages"), [&]<long long S>() {
+        using K = ShapeKernel<SH, int(S)>;
+        pl = plan(p, "tensor_pipelined", K::kSharedBytes, unsigned(K::kThreadsS));
+      });
+  });
+  const auto n = unsigned(p.at("n"));
+  pl.launches.at(0).grid = {n / unsigned(kShapeDims[sh][1]), n / unsigned(kShapeDims[sh][0]), 1};
+  return pl;
+}
+
+inline void pipelined_launch(Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+  const long long sh = p.at("shape");
+  if (sh == 0) return staged_launch<TensorPipelined>(L, p, pl, a);
+  auto A = halves_as<int4>(a, 0);
+  auto B = halves_as<int4>(a, 1);
+  auto C = c_pairs(a, 2);
+  const int n = int(p.at("n"));
+  with_choice<Shapes>(L, "shape", sh, [&]<long long SH>() {
+    if constexpr (SH > 0)
+      with_choice<ShapeStages>(L, "stages", p.at("stages"), [&]<long long S>() {
+        L.launch(pl.launches[0], ShapeKernel<SH, int(S)>{A, B, C, n, kShapeGroup});
+      });
+  });
+}
+
 }  // namespace tensor_detail
+
 
 // @post appends the tensor family and its variants to r in teaching order (global memory
 //       to the cp.async pipeline, then its 64 x 64 warps).
@@ -515,13 +764,11 @@ inline void add_tensor(Registry& r) {
                          "memory while the tensor cores work on this one, so the load latency "
                          "hides behind the mma and no registers hold the copies.",
                   .entry = "TensorPipelined",
-                  .params = {n_param(), stages_param()},
-                  .check = check_n,
-                  .plan = [](const Params& p) {
-                    return staged_plan<TensorPipelined>(p, "tensor_pipelined", kThreads);
-                  },
+                  .params = {n_param(), stages_param(), shape_param()},
+                  .check = pipelined_check,
+                  .plan = pipelined_plan,
                   .verify = verify},
-         .launch = staged_launch<TensorPipelined>});
+         .launch = pipelined_launch});
   r.add({.info = {.name = "warp64",
                   .title = "Pipelined, 64 x 64 warp tiles",
                   .why = "Slower on the H100 (0.94x pipelined): 4 warps of 64 x 64 instead of "

@@ -236,13 +236,16 @@ TEST_P(EveryValue, RunsOnTheEmulatorAndCarvesThePlannedSharedMemory) {
       Params done;
       std::string why = validate(*v, p, DeviceLimits{}, done);
       // A listed value may need another parameter at the bottom of its range (a tile of 8
-      // takes at most 8 block rows): try each in turn.
+      // takes at most 8 block rows) or at twice it (a 128 x 256 block tile, n = 256): try
+      // each in turn.
       for (const ParamSpec& other : v->params) {
-        if (why.empty() || ps.choices.empty()) break;
         if (other.name == ps.name || !other.choices.empty()) continue;
-        Params q = p;
-        q[other.name] = other.min;
-        if (validate(*v, q, DeviceLimits{}, done).empty()) p = q, why.clear();
+        for (long long at : {other.min, 2 * other.min}) {
+          if (why.empty() || ps.choices.empty() || at > other.max) break;
+          Params q = p;
+          q[other.name] = at;
+          if (validate(*v, q, DeviceLimits{}, done).empty()) p = q, why.clear();
+        }
       }
       const std::string what = id + " " + to_string(p);
       if (!why.empty()) {

@@ -12,6 +12,7 @@
 #include "kernels/backends/backend.h"
 #include "kernels/dialect/simt.h"
 #include "kernels/dialect/simt_tensor.h"
+#include "kernels/families/tensor.cuh"
 #include "kernels/hardware/hardware.h"
 #include "sim/half.h"
 #include "sim/mma.h"
@@ -482,6 +483,88 @@ TEST(TensorFamily, SeveralBlocksAndKTilesVerify) {
     EXPECT_TRUE(r.ok()) << v << ": " << r.error << " " << r.verify_message;
     EXPECT_EQ(r.totals.tensor_instructions, 2u * 256 * 256 * 256 / 4096);
   }
+}
+
+// pipelined's shapes (issue 25's candidates) at n = 256, each at 3 and 4 stages: the product
+// verifies (every element, so the grouped block order covers every tile once), the same
+// 8,192 mma, conflict-free ldmatrix and cp.async (the 128-byte rows of BK 64 included), and
+// what each shape is for, counted by hand:
+// - ldmatrix: 6 a warp of 64 x 32 a k16 step, 8 a warp of 64 x 64 (A shared by its halves):
+//   (256 / 64) x (256 / 32) warp tiles x 16 steps x 6 = 3,072, or 4 x 4 x 16 x 8 = 2,048;
+// - cp.async sectors: every block fetches its (BM + BN) rows x 256 halves once: 4 blocks x
+//   256 x 512 / 32 = 16,384 at 128 x 128, 2 x 384 x 512 / 32 = 12,288 at 128 x 256 (3/4);
+// - barriers: one a stage, so BK 64 passes half those of BK 32.
+TEST(TensorFamily, PipelinedShapesVerifyWithTheirHandCountedTotals) {
+  struct Want {
+    long long shape;
+    std::uint64_t ld_requests, ldgsts_sectors;
+  };
+  for (long long stages : {3, 4}) {
+    std::uint64_t barriers32 = 0;
+    for (const Want& w : {Want{1, 3072, 16384}, Want{2, 3072, 16384}, Want{3, 3072, 12288},
+                          Want{4, 2048, 12288}, Want{5, 3072, 12288}}) {
+      SCOPED_TRACE("shape " + std::to_string(w.shape) + " stages " + std::to_string(stages));
+      const RunResult r =
+          run_tensor("pipelined", {{"n", 256}, {"stages", stages}, {"shape", w.shape}});
+      ASSERT_TRUE(r.ok()) << r.error << " " << r.verify_message;
+      EXPECT_EQ(r.totals.tensor_instructions, 2u * 256 * 256 * 256 / 4096);
+      EXPECT_EQ(r.totals.shared_ld_requests, w.ld_requests);
+      EXPECT_EQ(r.totals.shared_ld_wavefronts, 4 * w.ld_requests);
+      EXPECT_EQ(r.totals.shared_ld_ideal, r.totals.shared_ld_wavefronts);
+      EXPECT_EQ(r.totals.global_ldgsts_sectors, w.ldgsts_sectors);
+      EXPECT_EQ(r.totals.shared_ldgsts_wavefronts, r.totals.shared_ldgsts_ideal);
+      EXPECT_EQ(r.totals.global_ld_requests, 0u);
+      EXPECT_EQ(r.totals.global_st_sectors, 256u * 256 * 4 / 32);  // C once
+      if (w.shape == 1) barriers32 = r.totals.barriers;
+      if (w.shape == 2) EXPECT_EQ(2 * r.totals.barriers, barriers32);
+    }
+  }
+  // Shape 1 is shape 0's kernel in another block order: the same counts.
+  const RunResult s0 = run_tensor("pipelined", {{"n", 256}});
+  const RunResult s1 = run_tensor("pipelined", {{"n", 256}, {"shape", 1}});
+  EXPECT_EQ(s0.totals.shared_ld_requests, s1.totals.shared_ld_requests);
+  EXPECT_EQ(s0.totals.global_ldgsts_sectors, s1.totals.global_ldgsts_sectors);
+  EXPECT_EQ(s0.totals.barriers, s1.totals.barriers);
+}
+
+// The grouped block order (shapes 1-5) on grids too big to emulate: every tile exactly once,
+// a group's blocks down its rows first, the last group cut to the rows left.
+TEST(TensorFamily, GroupedBlocksCoverEveryTileOnceDownEachGroupsRows) {
+  struct Grid {
+    int gx, gy, group;
+  };
+  for (const Grid& g : {Grid{32, 32, 16}, Grid{16, 32, 16}, Grid{5, 7, 3}, Grid{4, 4, 0}}) {
+    SCOPED_TRACE(std::to_string(g.gx) + " x " + std::to_string(g.gy) + " / " +
+                 std::to_string(g.group));
+    std::vector<int> seen(std::size_t(g.gx * g.gy), 0);
+    for (int bid = 0; bid < g.gx * g.gy; ++bid) {
+      int tm = -1, tn = -1;
+      ws::emu::tensor_detail::grouped_tile(bid, g.gx, g.gy, g.group, tm, tn);
+      ASSERT_TRUE(tm >= 0 && tm < g.gy && tn >= 0 && tn < g.gx) << bid;
+      ++seen[std::size_t(tm * g.gx + tn)];
+    }
+    for (int v : seen) EXPECT_EQ(v, 1);
+  }
+  int tm = 0, tn = 0;
+  ws::emu::tensor_detail::grouped_tile(17, 32, 32, 16, tm, tn);  // 2nd column, 2nd row
+  EXPECT_EQ(tm, 1);
+  EXPECT_EQ(tn, 1);
+  ws::emu::tensor_detail::grouped_tile(32 * 16 + 1, 32, 32, 16, tm, tn);  // 2nd group
+  EXPECT_EQ(tm, 17);
+  EXPECT_EQ(tn, 0);
+  ws::emu::tensor_detail::grouped_tile(5 * 6 + 2, 5, 7, 3, tm, tn);  // last group: 1 row
+  EXPECT_EQ(tm, 6);
+  EXPECT_EQ(tn, 2);
+}
+
+TEST(TensorFamily, AShapeRefusesWhatItIsNotCompiledOrTiledFor) {
+  const RunResult wide = run_tensor("pipelined", {{"n", 128}, {"shape", 3}});
+  EXPECT_NE(wide.error.find("not a multiple of the block tile 128 x 256"), std::string::npos)
+      << wide.error;
+  const RunResult two = run_tensor("pipelined", {{"n", 256}, {"shape", 1}, {"stages", 2}});
+  EXPECT_NE(two.error.find("compiled at stages=3 and 4 only"), std::string::npos) << two.error;
+  const RunResult four = run_tensor("pipelined", {{"n", 128}, {"stages", 4}});
+  EXPECT_TRUE(four.ok()) << four.error << " " << four.verify_message;
 }
 
 TEST(TensorFamily, ASizeThatIsNotAMultipleOfTheTileIsRefused) {

@@ -144,6 +144,52 @@ TEST(SpeedRungs, MatmulTunedEveryCompiledShape) {
   }
 }
 
+// The knobs the H100 times (group, prefetch) only reorder blocks or loads: at n = 384 (a
+// 3 x 3 grid, so group 4 is a group cut short to the 3 tile rows there are) every
+// combination verifies (a tile mapped twice leaves another unwritten) with the default's
+// counts exactly.
+TEST(SpeedRungs, MatmulWarptiledKnobsKeepResultsAndCounts) {
+  const RunResult base = run("matmul", "warptiled", {{"n", 384}});
+  ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+  for (long long group : {1, 4})
+    for (long long prefetch : {0, 1}) {
+      if (group == 1 && prefetch == 0) continue;
+      const Params p = {{"n", 384}, {"group", group}, {"prefetch", prefetch}};
+      SCOPED_TRACE(to_string(p));
+      const RunResult r = run("matmul", "warptiled", p);
+      ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+      EXPECT_EQ(r.totals.global_ld_requests, base.totals.global_ld_requests);
+      EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+      EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+      EXPECT_EQ(r.totals.shared_ld_requests, base.totals.shared_ld_requests);
+      EXPECT_EQ(r.totals.shared_ld_wavefronts, base.totals.shared_ld_wavefronts);
+      EXPECT_EQ(r.totals.shared_st_wavefronts, base.totals.shared_st_wavefronts);
+    }
+  const RunResult bad = run("matmul", "warptiled", {{"n", 128}, {"group", 2}});
+  EXPECT_FALSE(bad.ok());
+}
+
+// vec4's block walk at n = 384, tile 32: a 12 x 12 grid, groups of 8 rows then 4 (cut
+// short), and 128 = whole columns: verified, the default's counts; refused with tiles > 1.
+TEST(SpeedRungs, TransposeVec4GroupKeepsResultsAndCounts) {
+  const Params d = {{"n", 384}, {"tile", 32}, {"block_rows", 8}};
+  const RunResult base = run("transpose", "vec4", d);
+  ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+  for (long long group : {8, 32, 128}) {
+    Params p = d;
+    p["group"] = group;
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("transpose", "vec4", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.global_st_requests, base.totals.global_st_requests);
+    EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  }
+  const RunResult bad = run("transpose", "vec4", {{"n", 256}, {"tile", 64}, {"tiles", 2}, {"group", 8}});
+  EXPECT_NE(bad.error.find("group=8 is compiled for tiles=1 only"), std::string::npos) << bad.error;
+}
+
 TEST(SpeedRungs, RefuseShapesWithOneLine) {
   RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
   EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,16,64,32,8,8;"),

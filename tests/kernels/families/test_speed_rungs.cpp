@@ -190,6 +190,28 @@ TEST(SpeedRungs, TransposeVec4GroupKeepsResultsAndCounts) {
   EXPECT_NE(bad.error.find("group=8 is compiled for tiles=1 only"), std::string::npos) << bad.error;
 }
 
+// row_tiles: a block's 2 or 4 tiles side by side along a row of tiles (n = 256, tile 32: an
+// 8 x 8 grid of tiles, 4 or 2 blocks a row): verified, the same accesses as down a column.
+TEST(SpeedRungs, TransposeVec4RowTilesKeepResultsAndCounts) {
+  for (long long tiles : {2, 4}) {
+    const Params col = {{"n", 256}, {"tile", 32}, {"block_rows", 8}, {"tiles", tiles}};
+    Params row = col;
+    row["row_tiles"] = 1;
+    SCOPED_TRACE(to_string(row));
+    const RunResult c = run("transpose", "vec4", col);
+    const RunResult r = run("transpose", "vec4", row);
+    ASSERT_TRUE(c.ok() && c.verified) << describe(c);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_requests, c.totals.global_ld_requests);
+    EXPECT_EQ(r.totals.global_ld_sectors, c.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, c.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.barriers, c.totals.barriers);
+    EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  }
+  const RunResult bad = run("transpose", "vec4", {{"n", 256}, {"tile", 64}, {"row_tiles", 1}});
+  EXPECT_NE(bad.error.find("row_tiles=1 needs tiles=2 or 4"), std::string::npos) << bad.error;
+}
+
 TEST(SpeedRungs, RefuseShapesWithOneLine) {
   RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
   EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,16,64,32,8,8;"),

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "kernels/dialect/registry.h"
+#include "kernels/dialect/simt_tensor.h"
 
 // Loop unrolling: on nvcc the register arrays of the blocked kernels must be indexed by
 // constants only (else they spill to local memory), and the textbook loops must stay
@@ -425,6 +426,96 @@ struct MatmulWarpTiled {
   }
 };
 
+namespace matmul_detail {
+// Component c (a constant once unrolled) of v.
+WS_DEVICE float lane_of(const float4& v, int c) {
+  return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+}
+}  // namespace matmul_detail
+
+// warptiled's stages knob (> 0): the same block, warp and thread tiles, but each tile goes
+// global -> shared by cp.async, STAGES tiles in flight, no registers staging it. cp.async
+// copies 16 bytes as they are, so A stays untransposed (As[m][k/4], rows padded to 3
+// float4s: 4 rows apart is 192 bytes, another group of banks) and a thread reads its 8
+// rows as 8 float4s along k, then uses each for 4 steps of k. GROUP: as warptiled's.
+template <int STAGES, int GROUP = 1>
+struct MatmulWarpTiledAsync {
+  static constexpr int BM = 128, BN = 128, BK = 8, AQ = BK / 4 + 1;
+  static constexpr std::uint32_t kSharedBytes =
+      STAGES * (BM * AQ + BK * (BN / 4)) * sizeof(float4);
+  Global<const float4> a4, b4;
+  Global<float4> c4;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float4>(STAGES * BM, AQ, "As");  // [stage * BM + m][k/4]
+    auto bs = t.shared2d<float4>(STAGES * BK, BN / 4, "Bs");
+    int tid = t.threadIdx.x;
+    int warp = tid / 32;
+    int lane = tid % 32;
+    int wm = (warp / 4) * 64;  // the warp's first row: warps form 2 x 4
+    int wn4 = (warp % 4) * 8;  // the warp's first column / 4
+    int lm = lane / 4;         // rows 4*lm .. +3 and 32 + 4*lm .. +3 of the warp tile
+    int ln = lane % 4;         // columns 4*ln .. +3 and 16 + 4*ln .. +3
+    int bx, by;
+    matmul_detail::grouped_tile<GROUP>(t, bx, by);
+    int row0 = by * BM;
+    int col0 = bx * BN;
+    int tiles = n / BK;
+    float acc[8][8] = {};
+    WS_UNROLL
+    for (int i = 0; i < STAGES - 1; ++i) {
+      if (i < tiles) issue(t, as, bs, i, i * BK, tid, row0, col0);
+      cp_async_commit(t);
+    }
+    for (int it = 0; it < tiles; ++it) {
+      cp_async_wait<STAGES - 2>(t);
+      t.syncthreads();  // tile it is in; every warp is done with the buffer refilled next
+      int next = it + STAGES - 1;
+      if (next < tiles) issue(t, as, bs, next % STAGES, next * BK, tid, row0, col0);
+      cp_async_commit(t);
+      int sa = it % STAGES * BM;
+      int sb = it % STAGES * BK;
+      WS_UNROLL
+      for (int kq = 0; kq < BK / 4; ++kq) {
+        float4 av[8];
+        WS_UNROLL
+        for (int i = 0; i < 8; ++i) {
+          av[i] = as(sa + wm + (i / 4) * 32 + lm * 4 + i % 4, kq);
+        }
+        WS_UNROLL
+        for (int kk = 0; kk < 4; ++kk) {
+          float4 b0 = bs(sb + kq * 4 + kk, wn4 + ln);
+          float4 b1 = bs(sb + kq * 4 + kk, wn4 + 4 + ln);
+          float bn8[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+          WS_UNROLL
+          for (int i = 0; i < 8; ++i) {
+            float am = matmul_detail::lane_of(av[i], kk);
+            WS_UNROLL
+            for (int j = 0; j < 8; ++j) {
+              acc[i][j] += am * bn8[j];
+            }
+          }
+        }
+      }
+    }
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      int row = row0 + wm + (i / 4) * 32 + lm * 4 + i % 4;
+      int base = (row * n + col0) / 4 + wn4 + ln;
+      c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
+      c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
+    }
+  }
+  // Tile k0 into stage st: A's 128 x 8 as 256 float4s (two lanes a row: whole sectors),
+  // B's 8 x 128 as 256 float4s (a warp one row, 512 bytes).
+  template <class SA, class SB>
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int st, int k0, int tid, int row0,
+                       int col0) const {
+    cp_async16(t, as, st * BM + tid / 2, tid % 2, a4, ((row0 + tid / 2) * n + k0) / 4 + tid % 2);
+    cp_async16(t, bs, st * BK + tid / 32, tid % 32, b4, ((k0 + tid / 32) * n + col0) / 4 + tid % 32);
+  }
+};
+
 // Tuned: the warp-tiled kernel with its shape as knobs (the sweep picks them), every loop
 // over the tile unrolled. Block tile BM x BN x BK, warp tile WM x WN, thread tile TM x TN
 // as (TM/4) x (TN/4) pieces of 4 x 4, the pieces LM = WM/TM rows and LN = WN/TN columns
@@ -646,6 +737,14 @@ inline Global<float4> out4(const Args& a, int i) {
   return {static_cast<float4*>(a.ptr.at(i)), a.count.at(i) / 4, std::uint8_t(i)};
 }
 
+inline std::string warptiled_check(const Params& p) {
+  if (p.at("stages") != 0 && ((p.at("group") != 1 && p.at("group") != 8) || p.at("prefetch") != 0))
+    return "stages=" + std::to_string(p.at("stages")) +
+           " is compiled with group=1 or 8 and prefetch=0 only (cp.async replaces the register "
+           "staging)";
+  return check_multiple(p, 128, "the block tile");
+}
+
 // The shapes of `tuned` that are compiled (each is a kernel of its own in every build):
 // bm bn bk wm wn tm tn. The first is the default; bk, the one knob with listed values,
 // runs at each of them from the default (the others are ranges: check refuses the rest).
@@ -842,14 +941,29 @@ inline void add_matmul(Registry& r) {
                              {"group", 1, 0, 0, WarpGroups::list(),
                               "tile rows a run of consecutive blocks walks (1: launch order)"},
                              {"prefetch", 0, 0, 0, {0, 1},
-                              "1: next step's shared fragments loaded before this step's FMAs"}},
-                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                              "1: next step's shared fragments loaded before this step's FMAs"},
+                             {"stages", 0, 0, 0, {0, 2, 3, 4},
+                              "0: tiles staged through registers; 2-4: cp.async, tiles in flight"}},
+                  .check = warptiled_check,
                   .plan = [](const Params& p) {
-                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
-                                MatmulWarpTiled<>::kSharedBytes);
+                    std::uint32_t bytes = MatmulWarpTiled<>::kSharedBytes;
+                    if (p.at("stages") != 0)
+                      Choices<2, 3, 4>::dispatch(p.at("stages"), [&]<long long S>() {
+                        bytes = MatmulWarpTiledAsync<int(S)>::kSharedBytes;
+                      });
+                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128, bytes);
                   },
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           if (const long long st = p.at("stages"); st != 0) {
+             with_choice<Choices<2, 3, 4>>(L, "stages", st, [&]<long long S>() {
+               with_choice<Choices<1, 8>>(L, "group", p.at("group"), [&]<long long G>() {
+                 L.launch(pl.launches[0], MatmulWarpTiledAsync<int(S), int(G)>{
+                                              in4(a, 0), in4(a, 1), out4(a, 2), int(p.at("n"))});
+               });
+             });
+             return;
+           }
            with_choice<WarpGroups>(L, "group", p.at("group"), [&]<long long G>() {
              with_choice<Choices<0, 1>>(L, "prefetch", p.at("prefetch"), [&]<long long F>() {
                L.launch(pl.launches[0], MatmulWarpTiled<int(G), F != 0>{

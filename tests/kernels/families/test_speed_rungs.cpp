@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "kernels/backends/backend.h"
 
@@ -167,6 +168,28 @@ TEST(SpeedRungs, MatmulWarptiledKnobsKeepResultsAndCounts) {
     }
   const RunResult bad = run("matmul", "warptiled", {{"n", 128}, {"group", 2}});
   EXPECT_FALSE(bad.ok());
+}
+
+// stages (cp.async, A untransposed) at n = 256, a 2 x 2 grid: verified at 2, 3 and 4 stages
+// and with group 8; the same global sectors and shared load requests as the register-staged
+// default (8 float4s of A per 4 steps of k instead of 2 a step), and no conflict on a load.
+TEST(SpeedRungs, MatmulWarptiledStagesVerifyWithTheSameTraffic) {
+  const RunResult base = run("matmul", "warptiled", {{"n", 256}});
+  ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+  for (auto [stages, group] : {std::pair{2LL, 1LL}, {3LL, 1LL}, {4LL, 1LL}, {3LL, 8LL}}) {
+    const Params p = {{"n", 256}, {"stages", stages}, {"group", group}};
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("matmul", "warptiled", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.shared_ld_requests, base.totals.shared_ld_requests);
+    EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+  }
+  const RunResult bad = run("matmul", "warptiled", {{"n", 256}, {"stages", 3}, {"prefetch", 1}});
+  EXPECT_NE(bad.error.find("stages=3 is compiled with group=1 or 8 and prefetch=0 only"),
+            std::string::npos)
+      << bad.error;
 }
 
 // vec4's block walk at n = 384, tile 32: a 12 x 12 grid, groups of 8 rows then 4 (cut

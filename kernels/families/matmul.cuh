@@ -183,22 +183,20 @@ struct MatmulReg2D {
 
 namespace matmul_detail {
 
-// Block rasterization: block (bx, by) of the tile grid for this block. GROUP = 1 is the
-// launch order (row by row). Otherwise the linear block id walks GROUP tile rows column by
-// column, so the blocks resident together (about 2 x 132 on the H100) cover a few tile
-// columns x GROUP tile rows: fewer distinct rows of A and columns of B, more L2 hits.
+// Block rasterization: renumbers this block (t.blockIdx, as the body sees it) so that
+// consecutive blocks walk GROUP tile rows column by column instead of one row at a time.
+// The blocks resident together (about 2 x 132 on the H100) then cover a few tile columns
+// x GROUP tile rows: fewer distinct rows of A and columns of B, more L2 hits. GROUP = 1
+// leaves the launch order. The last group is cut short to the tile rows left.
 template <int GROUP>
-WS_DEVICE void grouped_tile(const Thread& t, int& bx, int& by) {
-  if constexpr (GROUP == 1) {
-    bx = t.blockIdx.x;
-    by = t.blockIdx.y;
-  } else {
+WS_DEVICE void regroup(Thread& t) {
+  if constexpr (GROUP > 1) {
     int id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
     int per = GROUP * t.gridDim.x;  // blocks in one group of GROUP tile rows
     int first = id / per * GROUP;
     int rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
-    by = first + id % per % rows;
-    bx = id % per / rows;
+    t.blockIdx.y = first + id % per % rows;
+    t.blockIdx.x = id % per / rows;
   }
 }
 
@@ -302,13 +300,8 @@ struct MatmulVectorized {
 // sectors), instead of holding a 4 x 4 block. That keeps the kernel near 120 registers,
 // two blocks per SM. As rows are padded by one float4 so the 8 rows a quarter warp
 // writes start 4 banks apart instead of on the same bank.
-//
-// Two knobs for the H100's last steps, both off by default (today's kernel exactly):
-// GROUP > 1 renumbers the blocks so consecutive ones walk GROUP tile rows column by column
-// (block rasterization, see grouped_tile): blocks resident together then share rows of A
-// and columns of B in L2. PREFETCH loads step k+1's four float4s of As and Bs into
-// registers before step k's 64 multiply-adds (register double-buffering of the fragments).
-template <int GROUP = 1, bool PREFETCH = false>
+// GROUP > 1 (the group knob) renumbers the blocks first (block rasterization, regroup).
+template <int GROUP = 1>
 struct MatmulWarpTiled {
   static constexpr int BM = 128, BN = 128, BK = 8;
   static constexpr std::uint32_t kSharedBytes =
@@ -318,6 +311,7 @@ struct MatmulWarpTiled {
   Global<float4> c4;
   int n;
   WS_DEVICE void operator()(Thread& t) const {
+    matmul_detail::regroup<GROUP>(t);
     auto as = t.shared2d<float4>(2 * BK, BM / 4 + 1, "As");  // [buffer * BK + k][m/4]
     auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
     int tid = t.threadIdx.x;
@@ -331,10 +325,8 @@ struct MatmulWarpTiled {
     int am = tid / BK;
     int bk = tid / 32;             // this thread's Bs element: row bk, float4 column bc
     int bc = tid % 32;
-    int bx, by;
-    matmul_detail::grouped_tile<GROUP>(t, bx, by);
-    int row0 = by * BM;
-    int col0 = bx * BN;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
     float acc[8][8] = {};
     float4 ra;
     float4 rb;
@@ -357,23 +349,19 @@ struct MatmulWarpTiled {
         ra.w = a((row0 + am * 4 + 3) * n + k0 + BK + ak);
         rb = b4(((k0 + BK + bk) * n + col0) / 4 + bc);
       }
-      if constexpr (PREFETCH) {
-        steps_prefetched(as, bs, cur, wm4, wn4, lm, ln, acc);
-      } else {
+      WS_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        float4 a0 = as(cur + k, wm4 + lm);
+        float4 a1 = as(cur + k, wm4 + 8 + lm);
+        float4 b0 = bs(cur + k, wn4 + ln);
+        float4 b1 = bs(cur + k, wn4 + 4 + ln);
+        float am8[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+        float bn8[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
         WS_UNROLL
-        for (int k = 0; k < BK; ++k) {
-          float4 a0 = as(cur + k, wm4 + lm);
-          float4 a1 = as(cur + k, wm4 + 8 + lm);
-          float4 b0 = bs(cur + k, wn4 + ln);
-          float4 b1 = bs(cur + k, wn4 + 4 + ln);
-          float am8[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
-          float bn8[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+        for (int i = 0; i < 8; ++i) {
           WS_UNROLL
-          for (int i = 0; i < 8; ++i) {
-            WS_UNROLL
-            for (int j = 0; j < 8; ++j) {
-              acc[i][j] += am8[i] * bn8[j];
-            }
+          for (int j = 0; j < 8; ++j) {
+            acc[i][j] += am8[i] * bn8[j];
           }
         }
       }
@@ -389,39 +377,6 @@ struct MatmulWarpTiled {
       int base = (row * n + col0) / 4 + wn4 + ln;
       c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
       c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
-    }
-  }
-  // The BK steps of one tile with the fragments double-buffered in registers: step k+1's
-  // float4s are read from shared before step k's multiply-adds, so their latency hides
-  // behind 64 FMAs instead of stalling the first FMA of the step.
-  template <class SA, class SB>
-  WS_DEVICE void steps_prefetched(const SA& as, const SB& bs, int cur, int wm4, int wn4,
-                                  int lm, int ln, float (&acc)[8][8]) const {
-    float4 f[2][4];
-    f[0][0] = as(cur, wm4 + lm);
-    f[0][1] = as(cur, wm4 + 8 + lm);
-    f[0][2] = bs(cur, wn4 + ln);
-    f[0][3] = bs(cur, wn4 + 4 + ln);
-    WS_UNROLL
-    for (int k = 0; k < BK; ++k) {
-      const int h = k % 2;
-      if (k + 1 < BK) {
-        f[1 - h][0] = as(cur + k + 1, wm4 + lm);
-        f[1 - h][1] = as(cur + k + 1, wm4 + 8 + lm);
-        f[1 - h][2] = bs(cur + k + 1, wn4 + ln);
-        f[1 - h][3] = bs(cur + k + 1, wn4 + 4 + ln);
-      }
-      float am8[8] = {f[h][0].x, f[h][0].y, f[h][0].z, f[h][0].w,
-                      f[h][1].x, f[h][1].y, f[h][1].z, f[h][1].w};
-      float bn8[8] = {f[h][2].x, f[h][2].y, f[h][2].z, f[h][2].w,
-                      f[h][3].x, f[h][3].y, f[h][3].z, f[h][3].w};
-      WS_UNROLL
-      for (int i = 0; i < 8; ++i) {
-        WS_UNROLL
-        for (int j = 0; j < 8; ++j) {
-          acc[i][j] += am8[i] * bn8[j];
-        }
-      }
     }
   }
 };
@@ -447,6 +402,7 @@ struct MatmulWarpTiledAsync {
   Global<float4> c4;
   int n;
   WS_DEVICE void operator()(Thread& t) const {
+    matmul_detail::regroup<GROUP>(t);
     auto as = t.shared2d<float4>(STAGES * BM, AQ, "As");  // [stage * BM + m][k/4]
     auto bs = t.shared2d<float4>(STAGES * BK, BN / 4, "Bs");
     int tid = t.threadIdx.x;
@@ -456,10 +412,8 @@ struct MatmulWarpTiledAsync {
     int wn4 = (warp % 4) * 8;  // the warp's first column / 4
     int lm = lane / 4;         // rows 4*lm .. +3 and 32 + 4*lm .. +3 of the warp tile
     int ln = lane % 4;         // columns 4*ln .. +3 and 16 + 4*ln .. +3
-    int bx, by;
-    matmul_detail::grouped_tile<GROUP>(t, bx, by);
-    int row0 = by * BM;
-    int col0 = bx * BN;
+    int row0 = t.blockIdx.y * BM;
+    int col0 = t.blockIdx.x * BN;
     int tiles = n / BK;
     float acc[8][8] = {};
     WS_UNROLL
@@ -738,10 +692,8 @@ inline Global<float4> out4(const Args& a, int i) {
 }
 
 inline std::string warptiled_check(const Params& p) {
-  if (p.at("stages") != 0 && ((p.at("group") != 1 && p.at("group") != 8) || p.at("prefetch") != 0))
-    return "stages=" + std::to_string(p.at("stages")) +
-           " is compiled with group=1 or 8 and prefetch=0 only (cp.async replaces the register "
-           "staging)";
+  if (p.at("stages") != 0 && p.at("group") != 1 && p.at("group") != 8)
+    return "stages=" + std::to_string(p.at("stages")) + " is compiled with group=1 or 8 only";
   return check_multiple(p, 128, "the block tile");
 }
 
@@ -940,8 +892,6 @@ inline void add_matmul(Registry& r) {
                   .params = {n_param(128),
                              {"group", 1, 0, 0, WarpGroups::list(),
                               "tile rows a run of consecutive blocks walks (1: launch order)"},
-                             {"prefetch", 0, 0, 0, {0, 1},
-                              "1: next step's shared fragments loaded before this step's FMAs"},
                              {"stages", 0, 0, 0, {0, 2, 3, 4},
                               "0: tiles staged through registers; 2-4: cp.async, tiles in flight"}},
                   .check = warptiled_check,
@@ -965,11 +915,8 @@ inline void add_matmul(Registry& r) {
              return;
            }
            with_choice<WarpGroups>(L, "group", p.at("group"), [&]<long long G>() {
-             with_choice<Choices<0, 1>>(L, "prefetch", p.at("prefetch"), [&]<long long F>() {
-               L.launch(pl.launches[0], MatmulWarpTiled<int(G), F != 0>{
-                                            a.in<float>(0), in4(a, 1), out4(a, 2),
-                                            int(p.at("n"))});
-             });
+             L.launch(pl.launches[0], MatmulWarpTiled<int(G)>{a.in<float>(0), in4(a, 1),
+                                                              out4(a, 2), int(p.at("n"))});
            });
          }});
   r.add({.info = {.name = "tuned",

@@ -148,13 +148,9 @@ struct TransposeDiagonal {
 // p, land on 8 different groups of 4 banks. Each thread has its (TILE/4) / ROWS blocks'
 // loads, 64 bytes each, in flight before the first store. With TILES > 1 a block turns
 // TILES tiles down one column of blocks, and the next tile's loads are issued before this
-// tile's write-out: no bubble between a block's read and write phases. GROUP > 1 walks
-// the blocks GROUP rows of blocks at a time, column by column (the rasterization of
-// matmul's warptiled, here for the writes): blocks resident together then write side by
-// side along output rows instead of 64 rows apart. GROUP = 1 is the launch order.
-// ALONG_ROW puts a block's TILES tiles side by side along a row of tiles instead: its
-// reads continue along input rows, its writes go down output columns of tiles.
-template <int TILE, int ROWS, int TILES = 1, int GROUP = 1, bool ALONG_ROW = false>
+// tile's write-out: no bubble between a block's read and write phases. GROUP > 1 (the
+// group knob) renumbers the blocks first (walk).
+template <int TILE, int ROWS, int TILES = 1, int GROUP = 1>
 struct TransposeVec4 {
   Global<const float4> in4;
   Global<float4> out4;
@@ -163,13 +159,12 @@ struct TransposeVec4 {
   static constexpr int NB = Q / ROWS;    // 4 x 4 blocks per thread
   static constexpr std::uint32_t shared_bytes() { return TILE * TILE * sizeof(float); }
   WS_DEVICE void operator()(Thread& t) const {
+    walk(t);
     auto s = t.shared2d<float4>(TILE, Q, "tile");
     int p = t.threadIdx.x;  // this thread's float4 column of the input tile
-    int bx, bly;
-    walk(t, bx, bly);
-    int x4 = (ALONG_ROW ? bx * TILES : bx) * Q + p;  // in the first tile
+    int x4 = t.blockIdx.x * Q + p;
     float4 r[NB][4];
-    load(t, r, x4, (ALONG_ROW ? bly : bly * TILES) * TILE);
+    load(t, r, x4, t.blockIdx.y * TILES * TILE);
     WS_UNROLL
     for (int k = 0; k < TILES; ++k) {
       if (k > 0) t.syncthreads();  // the previous tile's write-out has read shared
@@ -182,12 +177,10 @@ struct TransposeVec4 {
         s(4 * p + 3, q) = float4{r[j][0].w, r[j][1].w, r[j][2].w, r[j][3].w};
       }
       t.syncthreads();
-      int tx = ALONG_ROW ? bx * TILES + k : bx;  // this tile's column of tiles
-      int by = ALONG_ROW ? bly : bly * TILES + k;  // this tile's row of tiles
-      if (k + 1 < TILES)
-        load(t, r, ALONG_ROW ? x4 + (k + 1) * Q : x4, (ALONG_ROW ? by : by + 1) * TILE);
+      int by = t.blockIdx.y * TILES + k;  // this tile's row of tiles
+      if (k + 1 < TILES) load(t, r, x4, (by + 1) * TILE);
       int c = t.threadIdx.x;  // this thread's float4 column of the output tile
-      int y = tx * TILE;
+      int y = t.blockIdx.x * TILE;
       WS_UNROLL
       for (int j = 0; j < TILE / ROWS; ++j) {
         int row = t.threadIdx.y + j * ROWS;
@@ -195,18 +188,19 @@ struct TransposeVec4 {
       }
     }
   }
-  // This block's column bx and row bly of the block grid, in the GROUP walk.
-  WS_DEVICE static void walk(const Thread& t, int& bx, int& bly) {
-    if constexpr (GROUP == 1) {
-      bx = t.blockIdx.x;
-      bly = t.blockIdx.y;
-    } else {
+  // Renumbers this block (t.blockIdx, as the body sees it) so that consecutive blocks
+  // walk GROUP rows of blocks column by column (matmul's block rasterization, here for
+  // the writes): blocks resident together then write side by side along output rows
+  // instead of a tile's height apart. GROUP = 1 leaves the launch order; the last group
+  // is cut short to the rows left.
+  WS_DEVICE static void walk(Thread& t) {
+    if constexpr (GROUP > 1) {
       int id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
       int per = GROUP * t.gridDim.x;  // blocks in one group of GROUP rows
       int first = id / per * GROUP;
       int rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
-      bly = first + id % per % rows;
-      bx = id % per / rows;
+      t.blockIdx.y = first + id % per % rows;
+      t.blockIdx.x = id % per / rows;
     }
   }
   // The thread's NB blocks of 4 x 4 of the tile whose first input row is y, into r.
@@ -336,8 +330,6 @@ inline std::string check_vec4(const Params& p) {
   if (p.at("tiles") != 1 && p.at("group") != 1)
     return "group=" + std::to_string(p.at("group")) +
            " is compiled for tiles=1 only (the walk renumbers blocks of one tile)";
-  if (p.at("tiles") == 1 && p.at("row_tiles") != 0)
-    return "row_tiles=1 needs tiles=2 or 4 (it lays a block's tiles along a row)";
   if (const long long k = p.at("tiles"); (n / tile) % k != 0)
     return "tiles=" + std::to_string(k) + " does not divide the " + std::to_string(n / tile) +
            " tiles of a column (n/tile): each block turns tiles tiles of one column";
@@ -347,8 +339,7 @@ inline std::string check_vec4(const Params& p) {
 inline Plan plan_vec4(const Params& p) {
   Plan pl = plan(p, "transpose_vec4", std::uint32_t(p.at("tile") * p.at("tile") * 4));
   pl.launches[0].block.x = unsigned(p.at("tile") / 4);
-  (p.at("row_tiles") ? pl.launches[0].grid.x : pl.launches[0].grid.y) /=
-      unsigned(p.at("tiles"));
+  pl.launches[0].grid.y /= unsigned(p.at("tiles"));
   return pl;
 }
 
@@ -371,8 +362,6 @@ inline void launch_vec4(Launcher& L, const Params& p, const Plan& pl, const Args
             });
           else if (p.at("group") != 1)
             L.refuse(check_vec4(p));
-          else if (p.at("row_tiles") != 0)
-            L.launch(c, TransposeVec4<T, R, K, 1, true>{in4(a, 0), out4(a, 1), int(p.at("n"))});
           else
             L.launch(c, TransposeVec4<T, R, K>{in4(a, 0), out4(a, 1), int(p.at("n"))});
         });
@@ -490,7 +479,6 @@ inline void add_transpose(Registry& r) {
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
                              {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
                              {"tiles", 1, 1, 4, {}, "tiles per block (1, 2 or 4), down one column; the next one's loads overlap this one's stores"},
-                             {"row_tiles", 0, 0, 0, {0, 1}, "1: a block's tiles lie along a row of tiles (reads continue along input rows), 0: down a column"},
                              {"group", 1, 0, 0, VecGroups::list(), "rows of blocks a run of consecutive blocks walks column by column (1: launch order)"}},
                   .check = check_vec4,
                   .plan = plan_vec4,

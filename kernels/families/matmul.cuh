@@ -9,7 +9,6 @@
 
 #include "kernels/dialect/registry.h"
 #include "kernels/dialect/simt_tensor.h"
-
 // Loop unrolling: on nvcc the register arrays of the blocked kernels must be indexed by
 // constants only (else they spill to local memory), and the textbook loops must stay
 // rolled so the compiler does not fuse four scalar shared loads into one 128-bit load.
@@ -183,23 +182,6 @@ struct MatmulReg2D {
 
 namespace matmul_detail {
 
-// Block rasterization: renumbers this block (t.blockIdx, as the body sees it) so that
-// consecutive blocks walk GROUP tile rows column by column instead of one row at a time.
-// The blocks resident together (about 2 x 132 on the H100) then cover a few tile columns
-// x GROUP tile rows: fewer distinct rows of A and columns of B, more L2 hits. GROUP = 1
-// leaves the launch order. The last group is cut short to the tile rows left.
-template <int GROUP>
-WS_DEVICE void regroup(Thread& t) {
-  if constexpr (GROUP > 1) {
-    int id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
-    int per = GROUP * t.gridDim.x;  // blocks in one group of GROUP tile rows
-    int first = id / per * GROUP;
-    int rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
-    t.blockIdx.y = first + id % per % rows;
-    t.blockIdx.x = id % per / rows;
-  }
-}
-
 // The 128 x 8 tile of A, global -> registers: warps 0 and 1 each fetch 4 x 4 blocks of
 // A (four float4 rows). Lanes 0-15 take k 0-3 of 16 consecutive row groups, lanes 16-31
 // k 4-7, so one load instruction reads 16 rows x 32 bytes: 16 full sectors.
@@ -300,9 +282,7 @@ struct MatmulVectorized {
 // sectors), instead of holding a 4 x 4 block. That keeps the kernel near 120 registers,
 // two blocks per SM. As rows are padded by one float4 so the 8 rows a quarter warp
 // writes start 4 banks apart instead of on the same bank.
-// GROUP > 1 (the group knob) renumbers the blocks first (block rasterization, regroup).
-template <int GROUP = 1>
-struct MatmulWarpTiled {
+template <int GROUP = 1> struct MatmulWarpTiled {  // GROUP: the group knob, see grouped()
   static constexpr int BM = 128, BN = 128, BK = 8;
   static constexpr std::uint32_t kSharedBytes =
       (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
@@ -311,7 +291,6 @@ struct MatmulWarpTiled {
   Global<float4> c4;
   int n;
   WS_DEVICE void operator()(Thread& t) const {
-    matmul_detail::regroup<GROUP>(t);
     auto as = t.shared2d<float4>(2 * BK, BM / 4 + 1, "As");  // [buffer * BK + k][m/4]
     auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
     int tid = t.threadIdx.x;
@@ -325,8 +304,8 @@ struct MatmulWarpTiled {
     int am = tid / BK;
     int bk = tid / 32;             // this thread's Bs element: row bk, float4 column bc
     int bc = tid % 32;
-    int row0 = t.blockIdx.y * BM;
-    int col0 = t.blockIdx.x * BN;
+    int row0 = grouped(t).y * BM;
+    int col0 = grouped(t).x * BN;
     float acc[8][8] = {};
     float4 ra;
     float4 rb;
@@ -379,6 +358,22 @@ struct MatmulWarpTiled {
       c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
     }
   }
+  // The block's place in the grid of tiles. GROUP = 1: blockIdx, the launch order (row by
+  // row). GROUP > 1 (block rasterization): the blocks renumbered so that consecutive ones
+  // walk GROUP tile rows column by column; the blocks resident together (about 2 x 132 on
+  // the H100) then cover a few tile columns x GROUP tile rows, so fewer distinct rows of
+  // A and columns of B pass through L2. The last group is cut short to the rows left.
+  WS_DEVICE static Dim3 grouped(const Thread& t) {
+    if constexpr (GROUP == 1) {
+      return t.blockIdx;
+    } else {
+      unsigned id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
+      unsigned per = GROUP * t.gridDim.x;  // blocks in one group of GROUP tile rows
+      unsigned first = id / per * GROUP;
+      unsigned rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
+      return Dim3{id % per / rows, first + id % per % rows, 1};
+    }
+  }
 };
 
 namespace matmul_detail {
@@ -390,9 +385,11 @@ WS_DEVICE float lane_of(const float4& v, int c) {
 
 // warptiled's stages knob (> 0): the same block, warp and thread tiles, but each tile goes
 // global -> shared by cp.async, STAGES tiles in flight, no registers staging it. cp.async
-// copies 16 bytes as they are, so A stays untransposed (As[m][k/4], rows padded to 3
-// float4s: 4 rows apart is 192 bytes, another group of banks) and a thread reads its 8
-// rows as 8 float4s along k, then uses each for 4 steps of k. GROUP: as warptiled's.
+// copies 16 bytes as they are, so A stays untransposed (As[m][k/4]) and a thread reads
+// its 8 rows as 8 float4s along k, then uses each for 4 steps of k. Its rows are 8 apart
+// (lm + 8i), so the 8 rows a warp reads at once are consecutive, and As rows are padded
+// to 3 float4s: consecutive rows start 3 groups of 4 banks apart, 8 rows on 8 different
+// groups. GROUP: as warptiled's.
 template <int STAGES, int GROUP = 1>
 struct MatmulWarpTiledAsync {
   static constexpr int BM = 128, BN = 128, BK = 8, AQ = BK / 4 + 1;
@@ -402,7 +399,6 @@ struct MatmulWarpTiledAsync {
   Global<float4> c4;
   int n;
   WS_DEVICE void operator()(Thread& t) const {
-    matmul_detail::regroup<GROUP>(t);
     auto as = t.shared2d<float4>(STAGES * BM, AQ, "As");  // [stage * BM + m][k/4]
     auto bs = t.shared2d<float4>(STAGES * BK, BN / 4, "Bs");
     int tid = t.threadIdx.x;
@@ -410,10 +406,10 @@ struct MatmulWarpTiledAsync {
     int lane = tid % 32;
     int wm = (warp / 4) * 64;  // the warp's first row: warps form 2 x 4
     int wn4 = (warp % 4) * 8;  // the warp's first column / 4
-    int lm = lane / 4;         // rows 4*lm .. +3 and 32 + 4*lm .. +3 of the warp tile
+    int lm = lane / 4;         // rows lm, lm + 8, ..., lm + 56 of the warp tile
     int ln = lane % 4;         // columns 4*ln .. +3 and 16 + 4*ln .. +3
-    int row0 = t.blockIdx.y * BM;
-    int col0 = t.blockIdx.x * BN;
+    int row0 = MatmulWarpTiled<GROUP>::grouped(t).y * BM;
+    int col0 = MatmulWarpTiled<GROUP>::grouped(t).x * BN;
     int tiles = n / BK;
     float acc[8][8] = {};
     WS_UNROLL
@@ -434,7 +430,7 @@ struct MatmulWarpTiledAsync {
         float4 av[8];
         WS_UNROLL
         for (int i = 0; i < 8; ++i) {
-          av[i] = as(sa + wm + (i / 4) * 32 + lm * 4 + i % 4, kq);
+          av[i] = as(sa + wm + lm + 8 * i, kq);
         }
         WS_UNROLL
         for (int kk = 0; kk < 4; ++kk) {
@@ -454,7 +450,7 @@ struct MatmulWarpTiledAsync {
     }
     WS_UNROLL
     for (int i = 0; i < 8; ++i) {
-      int row = row0 + wm + (i / 4) * 32 + lm * 4 + i % 4;
+      int row = row0 + wm + lm + 8 * i;
       int base = (row * n + col0) / 4 + wn4 + ln;
       c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
       c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};

@@ -167,8 +167,10 @@ TEST(SpeedRungs, MatmulWarptiledGroupKeepsResultsAndCounts) {
 }
 
 // stages (cp.async, A untransposed) at n = 256, a 2 x 2 grid: verified at 2, 3 and 4 stages
-// and with group 8; the same global sectors and shared load requests as the register-staged
-// default (8 float4s of A per 4 steps of k instead of 2 a step), and no conflict on a load.
+// and with group 8; cp.async reads the sectors the register-staged default loads (whole
+// sectors both: A two lanes a 32-byte row segment), the same shared load requests (8
+// float4s of A per 4 steps of k instead of 2 a step), no conflict on a load, and its
+// shared side at the ideal wavefronts.
 TEST(SpeedRungs, MatmulWarptiledStagesVerifyWithTheSameTraffic) {
   const RunResult base = run("matmul", "warptiled", {{"n", 256}});
   ASSERT_TRUE(base.ok() && base.verified) << describe(base);
@@ -177,10 +179,12 @@ TEST(SpeedRungs, MatmulWarptiledStagesVerifyWithTheSameTraffic) {
     SCOPED_TRACE(to_string(p));
     const RunResult r = run("matmul", "warptiled", p);
     ASSERT_TRUE(r.ok() && r.verified) << describe(r);
-    EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_ld_sectors, 0u);
+    EXPECT_EQ(r.totals.global_ldgsts_sectors, base.totals.global_ld_sectors);
     EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
     EXPECT_EQ(r.totals.shared_ld_requests, base.totals.shared_ld_requests);
     EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+    EXPECT_EQ(r.totals.shared_ldgsts_wavefronts, r.totals.shared_ldgsts_ideal);
   }
   const RunResult bad = run("matmul", "warptiled", {{"n", 256}, {"stages", 3}, {"group", 4}});
   EXPECT_NE(bad.error.find("stages=3 is compiled with group=1 or 8 only"), std::string::npos)

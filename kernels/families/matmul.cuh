@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "kernels/dialect/registry.h"
-
+#include "kernels/dialect/simt_tensor.h"
 // Loop unrolling: on nvcc the register arrays of the blocked kernels must be indexed by
 // constants only (else they spill to local memory), and the textbook loops must stay
 // rolled so the compiler does not fuse four scalar shared loads into one 128-bit load.
@@ -282,7 +282,7 @@ struct MatmulVectorized {
 // sectors), instead of holding a 4 x 4 block. That keeps the kernel near 120 registers,
 // two blocks per SM. As rows are padded by one float4 so the 8 rows a quarter warp
 // writes start 4 banks apart instead of on the same bank.
-struct MatmulWarpTiled {
+template <int GROUP = 1> struct MatmulWarpTiled {  // GROUP: the group knob, see grouped()
   static constexpr int BM = 128, BN = 128, BK = 8;
   static constexpr std::uint32_t kSharedBytes =
       (2 * BK * (BM / 4 + 1) + 2 * BK * (BN / 4)) * sizeof(float4);
@@ -304,8 +304,8 @@ struct MatmulWarpTiled {
     int am = tid / BK;
     int bk = tid / 32;             // this thread's Bs element: row bk, float4 column bc
     int bc = tid % 32;
-    int row0 = t.blockIdx.y * BM;
-    int col0 = t.blockIdx.x * BN;
+    int row0 = grouped(t).y * BM;
+    int col0 = grouped(t).x * BN;
     float acc[8][8] = {};
     float4 ra;
     float4 rb;
@@ -357,6 +357,112 @@ struct MatmulWarpTiled {
       c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
       c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
     }
+  }
+  // The block's place in the grid of tiles. GROUP = 1: blockIdx, the launch order (row by
+  // row). GROUP > 1 (block rasterization): the blocks renumbered so that consecutive ones
+  // walk GROUP tile rows column by column; the blocks resident together (about 2 x 132 on
+  // the H100) then cover a few tile columns x GROUP tile rows, so fewer distinct rows of
+  // A and columns of B pass through L2. The last group is cut short to the rows left.
+  WS_DEVICE static Dim3 grouped(const Thread& t) {
+    if constexpr (GROUP == 1) {
+      return t.blockIdx;
+    } else {
+      unsigned id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
+      unsigned per = GROUP * t.gridDim.x;  // blocks in one group of GROUP tile rows
+      unsigned first = id / per * GROUP;
+      unsigned rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
+      return Dim3{id % per / rows, first + id % per % rows, 1};
+    }
+  }
+};
+
+namespace matmul_detail {
+// Component c (a constant once unrolled) of v.
+WS_DEVICE float lane_of(const float4& v, int c) {
+  return c == 0 ? v.x : c == 1 ? v.y : c == 2 ? v.z : v.w;
+}
+}  // namespace matmul_detail
+
+// warptiled's stages knob (> 0): the same block, warp and thread tiles, but each tile goes
+// global -> shared by cp.async, STAGES tiles in flight, no registers staging it. cp.async
+// copies 16 bytes as they are, so A stays untransposed (As[m][k/4]) and a thread reads
+// its 8 rows as 8 float4s along k, then uses each for 4 steps of k. Its rows are 8 apart
+// (lm + 8i), so the 8 rows a warp reads at once are consecutive, and As rows are padded
+// to 3 float4s: consecutive rows start 3 groups of 4 banks apart, 8 rows on 8 different
+// groups. GROUP: as warptiled's.
+template <int STAGES, int GROUP = 1>
+struct MatmulWarpTiledAsync {
+  static constexpr int BM = 128, BN = 128, BK = 8, AQ = BK / 4 + 1;
+  static constexpr std::uint32_t kSharedBytes =
+      STAGES * (BM * AQ + BK * (BN / 4)) * sizeof(float4);
+  Global<const float4> a4, b4;
+  Global<float4> c4;
+  int n;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float4>(STAGES * BM, AQ, "As");  // [stage * BM + m][k/4]
+    auto bs = t.shared2d<float4>(STAGES * BK, BN / 4, "Bs");
+    int tid = t.threadIdx.x;
+    int warp = tid / 32;
+    int lane = tid % 32;
+    int wm = (warp / 4) * 64;  // the warp's first row: warps form 2 x 4
+    int wn4 = (warp % 4) * 8;  // the warp's first column / 4
+    int lm = lane / 4;         // rows lm, lm + 8, ..., lm + 56 of the warp tile
+    int ln = lane % 4;         // columns 4*ln .. +3 and 16 + 4*ln .. +3
+    int row0 = MatmulWarpTiled<GROUP>::grouped(t).y * BM;
+    int col0 = MatmulWarpTiled<GROUP>::grouped(t).x * BN;
+    int tiles = n / BK;
+    float acc[8][8] = {};
+    WS_UNROLL
+    for (int i = 0; i < STAGES - 1; ++i) {
+      if (i < tiles) issue(t, as, bs, i, i * BK, tid, row0, col0);
+      cp_async_commit(t);
+    }
+    for (int it = 0; it < tiles; ++it) {
+      cp_async_wait<STAGES - 2>(t);
+      t.syncthreads();  // tile it is in; every warp is done with the buffer refilled next
+      int next = it + STAGES - 1;
+      if (next < tiles) issue(t, as, bs, next % STAGES, next * BK, tid, row0, col0);
+      cp_async_commit(t);
+      int sa = it % STAGES * BM;
+      int sb = it % STAGES * BK;
+      WS_UNROLL
+      for (int kq = 0; kq < BK / 4; ++kq) {
+        float4 av[8];
+        WS_UNROLL
+        for (int i = 0; i < 8; ++i) {
+          av[i] = as(sa + wm + lm + 8 * i, kq);
+        }
+        WS_UNROLL
+        for (int kk = 0; kk < 4; ++kk) {
+          float4 b0 = bs(sb + kq * 4 + kk, wn4 + ln);
+          float4 b1 = bs(sb + kq * 4 + kk, wn4 + 4 + ln);
+          float bn8[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+          WS_UNROLL
+          for (int i = 0; i < 8; ++i) {
+            float am = matmul_detail::lane_of(av[i], kk);
+            WS_UNROLL
+            for (int j = 0; j < 8; ++j) {
+              acc[i][j] += am * bn8[j];
+            }
+          }
+        }
+      }
+    }
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      int row = row0 + wm + lm + 8 * i;
+      int base = (row * n + col0) / 4 + wn4 + ln;
+      c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
+      c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
+    }
+  }
+  // Tile k0 into stage st: A's 128 x 8 as 256 float4s (two lanes a row: whole sectors),
+  // B's 8 x 128 as 256 float4s (a warp one row, 512 bytes).
+  template <class SA, class SB>
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int st, int k0, int tid, int row0,
+                       int col0) const {
+    cp_async16(t, as, st * BM + tid / 2, tid % 2, a4, ((row0 + tid / 2) * n + k0) / 4 + tid % 2);
+    cp_async16(t, bs, st * BK + tid / 32, tid % 32, b4, ((k0 + tid / 32) * n + col0) / 4 + tid % 32);
   }
 };
 
@@ -566,6 +672,8 @@ inline ParamSpec n_param(long long min) {
   return {"n", 128, min, 8192, {}, "matrix side (floats)"};
 }
 using Tiles = Choices<4, 8, 16, 32>;
+// warptiled's block rasterization: tile rows per group (1 = launch order, the default).
+using WarpGroups = Choices<1, 4, 8, 16>;
 
 inline ParamSpec tile_param() {
   return {"tile", 16, 0, 0, Tiles::list(), "tile side: the block is tile x tile threads"};
@@ -577,6 +685,12 @@ inline Global<const float4> in4(const Args& a, int i) {
 }
 inline Global<float4> out4(const Args& a, int i) {
   return {static_cast<float4*>(a.ptr.at(i)), a.count.at(i) / 4, std::uint8_t(i)};
+}
+
+inline std::string warptiled_check(const Params& p) {
+  if (p.at("stages") != 0 && p.at("group") != 1 && p.at("group") != 8)
+    return "stages=" + std::to_string(p.at("stages")) + " is compiled with group=1 or 8 only";
+  return check_multiple(p, 128, "the block tile");
 }
 
 // The shapes of `tuned` that are compiled (each is a kernel of its own in every build):
@@ -771,16 +885,35 @@ inline void add_matmul(Registry& r) {
                          "halve the C sectors; two shared buffers overlap the next tile's loads "
                          "with the multiply-adds; few enough registers for two blocks per SM.",
                   .entry = "MatmulWarpTiled",
-                  .params = {n_param(128)},
-                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .params = {n_param(128),
+                             {"group", 1, 0, 0, WarpGroups::list(),
+                              "tile rows a run of consecutive blocks walks (1: launch order)"},
+                             {"stages", 0, 0, 0, {0, 2, 3, 4},
+                              "0: tiles staged through registers; 2-4: cp.async, tiles in flight"}},
+                  .check = warptiled_check,
                   .plan = [](const Params& p) {
-                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128,
-                                MatmulWarpTiled::kSharedBytes);
+                    std::uint32_t bytes = MatmulWarpTiled<>::kSharedBytes;
+                    if (p.at("stages") != 0)
+                      Choices<2, 3, 4>::dispatch(p.at("stages"), [&]<long long S>() {
+                        bytes = MatmulWarpTiledAsync<int(S)>::kSharedBytes;
+                      });
+                    return plan(p, "matmul_warptiled", {256, 1, 1}, 128, 128, bytes);
                   },
                   .verify = verify},
          .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
-           L.launch(pl.launches[0], MatmulWarpTiled{a.in<float>(0), in4(a, 1), out4(a, 2),
-                                                    int(p.at("n"))});
+           if (const long long st = p.at("stages"); st != 0) {
+             with_choice<Choices<2, 3, 4>>(L, "stages", st, [&]<long long S>() {
+               with_choice<Choices<1, 8>>(L, "group", p.at("group"), [&]<long long G>() {
+                 L.launch(pl.launches[0], MatmulWarpTiledAsync<int(S), int(G)>{
+                                              in4(a, 0), in4(a, 1), out4(a, 2), int(p.at("n"))});
+               });
+             });
+             return;
+           }
+           with_choice<WarpGroups>(L, "group", p.at("group"), [&]<long long G>() {
+             L.launch(pl.launches[0], MatmulWarpTiled<int(G)>{a.in<float>(0), in4(a, 1),
+                                                              out4(a, 2), int(p.at("n"))});
+           });
          }});
   r.add({.info = {.name = "tuned",
                   .title = "Tuned warp tile (shape as knobs)",

@@ -148,8 +148,9 @@ struct TransposeDiagonal {
 // p, land on 8 different groups of 4 banks. Each thread has its (TILE/4) / ROWS blocks'
 // loads, 64 bytes each, in flight before the first store. With TILES > 1 a block turns
 // TILES tiles down one column of blocks, and the next tile's loads are issued before this
-// tile's write-out: no bubble between a block's read and write phases.
-template <int TILE, int ROWS, int TILES = 1>
+// tile's write-out: no bubble between a block's read and write phases. GROUP > 1 (the
+// group knob) renumbers the blocks first (walk).
+template <int TILE, int ROWS, int TILES = 1, int GROUP = 1>
 struct TransposeVec4 {
   Global<const float4> in4;
   Global<float4> out4;
@@ -158,6 +159,7 @@ struct TransposeVec4 {
   static constexpr int NB = Q / ROWS;    // 4 x 4 blocks per thread
   static constexpr std::uint32_t shared_bytes() { return TILE * TILE * sizeof(float); }
   WS_DEVICE void operator()(Thread& t) const {
+    walk(t);
     auto s = t.shared2d<float4>(TILE, Q, "tile");
     int p = t.threadIdx.x;  // this thread's float4 column of the input tile
     int x4 = t.blockIdx.x * Q + p;
@@ -184,6 +186,21 @@ struct TransposeVec4 {
         int row = t.threadIdx.y + j * ROWS;
         out4((y + row) * (n / 4) + by * Q + c) = s(row, c ^ (row / 4 % 8));
       }
+    }
+  }
+  // Renumbers this block (t.blockIdx, as the body sees it) so that consecutive blocks
+  // walk GROUP rows of blocks column by column (matmul's block rasterization, here for
+  // the writes): blocks resident together then write side by side along output rows
+  // instead of a tile's height apart. GROUP = 1 leaves the launch order; the last group
+  // is cut short to the rows left.
+  WS_DEVICE static void walk(Thread& t) {
+    if constexpr (GROUP > 1) {
+      int id = t.blockIdx.y * t.gridDim.x + t.blockIdx.x;
+      int per = GROUP * t.gridDim.x;  // blocks in one group of GROUP rows
+      int first = id / per * GROUP;
+      int rows = t.gridDim.y - first < GROUP ? t.gridDim.y - first : GROUP;
+      t.blockIdx.y = first + id % per % rows;
+      t.blockIdx.x = id % per / rows;
     }
   }
   // The thread's NB blocks of 4 x 4 of the tile whose first input row is y, into r.
@@ -295,6 +312,9 @@ void launch_tiled(Launcher& L, const Params& p, const Plan& pl, const Args& a, E
 // Vec4's tiles and its thread rows: at most 4 blocks of 4 x 4 per thread (their 64
 // registers are the loads in flight), so block_rows >= tile/16.
 using VecTiles = Choices<32, 64>;
+// Vec4's block walk: rows of blocks per group (1 = launch order; 128 at n = 8192, tile 64:
+// whole columns of blocks).
+using VecGroups = Choices<1, 8, 32, 128>;
 
 inline std::string check_vec4(const Params& p) {
   const long long n = p.at("n"), tile = p.at("tile"), rows = p.at("block_rows");
@@ -307,6 +327,9 @@ inline std::string check_vec4(const Params& p) {
            " (each thread turns tile/4/block_rows blocks of 4 x 4, at most 4)";
   if (const long long k = p.at("tiles"); k == 3)
     return "tiles=3 is not compiled: a block turns 1, 2 or 4 tiles";
+  if (p.at("tiles") != 1 && p.at("group") != 1)
+    return "group=" + std::to_string(p.at("group")) +
+           " is compiled for tiles=1 only (the walk renumbers blocks of one tile)";
   if (const long long k = p.at("tiles"); (n / tile) % k != 0)
     return "tiles=" + std::to_string(k) + " does not divide the " + std::to_string(n / tile) +
            " tiles of a column (n/tile): each block turns tiles tiles of one column";
@@ -333,7 +356,14 @@ inline void launch_vec4(Launcher& L, const Params& p, const Plan& pl, const Args
     with_choice<Choices<2, 4, 8, 16>>(L, "block_rows", p.at("block_rows"), [&]<long long R>() {
       if constexpr ((T / 4) % R == 0 && T / 4 / R <= 4)
         with_choice<Choices<1, 2, 4>>(L, "tiles", p.at("tiles"), [&]<long long K>() {
-          L.launch(c, TransposeVec4<T, R, K>{in4(a, 0), out4(a, 1), int(p.at("n"))});
+          if constexpr (K == 1)  // the walk is compiled for one tile a block only
+            with_choice<VecGroups>(L, "group", p.at("group"), [&]<long long G>() {
+              L.launch(c, TransposeVec4<T, R, 1, int(G)>{in4(a, 0), out4(a, 1), int(p.at("n"))});
+            });
+          else if (p.at("group") != 1)
+            L.refuse(check_vec4(p));
+          else
+            L.launch(c, TransposeVec4<T, R, K>{in4(a, 0), out4(a, 1), int(p.at("n"))});
         });
       else
         L.refuse(check_vec4(p));
@@ -448,7 +478,8 @@ inline void add_transpose(Registry& r) {
                   .params = {{"n", 1024, 64, 16384, {}, "matrix side (floats)"},
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
                              {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
-                             {"tiles", 1, 1, 4, {}, "tiles per block (1, 2 or 4), down one column; the next one's loads overlap this one's stores"}},
+                             {"tiles", 1, 1, 4, {}, "tiles per block (1, 2 or 4), down one column; the next one's loads overlap this one's stores"},
+                             {"group", 1, 0, 0, VecGroups::list(), "rows of blocks a run of consecutive blocks walks column by column (1: launch order)"}},
                   .check = check_vec4,
                   .plan = plan_vec4,
                   .verify = verify},

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "kernels/backends/backend.h"
 
@@ -142,6 +143,74 @@ TEST(SpeedRungs, MatmulTunedEveryCompiledShape) {
     EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
     EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
   }
+}
+
+// The group knob only renumbers blocks: at n = 384 (a 3 x 3 grid, so group 4 is a group
+// cut short to the 3 tile rows there are) and n = 640 (5 x 5: groups of 4 rows, then 1) it
+// verifies (a tile computed twice leaves another unwritten) with the default's counts.
+TEST(SpeedRungs, MatmulWarptiledGroupKeepsResultsAndCounts) {
+  for (long long n : {384, 640}) {
+    const RunResult base = run("matmul", "warptiled", {{"n", n}});
+    ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+    const Params p = {{"n", n}, {"group", 4}};
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("matmul", "warptiled", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_requests, base.totals.global_ld_requests);
+    EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.shared_ld_wavefronts, base.totals.shared_ld_wavefronts);
+    EXPECT_EQ(r.totals.shared_st_wavefronts, base.totals.shared_st_wavefronts);
+  }
+  const RunResult bad = run("matmul", "warptiled", {{"n", 128}, {"group", 2}});
+  EXPECT_FALSE(bad.ok());
+}
+
+// stages (cp.async, A untransposed) at n = 256, a 2 x 2 grid: verified at 2, 3 and 4 stages
+// and with group 8; cp.async reads the sectors the register-staged default loads (whole
+// sectors both: A two lanes a 32-byte row segment), the same shared load requests (8
+// float4s of A per 4 steps of k instead of 2 a step) and no conflict on a load. Its shared
+// side: B's rows at the ideal wavefronts, A's at twice (a quarter warp writes float4s
+// 0,1,3,4,6,7,9,10 of the 3-float4 rows: groups of banks 1 twice), 1.5x in all.
+TEST(SpeedRungs, MatmulWarptiledStagesVerifyWithTheSameTraffic) {
+  const RunResult base = run("matmul", "warptiled", {{"n", 256}});
+  ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+  for (auto [stages, group] : {std::pair{2LL, 1LL}, {3LL, 1LL}, {4LL, 1LL}, {3LL, 8LL}}) {
+    const Params p = {{"n", 256}, {"stages", stages}, {"group", group}};
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("matmul", "warptiled", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_sectors, 0u);
+    EXPECT_EQ(r.totals.global_ldgsts_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.shared_ld_requests, base.totals.shared_ld_requests);
+    EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+    EXPECT_EQ(2 * r.totals.shared_ldgsts_wavefronts, 3 * r.totals.shared_ldgsts_ideal);
+  }
+  const RunResult bad = run("matmul", "warptiled", {{"n", 256}, {"stages", 3}, {"group", 4}});
+  EXPECT_NE(bad.error.find("stages=3 is compiled with group=1 or 8 only"), std::string::npos)
+      << bad.error;
+}
+
+// vec4's block walk at n = 384, tile 32: a 12 x 12 grid, groups of 8 rows then 4 (cut
+// short), and 128 = whole columns: verified, the default's counts; refused with tiles > 1.
+TEST(SpeedRungs, TransposeVec4GroupKeepsResultsAndCounts) {
+  const Params d = {{"n", 384}, {"tile", 32}, {"block_rows", 8}};
+  const RunResult base = run("transpose", "vec4", d);
+  ASSERT_TRUE(base.ok() && base.verified) << describe(base);
+  for (long long group : {8, 32, 128}) {
+    Params p = d;
+    p["group"] = group;
+    SCOPED_TRACE(to_string(p));
+    const RunResult r = run("transpose", "vec4", p);
+    ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+    EXPECT_EQ(r.totals.global_ld_sectors, base.totals.global_ld_sectors);
+    EXPECT_EQ(r.totals.global_st_sectors, base.totals.global_st_sectors);
+    EXPECT_EQ(r.totals.global_st_requests, base.totals.global_st_requests);
+    EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  }
+  const RunResult bad = run("transpose", "vec4", {{"n", 256}, {"tile", 64}, {"tiles", 2}, {"group", 8}});
+  EXPECT_NE(bad.error.find("group=8 is compiled for tiles=1 only"), std::string::npos) << bad.error;
 }
 
 TEST(SpeedRungs, RefuseShapesWithOneLine) {

@@ -475,21 +475,138 @@ struct TensorPipelinedShape {
   }
 };
 
+// Shape 2's tile (128 x 128 x BK_, 8 warps of 64 x 32) with a leaner inner loop: what a
+// lane's ldmatrix and cp.async name repeats every stage, so it is worked out once. The
+// swizzled chunks depend only on the lane and kk (rows of a fragment differ by multiples of
+// 8), the stages rotate by a compare instead of a modulo, and each copy's global index
+// moves by BK_ / 8 a tile instead of being rebuilt from the row. SPREAD issues the next
+// tile's copies a share per kk step instead of all before the first; DBUF loads kk + 1's
+// fragments before kk's mma (two fragment sets).
+template <int BK_, int STAGES, bool SPREAD, bool DBUF>
+struct TensorPipelinedLean {
+  static constexpr int BM_ = 128, BN_ = 128, KC_ = BK_ / 8, KS = BK_ / 16;
+  static constexpr int kThreadsS = 256;
+  static constexpr int kCopies = BM_ * KC_ / kThreadsS;  // of A and of B, a thread a tile
+  static constexpr int kPerStep = SPREAD ? (kCopies + KS - 1) / KS : kCopies;
+  Global<const int4> a8, b8;
+  Global<float2> c2;
+  int n, group;
+  static constexpr std::uint32_t kSharedBytes = STAGES * (BM_ + BN_) * KC_ * sizeof(int4);
+
+  // Copies [h0, h1) of a thread's share of a tile into the stage at rows `srow`: row
+  // tid / KC_ + h * (threads / KC_), chunk tid % KC_ (swizzled the same for every h).
+  template <class SA, class SB>
+  WS_DEVICE void issue(Thread& t, const SA& as, const SB& bs, int srow, int scol, int ga,
+                       int gb, int gstep, int h0, int h1) const {
+    WS_UNROLL
+    for (int h = 0; h < kCopies; ++h) {
+      if (h < h0 || h >= h1) continue;
+      const int r = srow + h * (kThreadsS / KC_);
+      cp_async16(t, as, r, scol, a8, ga + h * gstep);
+      cp_async16(t, bs, r, scol, b8, gb + h * gstep);
+    }
+  }
+  template <class SA, class SB>
+  WS_DEVICE void frags(Thread& t, const SA& as, const SB& bs, int arow, int brow,
+                       int acol, int bcol, int kk,
+                       std::uint32_t (&af)[tensor_detail::MT][4],
+                       std::uint32_t (&bf)[tensor_detail::NT][2]) const {
+    using namespace tensor_detail;
+    WS_UNROLL
+    for (int mt = 0; mt < MT; ++mt) ldmatrix_x4(t, af[mt], as, arow + mt * 16, acol ^ kk * 2);
+    WS_UNROLL
+    for (int np = 0; np < NT / 2; ++np) {
+      std::uint32_t q[4];
+      ldmatrix_x4(t, q, bs, brow + np * 16, bcol ^ kk * 2);
+      bf[2 * np][0] = q[0];
+      bf[2 * np][1] = q[1];
+      bf[2 * np + 1][0] = q[2];
+      bf[2 * np + 1][1] = q[3];
+    }
+  }
+  WS_DEVICE void operator()(Thread& t) const {
+    using namespace tensor_detail;
+    auto as = t.shared2d<int4>(STAGES * BM_, KC_, "As");
+    auto bs = t.shared2d<int4>(STAGES * BN_, KC_, "Bs");
+    const int l = t.lane(), tid = t.tid(), warp = t.warp();
+    int tm = 0;
+    int tn = 0;
+    block_tile(t, group, tm, tn);
+    const int tiles = n / BK_;
+    // The lane's ldmatrix rows in stage 0 (m tile 0, n pair 0) and swizzled chunks at kk 0:
+    // the swizzles XOR the chunk with a function of the row, and chunk kk * 2 + b is
+    // (kk * 2) ^ b, so kk's chunk is kk 0's ^ kk * 2 (one LOP, no registers held per kk).
+    const int arow = warp / 4 * 64 + l % 8 + (l / 8) % 2 * 8;
+    const int brow = warp % 4 * 32 + l % 8 + l / 16 * 8;
+    const int acol = chunk_swz<KC_>(arow, l / 16);
+    const int bcol = chunk_swz<KC_>(brow, (l / 8) % 2);
+    // The thread's copies: its row and swizzled chunk in a stage, its chunk index in A and Bt
+    // (32 bits: at most 8192 x 1024), moved along k a tile at a time.
+    const int crow = tid / KC_, scol = chunk_swz<KC_>(crow, tid % KC_);
+    const int gstep = kThreadsS / KC_ * (n / 8);
+    int ga = (tm * BM_ + crow) * (n / 8) + tid % KC_;
+    int gb = (tn * BN_ + crow) * (n / 8) + tid % KC_;
+    float acc[MT][NT][4] = {};
+    std::uint32_t af[DBUF ? 2 : 1][MT][4];
+    std::uint32_t bf[DBUF ? 2 : 1][NT][2];
+    WS_UNROLL
+    for (int s = 0; s < STAGES - 1; ++s) {
+      if (s < tiles) issue(t, as, bs, s * BM_ + crow, scol, ga, gb, gstep, 0, kCopies);
+      ga += KC_;
+      gb += KC_;
+      cp_async_commit(t);
+    }
+    int rd = 0;                   // the stage read this tile, in rows
+    int wr = (STAGES - 1) * BM_;  // the stage refilled this tile
+    for (int kt = 0; kt < tiles; ++kt) {
+      cp_async_wait<STAGES - 2>(t);
+      t.syncthreads();
+      const bool more = kt + STAGES - 1 < tiles;
+      if (DBUF) frags(t, as, bs, rd + arow, rd + brow, acol, bcol, 0, af[0], bf[0]);
+      WS_UNROLL
+      for (int kk = 0; kk < KS; ++kk) {
+        if (more && kk * kPerStep < kCopies)
+          issue(t, as, bs, wr + crow, scol, ga, gb, gstep, kk * kPerStep, kk * kPerStep + kPerStep);
+        if (DBUF) {
+          if (kk + 1 < KS)
+            frags(t, as, bs, rd + arow, rd + brow, acol, bcol, kk + 1, af[(kk + 1) % 2],
+                  bf[(kk + 1) % 2]);
+        } else {
+          frags(t, as, bs, rd + arow, rd + brow, acol, bcol, kk, af[0], bf[0]);
+        }
+        mma_all(t, acc, af[DBUF ? kk % 2 : 0], bf[DBUF ? kk % 2 : 0]);
+      }
+      cp_async_commit(t);
+      ga += KC_;
+      gb += KC_;
+      rd = rd == (STAGES - 1) * BM_ ? 0 : rd + BM_;
+      wr = wr == (STAGES - 1) * BM_ ? 0 : wr + BM_;
+    }
+    store_c(t, c2, n, tm * BM_, tn * BN_, warp / 4, warp % 4, acc);
+  }
+};
+
 namespace tensor_detail {
 
 // pipelined's `shape` knob (issue 25's candidates): block tile rows, columns, k a stage and
 // warp tile columns. Shape 0 is TensorPipelined at `stages`; the others are
-// TensorPipelinedShape at 3 or 4 stages, blocks in groups of kShapeGroup tile rows (shape
-// 1: shape 0's tiles in that order, its cp.async addresses without shape 0's 64-bit
-// division; a wave of 128 x 128 tiles then spans 16 rows x 16 columns, not 8 x 32).
-using Shapes = Choices<0, 1, 2, 3, 4, 5>;
+// TensorPipelinedShape (6-8: TensorPipelinedLean) at 3 or 4 stages, blocks in groups of
+// kShapeGroup tile rows (shape 1: shape 0's tiles in that order, its cp.async addresses
+// without shape 0's 64-bit division; a wave of 128 x 128 tiles then spans 16 rows x 16
+// columns, not 8 x 32).
+using Shapes = Choices<0, 1, 2, 3, 4, 5, 6, 7, 8>;
 using ShapeStages = Choices<3, 4>;
 constexpr int kShapeGroup = 16;
-constexpr int kShapeDims[6][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
-                                  {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32}};
+constexpr int kShapeDims[9][4] = {{128, 128, 32, 32}, {128, 128, 32, 32}, {128, 128, 64, 32},
+                                  {128, 256, 32, 32}, {128, 256, 32, 64}, {128, 256, 64, 32},
+                                  {128, 128, 64, 32}, {128, 128, 64, 32}, {128, 128, 64, 32}};
+constexpr int kFirstLean = 6;  // shapes 6-8: shape 2's tile, TensorPipelinedLean
 template <long long SH, int S>
-using ShapeKernel = TensorPipelinedShape<kShapeDims[SH][0], kShapeDims[SH][1],
-                                         kShapeDims[SH][2], kShapeDims[SH][3], S>;
+using ShapeKernel = std::conditional_t<
+    (SH < kFirstLean),
+    TensorPipelinedShape<kShapeDims[SH][0], kShapeDims[SH][1], kShapeDims[SH][2],
+                         kShapeDims[SH][3], S>,
+    TensorPipelinedLean<kShapeDims[SH][2], S, (SH >= 7), (SH >= 8)>>;
 
 // The blocks an SM a shape is compiled for (its __launch_bounds__): as many as 128 registers
 // a thread and the SM's 228 KB of shared memory (1 KB a block reserved) allow; 1 for the
@@ -527,6 +644,12 @@ WS_TENSOR_SHAPE_ENTRY(4, 3)
 WS_TENSOR_SHAPE_ENTRY(4, 4)
 WS_TENSOR_SHAPE_ENTRY(5, 3)
 WS_TENSOR_SHAPE_ENTRY(5, 4)
+WS_TENSOR_SHAPE_ENTRY(6, 3)
+WS_TENSOR_SHAPE_ENTRY(6, 4)
+WS_TENSOR_SHAPE_ENTRY(7, 3)
+WS_TENSOR_SHAPE_ENTRY(7, 4)
+WS_TENSOR_SHAPE_ENTRY(8, 3)
+WS_TENSOR_SHAPE_ENTRY(8, 4)
 #undef WS_TENSOR_SHAPE_ENTRY
 #endif
 
@@ -645,7 +768,10 @@ inline ParamSpec shape_param() {
   return {"shape", 0, 0, 0, Shapes::list(),
           "block tile, k a stage, warp tile: 0 = 128x128x32, warps 64x32 (8); 1 = 0 in groups "
           "of 16 tile rows; 2 = 128x128x64; 3 = 128x256x32 (16 warps); 4 = 128x256x32, warps "
-          "64x64 (8); 5 = 128x256x64 (16 warps); 1-5 grouped, at 3 or 4 stages"};
+          "64x64 (8); 5 = 128x256x64 (16 warps); 6 = 2 with the lane's ldmatrix and cp.async "
+          "addresses worked out once; 7 = 6 issuing the next tile's copies a quarter per k16 "
+          "step; 8 = 7 with kk + 1's fragments loaded before kk's mma; 1-8 grouped, at 3 or 4 "
+          "stages"};
 }
 
 inline std::string pipelined_check(const Params& p) {

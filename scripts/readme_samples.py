@@ -104,7 +104,8 @@ def process(path, check):
             out.extend(body)
             continue
         code, so, se = run(args)
-        text = se if mode.startswith("exit=") else so
+        # exit=N: its error (stderr) or a verdict on stdout, as tests/app/cli/test_readme.cpp reads it
+        text = so + se if mode.startswith("exit=") else so
         new, drifted = refresh(body, text.split("\n"))
         for what, s in drifted:
             bad += 1

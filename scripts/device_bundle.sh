@@ -11,7 +11,9 @@
 #   summary.txt      one line a step, with its time
 #   logs.tar.gz      each step's log, lessons' checks, and ncu/ (Nsight Compute's counters
 #                    against the model; WS_NCU_ONLY narrows it), re-packed after every step
-# Steps: record lessons window latency ncu (all by default; name some to run those).
+#   tests.txt        `tests`: the gpu-labelled test binaries built here
+#                    (scripts/make_gpu_bundle.sh --tests), one line each
+# Steps: record lessons window latency ncu (all by default; name some to run those), tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -85,6 +87,22 @@ want record && step record $W record --backend cuda --repeats "${WS_RECORD_REPEA
 want lessons && step lessons lessons
 want window && step window window
 want latency && step latency sh -c "timeout 150 $W latency --backend cuda --runs 5 --json > $OUT/latency.json"
+# The gpu tests without a build here. They find the sources at the path they were built
+# in (WS_SOURCE_DIR, WS_BINARY_DIR = its build/), which is linked to this checkout.
+gpu_tests() {
+  local src rc=0 b
+  [[ -f build/CMakeCache.txt ]] && { echo "build/ is a build here: run its tests with ctest" >&2; return 2; }
+  rm -rf build/tests && mkdir -p build/tests && tar xJf .gpu-gui/tests.tar.xz -C build || return 2
+  src=$(cat build/tests/source_dir)
+  if [[ $src != "$PWD" && ! -e $src ]]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+  cp "$G"/bin/warpscope* build/
+  for b in build/tests/test_*; do
+    $CLI "$b" --gtest_brief=1 > "$L/$(basename "$b").log" 2>&1 || rc=1
+    echo "$(basename "$b"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$L/$(basename "$b").log" | tr '\n' ' ')" | tee -a "$OUT/tests.txt"
+  done
+  return $rc
+}
+want tests && step tests gpu_tests
 want ncu && step ncu timeout "${WS_NCU_TIMEOUT:-240}" $CLI python3 scripts/ncu_compare.py \
   --warpscope "$G/bin/warpscope" --out "$L/ncu" ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 exit $status

@@ -12,6 +12,11 @@
 #   scripts/make_gpu_bundle.sh          both
 #   scripts/make_gpu_bundle.sh --bin    the binaries only; refused when the binary now needs a
 #                                       library that libs.tar.xz lacks (then run it without --bin)
+#   scripts/make_gpu_bundle.sh --tests  the test binaries with `gpu` tests, stripped, into
+#                                       .gpu-gui/tests.tar.xz (one xz stream with a dictionary
+#                                       larger than a binary: they share most of their bytes,
+#                                       5 binaries of 45 MB pack into 11 MB), for
+#                                       `scripts/device_bundle.sh tests` (no build there)
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tool=${WS_GPU_GUI_BUNDLE:-$root/../shared/tools/gpu-gui-bundle}
@@ -27,6 +32,19 @@ bins() {  # the stripped binaries of build/ into $1/bin
   done
   return 0
 }
+
+if [[ ${1:-} == --tests ]]; then
+  mkdir -p "$t/tests"
+  for b in $(ctest --test-dir build -L gpu -N -V | sed -n 's/.*Test command: \([^ ]*\).*/\1/p' | sort -u); do
+    strip -o "$t/tests/$(basename "$b")" "$b"
+  done
+  [[ -n $(ls "$t/tests") ]] || { echo "no gpu-labelled tests in build/" >&2; exit 2; }
+  # Where the tests look for the sources (WS_SOURCE_DIR, compiled in): the GPU machine links it.
+  echo "$root" > "$t/tests/source_dir"
+  tar cf - -C "$t" tests | xz -9e --lzma2=dict=256MiB -T1 > .gpu-gui/tests.tar.xz
+  ls -l .gpu-gui/tests.tar.xz
+  exit 0
+fi
 
 if [[ ${1:-} == --bin ]]; then
   [[ -f .gpu-gui/libs.txt ]] || { echo "no .gpu-gui/libs.txt: run $0 without --bin first" >&2; exit 2; }

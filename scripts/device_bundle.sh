@@ -32,8 +32,8 @@ fi
 # Command-line steps run with the bundle's libraries but without run.sh, which waits 5 s
 # for its Xvfb on every call where the display does not come up (measured on the H100
 # machine, 2026-11-27: a 0.4 s `bench` took 5.5 s through run.sh). The window step keeps it.
-CLI="env LD_LIBRARY_PATH=$G/lib:/usr/local/cuda/lib64 PATH=$G/bin:$PATH WARPSCOPE_SOURCE_DIR=$PWD
-  WARPSCOPE_INCLUDE=$PWD WARPSCOPE_GPU_RUNNER=$G/bin/warpscope-gpu-run WARPSCOPE_FONT_DIR=$G/fonts"
+CLI="env LD_LIBRARY_PATH=$G/lib:/usr/local/cuda/lib64 PATH=$G/bin:$PATH WARPSCOPE_SOURCE_DIR=$PWD"
+CLI+=" WARPSCOPE_INCLUDE=$PWD WARPSCOPE_GPU_RUNNER=$G/bin/warpscope-gpu-run WARPSCOPE_FONT_DIR=$G/fonts"
 W="$CLI $G/bin/warpscope"
 GW="$G/run.sh warpscope"  # the window's
 # The bundle's fonts: the GPU machine has no fontconfig configuration (older binaries do not
@@ -94,7 +94,14 @@ gpu_tests() {
   [[ -f build/CMakeCache.txt ]] && { echo "build/ is a build here: run its tests with ctest" >&2; return 2; }
   rm -rf build/tests && mkdir -p build/tests && tar xJf .gpu-gui/tests.tar.xz -C build || return 2
   src=$(cat build/tests/source_dir)
-  if [[ $src != "$PWD" && ! -e $src ]]; then mkdir -p "$(dirname "$src")" && ln -s "$PWD" "$src"; fi
+  if [[ ! $src -ef $PWD ]]; then
+    if [[ -L $src || ! -e $src ]]; then
+      mkdir -p "$(dirname "$src")" && ln -sfn "$PWD" "$src" || { echo "cannot link $src to $PWD" >&2; return 2; }
+    else
+      echo "$src (where the tests were built) is another tree here: they would read its sources" >&2
+      return 2
+    fi
+  fi
   cp "$G"/bin/warpscope* build/
   for b in build/tests/test_*; do
     $CLI "$b" --gtest_brief=1 > "$L/$(basename "$b").log" 2>&1 || rc=1

@@ -40,7 +40,7 @@ if [[ ${1:-} == --tests ]]; then
   done
   [[ -n $(ls "$t/tests") ]] || { echo "no gpu-labelled tests in build/" >&2; exit 2; }
   # Where the tests look for the sources (WS_SOURCE_DIR, compiled in): the GPU machine links it.
-  echo "$root" > "$t/tests/source_dir"
+  sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt > "$t/tests/source_dir"
   tar cf - -C "$t" tests | xz -9e --lzma2=dict=256MiB -T1 > .gpu-gui/tests.tar.xz
   ls -l .gpu-gui/tests.tar.xz
   exit 0

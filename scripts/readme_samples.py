@@ -107,6 +107,8 @@ def process(path, check):
         # exit=N: its error (stderr) or a verdict on stdout, as tests/app/cli/test_readme.cpp reads it
         text = so + se if mode.startswith("exit=") else so
         new, drifted = refresh(body, text.split("\n"))
+        if mode.startswith("exit=") and str(code) != mode[5:]:
+            drifted.append(("exit", f"{code}, the comment says {mode[5:]}"))
         for what, s in drifted:
             bad += 1
             print(f"{os.path.relpath(path, ROOT)}: warpscope {args}: {what}: {s}")

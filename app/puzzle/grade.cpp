@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <filesystem>
 #include <iomanip>
@@ -152,6 +153,11 @@ std::vector<GradeRow> grade(const Puzzle& p, const std::vector<std::string>& fil
     rows[i].figures.assign(p.targets.size(), "");
   }
   unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
+  // Each kernel's emulator run spreads its blocks over sim::emu_threads() cores: the jobs
+  // share the machine's instead of each taking them all (unless the caller chose).
+  if (!std::getenv("WARPSCOPE_EMU_THREADS") && !std::getenv("WS_EMU_THREADS"))
+    ::setenv("WARPSCOPE_EMU_THREADS",
+             std::to_string(std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / jobs)).c_str(), 1);
   const double budget = opt.compile.time_s + opt.limits.time_s + opt.margin_s;
   std::vector<Worker> running;
   std::size_t next = 0;

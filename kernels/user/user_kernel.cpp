@@ -351,11 +351,14 @@ std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profil
 
 namespace {
 
-// One sandboxed run on `threads` cores. `crashed`: the process died of a signal, whose
-// handler knows the faulting line only when one thread ran (run_emu then runs it again).
+// One sandboxed run on `threads` cores. `again`: the blocks did run on several cores and the
+// process died of a signal (whose handler knows the faulting line only when one thread
+// ran) or ran out of memory (each worker maps its own lanes' stacks): run_emu runs it
+// again on one.
 RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                      const Params& params, const RunOptions& opt, const Limits& limits,
-                     unsigned threads, bool& crashed) {
+                     unsigned threads, bool& again) {
+  again = false;
   // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
   // to an array of another name (a puzzle's `a: const float @A`).
   KernelSpec bound;
@@ -703,7 +706,10 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     }
     // std::bad_alloc thrown where nothing catches it (a global initializer) aborts.
     const bool abort_oom = status->signal == SIGABRT && res.kernel_output.find("std::bad_alloc") != std::string::npos;
+    bool parallel = false;
+    for (const auto& cfg : res.plan.launches) parallel = parallel || (threads > 1 && cfg.grid.count() > 1);
     if (over_memory || status->out_of_memory || abort_oom) {
+      again = parallel;
       res.error = "your kernel ran out of memory (the limit is " +
                   std::to_string(limits.memory_mb) + " MB)";
       return res;
@@ -719,7 +725,9 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       return res;
     }
     const int sig = status->signal;
-    crashed = (sig > 0 && sig < 65) || WIFSIGNALED(wst);
+    // Not the limits' own kills (CPU time, the deadline's SIGKILL): those would recur.
+    again = parallel && ((sig > 0 && sig < 65) ||
+                         (WIFSIGNALED(wst) && WTERMSIG(wst) != SIGXCPU && WTERMSIG(wst) != SIGKILL));
     if (sig > 0 && sig < 65) {
       const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
@@ -794,14 +802,25 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
 
 // Blocks spread over the cores as in the catalogue's runs (results and traces equal to one
 // core's: tests/sim/test_emulator.cpp). A crash is run again on one core, where the signal
-// handler's last line is the faulting thread's and its alternate stack catches an overflow.
+// handler's last line is the faulting thread's and its alternate stack catches an overflow;
+// so is running out of memory, which the workers' own stacks may have caused.
 RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
   const unsigned threads = std::min(8u, sim::emu_threads());
-  bool crashed = false;
-  RunResult r = run_emu_on(c, caller_spec, job, params, opt, limits, threads, crashed);
-  if (crashed && threads > 1) r = run_emu_on(c, caller_spec, job, params, opt, limits, 1, crashed);
-  return r;
+  bool again = false;
+  const auto t0 = std::chrono::steady_clock::now();
+  RunResult r = run_emu_on(c, caller_spec, job, params, opt, limits, threads, again);
+  if (!again) return r;
+  // The second run gets what is left of the time limit; its report replaces the first's
+  // only when it fails the same way (a timeout there would hide the crash).
+  Limits rest = limits;
+  rest.time_s = std::max(1.0, limits.time_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  bool again1 = false;
+  RunResult one = run_emu_on(c, caller_spec, job, params, opt, rest, 1, again1);
+  const bool same = one.error.find("crashed") != std::string::npos || one.error.find("overflowed") != std::string::npos ||
+                    one.error.find("forbidden system call") != std::string::npos ||
+                    one.error.find("was killed") != std::string::npos;
+  return same || one.error.empty() ? one : r;
 }
 
 }  // namespace ws::user

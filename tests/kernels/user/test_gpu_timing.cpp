@@ -220,9 +220,9 @@ TEST(GpuTiming, TheDevicesCheckGivesTheHostsVerdictAtTheTimingSize) {
       // The same element: the device names it flat ("out[i]"), the family's host check by
       // row and column ("out[r][c]").
       long long i = -1, r = -1, col = -1;
-      const std::size_t o = dev.verify_message.find("out[");
-      ASSERT_NE(o, std::string::npos) << dev.verify_message;
-      std::sscanf(dev.verify_message.c_str() + o, "out[%lld]", &i);
+      const std::size_t at_out = dev.verify_message.find("out[");
+      ASSERT_NE(at_out, std::string::npos) << dev.verify_message;
+      std::sscanf(dev.verify_message.c_str() + at_out, "out[%lld]", &i);
       std::sscanf(host.verify_message.c_str(), "out[%lld][%lld]", &r, &col);
       EXPECT_EQ(i, r * at.at("n") + col) << dev.verify_message << " / " << host.verify_message;
       EXPECT_NE(dev.verify_message.find("7"), std::string::npos) << dev.verify_message;

@@ -120,25 +120,34 @@ TEST_F(UserKernel, ACrashIsReportedWithTheLineOfTheLastAccess) {
   EXPECT_NE(r.error.find(":6:"), std::string::npos) << r.error;
 }
 
+// WARPSCOPE_EMU_THREADS for one scope, unset again however the scope ends.
+struct EmuThreads {
+  explicit EmuThreads(const char* n) { ::setenv("WARPSCOPE_EMU_THREADS", n, 1); }
+  ~EmuThreads() { ::unsetenv("WARPSCOPE_EMU_THREADS"); }
+};
+
 // Blocks run on several cores (run_emu); a crash is run again on one, so its line is the
 // faulting thread's whichever block faults.
 TEST_F(UserKernel, ACrashInALaterBlockNamesItsLineToo) {
-  ::setenv("WARPSCOPE_EMU_THREADS", "4", 1);
+  const EmuThreads four("4");
   // Blocks 0-2 access on line 6 only; block 3's last access before the fault is line 7's.
   const RunResult r = run(copy_body("    if (i < 768) out(i) = in(i);\n",
                                     "    else { float v = in(i); if (i == 1000) *reinterpret_cast<volatile int*>(std::uintptr_t(16)) = 1; out(i) = v; }\n"));
-  ::unsetenv("WARPSCOPE_EMU_THREADS");
   EXPECT_NE(r.error.find("crashed (SIGSEGV"), std::string::npos) << r.error;
   EXPECT_NE(r.error.find(":7:"), std::string::npos) << r.error;
 }
 
 TEST_F(UserKernel, SeveralCoresGiveOneCoresCountsAndTrace) {
   const std::string body = copy_body("    if (i % 3 == 0) out(i) = in(i);\n", "    else out(i) = in(i) * 2.f;\n");
-  ::setenv("WARPSCOPE_EMU_THREADS", "1", 1);
-  const RunResult one = run(body);
-  ::setenv("WARPSCOPE_EMU_THREADS", "4", 1);
-  const RunResult four = run(body);
-  ::unsetenv("WARPSCOPE_EMU_THREADS");
+  RunResult one, four;
+  {
+    const EmuThreads t("1");
+    one = run(body);
+  }
+  {
+    const EmuThreads t("4");
+    four = run(body);
+  }
   ASSERT_TRUE(one.error.empty() && four.error.empty()) << one.error << four.error;
   EXPECT_EQ(one.totals.global_ld_requests, four.totals.global_ld_requests);
   EXPECT_EQ(one.totals.global_st_sectors, four.totals.global_st_sectors);

@@ -351,14 +351,18 @@ std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profil
 
 namespace {
 
-// One sandboxed run on `threads` cores. `again`: the blocks did run on several cores and the
-// process died of a signal (whose handler knows the faulting line only when one thread
-// ran) or ran out of memory (each worker maps its own lanes' stacks): run_emu runs it
-// again on one.
+// How a run ended, where one core might end it better: a signal (whose handler knows the
+// faulting line only when one thread ran) or no memory (each worker maps its own lanes'
+// stacks).
+enum class Ending { Other, Signal, Memory };
+
+// One sandboxed run on `threads` cores; `ended` says how it ended and `parallel` whether
+// its blocks did run on several cores.
 RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                      const Params& params, const RunOptions& opt, const Limits& limits,
-                     unsigned threads, bool& again) {
-  again = false;
+                     unsigned threads, Ending& ended, bool& parallel) {
+  ended = Ending::Other;
+  parallel = false;
   // A CUDA kernel's parameters bind by name; a caller's field of the same name may bind it
   // to an array of another name (a puzzle's `a: const float @A`).
   KernelSpec bound;
@@ -706,10 +710,9 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     }
     // std::bad_alloc thrown where nothing catches it (a global initializer) aborts.
     const bool abort_oom = status->signal == SIGABRT && res.kernel_output.find("std::bad_alloc") != std::string::npos;
-    bool parallel = false;
     for (const auto& cfg : res.plan.launches) parallel = parallel || (threads > 1 && cfg.grid.count() > 1);
     if (over_memory || status->out_of_memory || abort_oom) {
-      again = parallel;
+      ended = Ending::Memory;
       res.error = "your kernel ran out of memory (the limit is " +
                   std::to_string(limits.memory_mb) + " MB)";
       return res;
@@ -726,8 +729,8 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     }
     const int sig = status->signal;
     // Not the limits' own kills (CPU time, the deadline's SIGKILL): those would recur.
-    again = parallel && ((sig > 0 && sig < 65) ||
-                         (WIFSIGNALED(wst) && WTERMSIG(wst) != SIGXCPU && WTERMSIG(wst) != SIGKILL));
+    if ((sig > 0 && sig < 65) || (WIFSIGNALED(wst) && WTERMSIG(wst) != SIGXCPU && WTERMSIG(wst) != SIGKILL))
+      ended = Ending::Signal;
     if (sig > 0 && sig < 65) {
       const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
@@ -807,20 +810,17 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
 RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
   const unsigned threads = std::min(8u, sim::emu_threads());
-  bool again = false;
+  Ending ended, ended1;
+  bool parallel, parallel1;
   const auto t0 = std::chrono::steady_clock::now();
-  RunResult r = run_emu_on(c, caller_spec, job, params, opt, limits, threads, again);
-  if (!again) return r;
+  RunResult r = run_emu_on(c, caller_spec, job, params, opt, limits, threads, ended, parallel);
+  if (!parallel || ended == Ending::Other) return r;
   // The second run gets what is left of the time limit; its report replaces the first's
-  // only when it fails the same way (a timeout there would hide the crash).
+  // when it ends the same way or well (a timeout there would hide the crash).
   Limits rest = limits;
   rest.time_s = std::max(1.0, limits.time_s - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  bool again1 = false;
-  RunResult one = run_emu_on(c, caller_spec, job, params, opt, rest, 1, again1);
-  const bool same = one.error.find("crashed") != std::string::npos || one.error.find("overflowed") != std::string::npos ||
-                    one.error.find("forbidden system call") != std::string::npos ||
-                    one.error.find("was killed") != std::string::npos;
-  return same || one.error.empty() ? one : r;
+  RunResult one = run_emu_on(c, caller_spec, job, params, opt, rest, 1, ended1, parallel1);
+  return ended1 == ended || one.error.empty() ? one : r;
 }
 
 }  // namespace ws::user

@@ -1,11 +1,8 @@
 // Student kernels on the emulator, the run: the built kernel (user_build.h) in a sandboxed
-// child process per run, streaming its warp events back through a pipe.
-// Index (search for "[SECTION] <name>"):
-//   Run: the kernel in a sandboxed child, its records read back
+// child process per run (user_child.h), whose records are read back here as hostile.
 #define WS_MODE_EMU
 #include "kernels/user/user_kernel.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -15,7 +12,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/syscall.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -37,243 +33,16 @@
 #include "kernels/dialect/registry.h"
 #include "kernels/user/sandbox.h"
 #include "kernels/user/cuda_kernel.h"
+#include "kernels/user/user_child.h"
 
 extern char** environ;
 
 namespace ws::user {
 namespace fs = std::filesystem;
-
-// The child's exit status when its pipe to warpscope fails (warpscope gone, or the kernel
-// closed the descriptor).
-constexpr int kExitPipeGone = 120;
+using child::get;
+using child::put;
 
 namespace {
-
-// Written by the child, read by the parent after it ends (a MAP_SHARED page). The child
-// runs the student's code, so the parent checks every field before use.
-// [SECTION] Run: the kernel in a sandboxed child, its records read back
-struct ChildStatus {
-  volatile int signal;        // the fatal signal, 0 if none
-  volatile int line;          // the line of the last event issued before it
-  volatile int overflow;      // the fault was next to the stack pointer: a stack overflow
-  volatile int out_of_memory; // std::bad_alloc in the kernel's process
-  volatile int finished;      // the child wrote its result and exits normally
-  volatile int syscall;       // SIGSYS: the system call the filter stopped
-  volatile int fs_policy;     // sandbox::FsPolicy, + 1 (0: not reached)
-  volatile int no_filter;     // this build has no syscall filter
-};
-
-ChildStatus* g_status = nullptr;
-volatile int g_last_line = 0;
-
-void on_fatal(int sig, siginfo_t* si, void* uc_) {
-  if (g_status) {
-    g_status->signal = sig;
-    g_status->line = g_last_line;
-    if (sig == SIGSYS) g_status->syscall = si->si_syscall;
-    if (sig == SIGSEGV || sig == SIGBUS) {
-      auto* uc = static_cast<ucontext_t*>(uc_);
-      std::uintptr_t sp = 0;
-#if defined(__x86_64__)
-      sp = std::uintptr_t(uc->uc_mcontext.gregs[REG_RSP]);
-#elif defined(__aarch64__)
-      sp = std::uintptr_t(uc->uc_mcontext.sp);
-#endif
-      const auto a = std::uintptr_t(si->si_addr);
-      if (sp && a + 65536 > sp && a < sp + 65536) g_status->overflow = 1;
-    }
-  }
-  ::_exit(128 + sig);
-}
-
-// Tagged records on the pipe: tag(1) size(4) payload(size).
-class PipeWriter {
- public:
-  explicit PipeWriter(int fd) : fd_(fd) { buf_.reserve(1 << 16); }
-  void record(char tag, const void* p, std::uint32_t n) {
-    buf_.push_back(tag);
-    buf_.append(reinterpret_cast<const char*>(&n), 4);
-    buf_.append(static_cast<const char*>(p), n);
-    if (buf_.size() >= (1 << 16)) flush();
-  }
-  void record(char tag, const std::string& s) {
-    record(tag, s.data(), std::uint32_t(std::min<std::size_t>(s.size(), kMaxText)));
-  }
-  void flush() {
-    std::size_t off = 0;
-    while (off < buf_.size()) {
-      const ssize_t w = ::write(fd_, buf_.data() + off, buf_.size() - off);
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) ::_exit(kExitPipeGone);  // the parent is gone, or the kernel closed the pipe
-      off += std::size_t(w);
-    }
-    buf_.clear();
-  }
-  static constexpr std::size_t kMaxText = 4096;
-
- private:
-  int fd_;
-  std::string buf_;
-};
-
-template <class T>
-void put(std::string& s, T v) {
-  s.append(reinterpret_cast<const char*>(&v), sizeof v);
-}
-template <class T>
-T get(const std::string& s, std::size_t& at) {
-  T v{};
-  if (at + sizeof v <= s.size()) std::memcpy(&v, s.data() + at, sizeof v);
-  at += sizeof v;
-  return v;
-}
-
-class PipeSink : public TraceSink {
- public:
-  explicit PipeSink(PipeWriter& w) : w_(w) {}
-  void begin_launch(const LaunchInfo&) override {
-    std::uint32_t i = launch_++;
-    w_.record('B', &i, 4);
-  }
-  void on_array(const ArrayDesc& a) override {
-    std::string s;
-    put(s, a.id);
-    put(s, std::uint8_t(a.space));
-    put(s, a.elem_bytes);
-    put(s, a.count);
-    put(s, a.base_offset);
-    put(s, a.cols);
-    s += a.name.substr(0, 256);
-    w_.record('A', s);
-  }
-  void on_event(const WarpEvent& e) override {
-    g_last_line = e.line;
-    w_.record('E', &e, sizeof e);
-  }
-  void end_launch() override { w_.record('X', nullptr, 0); }
-
- private:
-  PipeWriter& w_;
-  std::uint32_t launch_ = 0;
-};
-
-using LaunchFn = void (*)(emu::Launcher&, const LaunchCfg&, void* const*, const std::uint64_t*,
-                          const std::uint8_t*, const long long*);
-
-// What the child needs, prepared before the fork.
-struct ChildSetup {
-  pid_t parent = 0;
-  int pipe_fd = -1, output_fd = -1, null_fd = -1;
-  std::string scratch;
-  sandbox::Rlimits limits;
-  std::string so;
-  const std::vector<LaunchCfg>* launches = nullptr;
-  const std::vector<ArrayDesc>* arrays = nullptr;
-  std::string source;
-  const std::vector<void*>* ptr = nullptr;
-  const std::vector<std::uint64_t>* bytes = nullptr;
-  const std::vector<std::uint8_t>* ids = nullptr;
-  const std::vector<long long>* scalars = nullptr;
-  unsigned threads = 1;  // sim::EmuOptions::threads: blocks on that many cores
-};
-
-// Moves `fd` to `to` whatever the numbers (`fd` may already sit on 0, 1 or 2).
-void place_fd(int fd, int to) {
-  if (fd == to) {
-    ::fcntl(to, F_SETFD, 0);
-    return;
-  }
-  ::dup2(fd, to);
-}
-
-// The child: never returns. The sandbox in order: session, descriptors (0 /dev/null,
-// 1 and 2 the output file, 3 the pipe, nothing else), scratch directory, rlimits,
-// Landlock, fatal-signal handlers, the syscall filter; only then the student's code
-// (its global initializers run in dlopen).
-[[noreturn]] void child_main(const ChildSetup& cs) {
-  if (!sandbox::detach(cs.parent)) ::_exit(125);
-  // Above every number in use, so the dup2s below cannot overwrite one another.
-  const int p = ::fcntl(cs.pipe_fd, F_DUPFD, 100), o = ::fcntl(cs.output_fd, F_DUPFD, 100),
-            n = ::fcntl(cs.null_fd, F_DUPFD, 100);
-  if (p < 0 || o < 0 || n < 0) ::_exit(124);
-  place_fd(n, 0);
-  place_fd(o, 1);
-  place_fd(o, 2);
-  place_fd(p, 3);
-  ::syscall(SYS_close_range, 4u, ~0u, 0u);
-  if (::chdir(cs.scratch.c_str()) != 0) ::_exit(124);
-  sandbox::apply_limits(cs.limits);
-  g_status->fs_policy = int(sandbox::restrict_filesystem({cs.scratch})) + 1;
-
-  // Signals are handled on a stack of their own: a fiber that overflowed has none left.
-  static std::byte alt[64 * 1024];
-  stack_t ss{};
-  ss.ss_sp = alt;
-  ss.ss_size = sizeof alt;
-  ::sigaltstack(&ss, nullptr);
-  struct sigaction sa {};
-  sa.sa_sigaction = on_fatal;
-  sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
-  sigemptyset(&sa.sa_mask);
-  for (int s : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGSYS}) ::sigaction(s, &sa, nullptr);
-
-  PipeWriter w(3);
-  std::string why;
-  if (!sandbox::have_filter()) {
-    g_status->no_filter = 1;  // said with the result
-  } else if (!sandbox::install_filter(sandbox::Profile::Kernel, why)) {
-    w.record('D', "the sandbox could not start (" + why + "): your kernel was not run");
-    w.flush();
-    ::_exit(2);
-  }
-  try {
-    void* h = ::dlopen(cs.so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      w.record('D', std::string("your kernel could not be loaded: ") + ::dlerror());
-      w.flush();
-      ::_exit(2);
-    }
-    auto fn = reinterpret_cast<LaunchFn>(::dlsym(h, "ws_user_launch"));
-    if (!fn) {
-      w.record('D', "your kernel's library has no ws_user_launch");
-      w.flush();
-      ::_exit(2);
-    }
-    PipeSink sink(w);
-    sim::EmuOptions eo;  // student runs are small: always the whole grid
-    eo.threads = cs.threads;
-    emu::Launcher L(sink, *cs.arrays, cs.source, eo);
-    for (const auto& cfg : *cs.launches)
-      fn(L, cfg, cs.ptr->data(), cs.bytes->data(), cs.ids->data(), cs.scalars->data());
-    std::fflush(nullptr);  // the kernel's printf, before the result
-    const sim::EmuResult& r = L.result();
-    for (const auto& pb : r.problems) {
-      std::string s;
-      put(s, std::uint8_t(pb.kind));
-      put(s, pb.line);
-      put(s, pb.other_line);
-      put(s, pb.block);
-      put(s, pb.thread);
-      s += pb.message.substr(0, 1024);
-      w.record('P', s);
-    }
-    std::string s;
-    put(s, std::uint8_t(r.ok));
-    put(s, r.events);
-    put(s, r.threads_run);
-    w.record('R', s);
-    w.flush();
-    g_status->finished = 1;
-    ::_exit(0);
-  } catch (const std::bad_alloc&) {
-    g_status->out_of_memory = 1;
-    ::_exit(3);
-  } catch (const std::exception& e) {
-    w.record('D', std::string("your kernel threw an exception: ") + e.what());
-    w.flush();
-    ::_exit(4);
-  }
-}
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -324,19 +93,6 @@ std::string last_line(const std::string& s) {
   while (!t.empty() && (t.back() == '\n' || t.back() == ' ')) t.pop_back();
   const auto nl = t.rfind('\n');
   return sandbox::printable(nl == std::string::npos ? t : t.substr(nl + 1), 300);
-}
-
-// The records the child may send, each with its size bounds (sandbox::RecordReader).
-std::vector<sandbox::RecordKind> record_kinds() {
-  const std::uint32_t array_head = 1 + 1 + 4 + 8 + 4 + 4;
-  const std::uint32_t problem_head = 1 + 2 + 2 + 4 + 4;
-  return {{'B', 4, 4},
-          {'A', array_head, array_head + 256},
-          {'E', sizeof(WarpEvent), sizeof(WarpEvent)},
-          {'X', 0, 0},
-          {'P', problem_head, problem_head + 1024},
-          {'R', 17, 17},
-          {'D', 0, std::uint32_t(PipeWriter::kMaxText)}};
 }
 
 bool valid_event(const WarpEvent& e) {
@@ -408,7 +164,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       ~Unmap() { ::munmap(p, n); }
     } unmap{mem, map_bytes};
     auto* base = static_cast<std::byte*>(mem) + 4096;
-    auto* status = static_cast<ChildStatus*>(mem);
+    auto* status = static_cast<child::Status*>(mem);
     std::vector<ArrayDesc> arrays;
     for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
       const ArraySpec& s = res.plan.arrays[i];
@@ -475,7 +231,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       return res;
     }
 
-    ChildSetup cs;
+    child::Setup cs;
     cs.parent = ::getpid();
     cs.pipe_fd = rs.fds[1];
     cs.output_fd = rs.out;
@@ -510,8 +266,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       return res;
     }
     if (pid == 0) {
-      g_status = status;
-      child_main(cs);
+      child::run(cs, status);
     }
     ::close(rs.fds[1]);
     rs.fds[1] = -1;
@@ -530,7 +285,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     std::string done_msg, protocol_error;
     std::vector<sim::Problem> problems;
     bool got_result = false, emu_ok = false;
-    sandbox::RecordReader reader(record_kinds(), limits.stream_mb << 20);
+    sandbox::RecordReader reader(child::record_kinds(), limits.stream_mb << 20);
     auto handle = [&](const sandbox::Record& rec) {
       const std::string& payload = rec.payload;
       std::size_t p = 0;
@@ -756,7 +511,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
         res.error = file + ": your kernel made a forbidden system call: the sandbox stopped it";
       else if (WIFSIGNALED(wst))
         res.error = "your kernel's process was killed (" + signal_name(WTERMSIG(wst)) + ")";
-      else if (WIFEXITED(wst) && WEXITSTATUS(wst) == kExitPipeGone)
+      else if (WIFEXITED(wst) && WEXITSTATUS(wst) == child::kExitPipeGone)
         res.error = "your kernel closed the pipe its results go back through (a descriptor it did not "
                     "open): it was stopped";
       else

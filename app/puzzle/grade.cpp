@@ -12,7 +12,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <filesystem>
 #include <iomanip>
@@ -153,11 +152,11 @@ std::vector<GradeRow> grade(const Puzzle& p, const std::vector<std::string>& fil
     rows[i].figures.assign(p.targets.size(), "");
   }
   unsigned jobs = opt.jobs ? opt.jobs : std::max(1u, std::thread::hardware_concurrency());
-  // Each kernel's emulator run spreads its blocks over sim::emu_threads() cores: the jobs
-  // share the machine's instead of each taking them all (unless the caller chose).
-  if (!std::getenv("WARPSCOPE_EMU_THREADS") && !std::getenv("WS_EMU_THREADS"))
-    ::setenv("WARPSCOPE_EMU_THREADS",
-             std::to_string(std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / jobs)).c_str(), 1);
+  // Each kernel's emulator run spreads its blocks over cores: the jobs share the machine's
+  // instead of each taking them all (unless the caller chose).
+  GradeOptions each = opt;
+  if (!each.limits.threads)
+    each.limits.threads = std::max(1u, std::max(1u, std::thread::hardware_concurrency()) / jobs);
   const double budget = opt.compile.time_s + opt.limits.time_s + opt.margin_s;
   std::vector<Worker> running;
   std::size_t next = 0;
@@ -193,7 +192,7 @@ std::vector<GradeRow> grade(const Puzzle& p, const std::vector<std::string>& fil
       if (w.pid == 0) {
         ::close(fds[0]);
         if (!sandbox::detach(self)) ::_exit(125);
-        const std::string s = encode_row(grade_one(p, files[w.index], opt));
+        const std::string s = encode_row(grade_one(p, files[w.index], each));
         std::size_t off = 0;
         while (off < s.size()) {
           const ssize_t n = ::write(fds[1], s.data() + off, s.size() - off);

@@ -564,7 +564,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
 // so is running out of memory, which the workers' own stacks may have caused.
 RunResult run_emu(const Compiled& c, const KernelSpec& caller_spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits) {
-  const unsigned threads = std::min(8u, sim::emu_threads());
+  const unsigned threads = limits.threads ? limits.threads : std::min(8u, sim::emu_threads());
   Ending ended, ended1;
   bool parallel, parallel1;
   const auto t0 = std::chrono::steady_clock::now();

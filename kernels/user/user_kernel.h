@@ -31,6 +31,7 @@ struct Limits {
   std::uint64_t scratch_mb = 64;      // all files in its scratch directory together
   std::uint64_t output_kb = 64;       // of its stdout and stderr kept (the rest is counted)
   std::uint64_t stream_mb = 2048;     // of records it may send (events)
+  unsigned threads = 0;               // cores its blocks spread over (0: sim::emu_threads(), at most 8)
 };
 // Wall seconds of a check's steps, for the editor's latency benchmark. On the GPU a plain
 // CUDA file's GPU side (NVRTC, then the runner) runs beside the emulator's (its build, then

@@ -44,6 +44,7 @@ struct Translation {
   int kernel_line = 0;
   std::vector<Param> params;
   std::string text;                // the emulator's source (valid when ok)
+  bool precompiled = false;        // the prelude was read from its PCH (prelude_pch())
   static constexpr const char* kStruct = "ws_cuda_kernel";  // the struct `text` ends with
   // "file:line: message" for each error, one a line.
   std::string message(const std::string& file) const;
@@ -63,5 +64,15 @@ Translation translate(const std::string& source, const std::string& path,
 
 // The prelude Clang parses the student's file with (declarations of CUDA's built-ins).
 const char* parse_prelude();
+
+// The prelude precompiled by libclang in a folder of `dir` (made once, then reused);
+// translate() uses one in the kernel cache.
+// @post "" (libclang absent, the folder not writable) or the path of a PCH of the prelude
+std::string prelude_pch(const std::string& dir);
+
+// translate() without the kept results, with the precompiled prelude `pch` ("" = the text).
+// @post equal to translate(source, path) whatever `pch` holds (a file libclang refuses is
+//       not used)
+Translation translate_with(const std::string& source, const std::string& path, const std::string& pch);
 
 }  // namespace ws::cuda

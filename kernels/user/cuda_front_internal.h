@@ -38,8 +38,9 @@ std::string clean_type(std::string t);
 // cuda_rewrite.cpp.
 class Front {
  public:
-  Front(const std::string& src, const std::string& path, const std::string& want)
-      : src_(src), path_(path), want_(want) {}
+  // pch: the prelude precompiled (prelude_pch()), or "" to parse the prelude's text.
+  Front(const std::string& src, const std::string& path, const std::string& want, std::string pch = "")
+      : src_(src), path_(path), want_(want), pch_(std::move(pch)) {}
 
   Translation run();
 
@@ -153,6 +154,9 @@ class Front {
   const std::string& src_;
   const std::string path_, want_;
   CXTranslationUnit tu_ = nullptr;
+  std::string pch_;
+  // Parses the student's file into tu_ (with pch_ when set); false when libclang could not.
+  bool parse(CXIndex index);
   mutable CXFile main_ = nullptr, other_ = nullptr;
   std::vector<Edit> edits_;
   std::vector<Diagnostic> errors_;

@@ -28,6 +28,7 @@ namespace ws::user::libclang {
   X(clang_getArrayElementType) \
   X(clang_getArraySize) \
   X(clang_getCString) \
+  X(clang_getClangVersion) \
   X(clang_getCanonicalCursor) \
   X(clang_getCanonicalType) \
   X(clang_getCursorExtent) \
@@ -53,6 +54,7 @@ namespace ws::user::libclang {
   X(clang_isConstQualifiedType) \
   X(clang_isCursorDefinition) \
   X(clang_parseTranslationUnit2) \
+  X(clang_saveTranslationUnit) \
   X(clang_tokenize) \
   X(clang_visitChildren)
 
@@ -87,6 +89,7 @@ extern const Api* g_api;
 #define clang_getArrayElementType WS_LIBCLANG_ROUTE(clang_getArrayElementType)
 #define clang_getArraySize WS_LIBCLANG_ROUTE(clang_getArraySize)
 #define clang_getCString WS_LIBCLANG_ROUTE(clang_getCString)
+#define clang_getClangVersion WS_LIBCLANG_ROUTE(clang_getClangVersion)
 #define clang_getCanonicalCursor WS_LIBCLANG_ROUTE(clang_getCanonicalCursor)
 #define clang_getCanonicalType WS_LIBCLANG_ROUTE(clang_getCanonicalType)
 #define clang_getCursorExtent WS_LIBCLANG_ROUTE(clang_getCursorExtent)
@@ -112,6 +115,7 @@ extern const Api* g_api;
 #define clang_isConstQualifiedType WS_LIBCLANG_ROUTE(clang_isConstQualifiedType)
 #define clang_isCursorDefinition WS_LIBCLANG_ROUTE(clang_isCursorDefinition)
 #define clang_parseTranslationUnit2 WS_LIBCLANG_ROUTE(clang_parseTranslationUnit2)
+#define clang_saveTranslationUnit WS_LIBCLANG_ROUTE(clang_saveTranslationUnit)
 #define clang_tokenize WS_LIBCLANG_ROUTE(clang_tokenize)
 #define clang_visitChildren WS_LIBCLANG_ROUTE(clang_visitChildren)
 #endif

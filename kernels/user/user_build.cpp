@@ -170,14 +170,6 @@ double default_compile_time_limit() {
   return 30;
 }
 
-std::string cache_dir() {
-  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x)
-    return (fs::path(x) / "warpscope" / "kernels").string();
-  if (const char* h = std::getenv("HOME"); h && *h)
-    return (fs::path(h) / ".cache" / "warpscope" / "kernels").string();
-  return (fs::temp_directory_path() / "warpscope-kernels").string();
-}
-
 namespace {
 // What every emulator build includes first: the dialect, and the headers a kernel may
 // include (so the student's own #include inside the namespace finds them guarded).

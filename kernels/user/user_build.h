@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernels/backends/backend.h"
+#include "kernels/user/cache_dir.h"
 
 namespace ws::user {
 
@@ -62,8 +63,6 @@ struct Compiled {
 
 // The C++ compiler used for emulator builds: $CXX, else `c++` found on PATH ("" if none).
 std::string find_cxx();
-// Where built kernels are kept: $XDG_CACHE_HOME/warpscope/kernels (or ~/.cache/...).
-std::string cache_dir();
 
 // The translation unit the emulator build compiles: the dialect, the student's file
 // included inside the emulator's namespace, and an extern "C" launcher that constructs

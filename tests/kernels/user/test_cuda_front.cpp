@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -108,6 +109,66 @@ TEST(CudaFront, ConstantConditionsAreNotBranches) {
 TEST(CudaFront, ADialectFileIsNotCuda) {
   EXPECT_FALSE(is_cuda_source("struct K { WS_DEVICE void operator()(Thread& t) const {} };"));
   EXPECT_TRUE(is_cuda_source("__global__ void k(float* a) {}"));
+}
+
+// Both translations of `src`, field by field.
+void expect_same(const Translation& a, const Translation& b, const std::string& what) {
+  EXPECT_EQ(a.ok, b.ok) << what;
+  EXPECT_EQ(a.text, b.text) << what;
+  EXPECT_EQ(a.kernel, b.kernel) << what;
+  EXPECT_EQ(a.kernel_line, b.kernel_line) << what;
+  ASSERT_EQ(a.params.size(), b.params.size()) << what;
+  for (std::size_t i = 0; i < a.params.size(); ++i) {
+    EXPECT_EQ(a.params[i].name, b.params[i].name) << what;
+    EXPECT_EQ(a.params[i].type, b.params[i].type) << what;
+    EXPECT_EQ(a.params[i].pointer, b.params[i].pointer) << what;
+    EXPECT_EQ(a.params[i].is_const, b.params[i].is_const) << what;
+  }
+  EXPECT_EQ(a.message("k.cu"), b.message("k.cu")) << what;
+}
+
+// The prelude precompiled is a shortcut only: every student file, every puzzle solution,
+// and files with mistakes translate to the same text, parameters and errors.
+TEST(CudaFront, ThePrecompiledPreludeChangesNoTranslation) {
+  const std::string dir = testing::TempDir() + "/ws-front-pch";
+  std::filesystem::remove_all(dir);
+  const std::string pch = prelude_pch(dir);
+  ASSERT_FALSE(pch.empty()) << "libclang could not precompile the prelude";
+  EXPECT_EQ(prelude_pch(dir), pch);  // made once, then found
+  std::vector<std::pair<std::string, std::string>> files;
+  for (const auto& d : {std::string(WS_SOURCE_DIR) + "/tests/kernels/students",
+                        std::string(WS_SOURCE_DIR) + "/puzzles/solutions"})
+    for (const auto& e : std::filesystem::directory_iterator(d))
+      if (e.path().extension() == ".cu") {
+        std::ifstream f(e.path());
+        std::ostringstream s;
+        s << f.rdbuf();
+        files.push_back({e.path().string(), s.str()});
+      }
+  files.push_back({"/k/e.cu", "__global__ void k(float* out) {\n  int x = ;\n  out[0] = sqrtf(2.f);\n}\n"});
+  files.push_back({"/k/u.cu", "__global__ void k(float* out) {\n  out[0] = undeclared(1);\n}\n"});
+  ASSERT_GE(files.size(), 20u);
+  for (const auto& [path, src] : files) {
+    const Translation with = translate_with(src, path, pch);
+    EXPECT_TRUE(with.precompiled) << path;
+    expect_same(translate_with(src, path, ""), with, path);
+  }
+}
+
+// A file that is not libclang's PCH (a torn write, another libclang's) is not used.
+TEST(CudaFront, AnUnreadablePrecompiledPreludeIsIgnored) {
+  const std::string bad = testing::TempDir() + "/ws-front-bad.pch";
+  {
+    std::ofstream o(bad);
+    o << "not a precompiled header";
+  }
+  const std::string src = student("transpose_shared.cu");
+  const Translation want = translate_with(src, "/k/t.cu", "");
+  ASSERT_TRUE(want.ok) << want.message("t.cu");
+  const Translation got = translate_with(src, "/k/t.cu", bad);
+  EXPECT_FALSE(got.precompiled);
+  expect_same(want, got, "garbage");
+  expect_same(want, translate_with(src, "/k/t.cu", testing::TempDir() + "/ws-front-missing.pch"), "missing");
 }
 
 }  // namespace

@@ -13,7 +13,9 @@
 #                    against the model; WS_NCU_ONLY narrows it), re-packed after every step
 #   tests.txt        `tests`: the gpu-labelled test binaries built here
 #                    (scripts/make_gpu_bundle.sh --tests), one line each
-# Steps: record lessons window latency ncu (all by default; name some to run those), tests.
+#   gpu_traces/      `fixtures`: GPU trace fixtures (record_traces, packed with the tests)
+# Steps: record lessons window latency ncu (all by default; name some to run those), tests,
+# fixtures.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
@@ -89,8 +91,8 @@ want window && step window window
 want latency && step latency sh -c "timeout 150 $W latency --backend cuda --runs 5 --json > $OUT/latency.json"
 # The gpu tests without a build here. They find the sources at the path they were built
 # in (WS_SOURCE_DIR, WS_BINARY_DIR = its build/), which is linked to this checkout.
-gpu_tests() {
-  local src rc=0 b
+unpack_tests() {
+  local src
   [[ -f build/CMakeCache.txt ]] && { echo "build/ is a build here: run its tests with ctest" >&2; return 2; }
   rm -rf build/tests && mkdir -p build/tests && tar xJf .gpu-gui/tests.tar.xz -C build || return 2
   src=$(cat build/tests/source_dir)
@@ -103,13 +105,24 @@ gpu_tests() {
     fi
   fi
   cp "$G"/bin/warpscope* build/
+}
+gpu_tests() {  # WS_TESTS_FILTER: a --gtest_filter for every binary
+  local rc=0 b
+  unpack_tests || return 2
   for b in build/tests/test_*; do
-    $CLI "$b" --gtest_brief=1 > "$L/$(basename "$b").log" 2>&1 || rc=1
+    $CLI "$b" --gtest_brief=1 ${WS_TESTS_FILTER:+--gtest_filter=$WS_TESTS_FILTER} > "$L/$(basename "$b").log" 2>&1 || rc=1
     echo "$(basename "$b"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$L/$(basename "$b").log" | tr '\n' ' ')" | tee -a "$OUT/tests.txt"
   done
   return $rc
 }
+# The GPU trace fixtures of WS_FIXTURES_ONLY (family/variant ..., default every variant)
+# into $OUT/gpu_traces/ (copy them to tests/fixtures/gpu_traces/ here).
+fixtures() {
+  [[ -x build/tests/record_traces ]] || unpack_tests || return 2
+  $CLI build/tests/record_traces "$OUT/gpu_traces" ${WS_FIXTURES_ONLY:-}
+}
 want tests && step tests gpu_tests
+want fixtures && step fixtures fixtures
 want ncu && step ncu timeout "${WS_NCU_TIMEOUT:-240}" $CLI python3 scripts/ncu_compare.py \
   --warpscope "$G/bin/warpscope" --out "$L/ncu" ${WS_NCU_ONLY:+--only $WS_NCU_ONLY}
 exit $status

@@ -38,6 +38,8 @@ if [[ ${1:-} == --tests ]]; then
   for b in $(ctest --test-dir build -L gpu -N -V | sed -n 's/.*Test command: \([^ ]*\).*/\1/p' | sort -u); do
     strip -o "$t/tests/$(basename "$b")" "$b"
   done
+  # The GPU trace fixtures' recorder (tests/fixtures/gpu_traces/; device_bundle.sh fixtures).
+  [[ -x build/tests/record_traces ]] && strip -o "$t/tests/record_traces" build/tests/record_traces
   [[ -n $(ls "$t/tests") ]] || { echo "no gpu-labelled tests in build/" >&2; exit 2; }
   # Where the tests look for the sources (WS_SOURCE_DIR, compiled in): the GPU machine links it.
   sed -n 's/^CMAKE_HOME_DIRECTORY:INTERNAL=//p' build/CMakeCache.txt > "$t/tests/source_dir"

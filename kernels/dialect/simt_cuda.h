@@ -636,6 +636,10 @@ struct Shared2D {
   __device__ __forceinline__ T& operator()(int r, int c, int = __builtin_LINE()) const {
     return ptr[r * cols + c];
   }
+  template <class U>
+  __device__ __forceinline__ Shared2D<U> view() const {  // as in simt_emu.h
+    return Shared2D<U>{reinterpret_cast<U*>(ptr), off, rows, int(cols * sizeof(T) / sizeof(U)), id};
+  }
 };
 #else
 template <class T>
@@ -685,6 +689,10 @@ struct Shared2D {
                (unsigned long long)rows * cols);
     return Ref<T>(ptr, std::uint64_t(rows) * cols, inside ? i : -1, id, off, true,
                   std::uint16_t(line));
+  }
+  template <class U>
+  __device__ __forceinline__ Shared2D<U> view() const {  // as in simt_emu.h
+    return Shared2D<U>{reinterpret_cast<U*>(ptr), off, rows, int(cols * sizeof(T) / sizeof(U)), id};
   }
 };
 #endif

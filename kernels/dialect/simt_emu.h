@@ -206,6 +206,13 @@ struct Shared2D {
     return Ref<T>(ptr, std::uint64_t(rows) * cols, std::int64_t(r) * cols + c, id, off, true,
                   std::uint16_t(line));
   }
+  // The same bytes as rows of U (a float tile read four floats at a time as float4s);
+  // U's size must divide a row's bytes. Accesses through it are U wide, under this name.
+  template <class U>
+  Shared2D<U> view() const {
+    static_assert(sizeof(U) % sizeof(T) == 0, "a view's element spans whole elements");
+    return Shared2D<U>{reinterpret_cast<U*>(ptr), off, rows, int(cols * sizeof(T) / sizeof(U)), id};
+  }
   [[noreturn, gnu::cold, gnu::noinline]] void outside(int r, int c, int line) const {
     sim::current_lane().fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
                              "shared tile index (" + std::to_string(r) + ", " +

@@ -466,6 +466,133 @@ struct MatmulWarpTiledAsync {
   }
 };
 
+// Prefetched: warptiled's block, warp and thread tiles with three changes its SASS asked
+// for, each measured on the H100 (docs/BENCHMARKS.md): (1) A read as one float4 along k per
+// thread, turned on its way into shared by four 4-byte stores, instead of four scalar loads
+// down a column; (2) the next step's fragments loaded while this step's multiply-adds run
+// (two register sets), the next tile's first fragments right after the tile's one barrier;
+// (3) the loop over tiles unrolled by two with the last pair apart, so the buffer a step
+// reads is a constant and no `more` test sits in the loop. Blocks walk 8 tile rows
+// (warptiled's group=8). As rows are padded by 4 floats: the two k halves a warp stores
+// land 16 banks apart. Bs as warptiled's.
+struct MatmulPrefetched {
+  static constexpr int BM = 128, BN = 128, BK = 8, AP = BM + 4;
+  static constexpr std::uint32_t kSharedBytes = (2 * BK * AP + 2 * BK * BN) * sizeof(float);
+  Global<const float4> a4, b4;
+  Global<float4> c4;
+  int n;
+  template <int V>
+  using Const = std::integral_constant<int, V>;
+  WS_DEVICE void operator()(Thread& t) const {
+    auto as = t.shared2d<float>(2 * BK, AP, "As");  // [buffer * BK + k][m]
+    auto as4 = as.template view<float4>();
+    auto bs = t.shared2d<float4>(2 * BK, BN / 4, "Bs");
+    const int tid = t.threadIdx.x;
+    const int warp = tid / 32, lane = tid % 32;
+    const int fa = (warp / 4) * 16 + lane / 4;  // float4 column of As: rows 4*lm .. +3 of the warp's 64
+    const int fb = (warp % 4) * 8 + lane % 4;   // float4 column of Bs: columns 4*ln .. +3 of its 32
+    const Dim3 g = MatmulWarpTiled<8>::grouped(t);
+    const int row0 = int(g.y) * BM, col0 = int(g.x) * BN;
+    const int q = n / 4;  // float4s a row
+    // This thread's float4 of A (row tid/2, k 4*(tid%2) .. +3) and of B (row tid/32), moved
+    // on by one tile of k after each load. 32-bit (n <= 8192): at 64 bits the two indices
+    // took the registers the H100 build needed, and it spilled (0.93 of cuBLAS, not 0.96).
+    int ga = (row0 + tid / 2) * q + tid % 2;
+    int gb = (tid / 32) * q + col0 / 4 + tid % 32;
+    float4 sa, sb;
+    auto load_global = [&]() {
+      sa = a4(ga);
+      sb = b4(gb);
+      ga += BK / 4;
+      gb += BK * q;
+    };
+    // A's float4 as a column of As (four 4-byte stores), B's as a float4 of Bs.
+    auto store_shared = [&](int buf) {
+      const int m = tid / 2, k = buf * BK + tid % 2 * 4;
+      as(k + 0, m) = sa.x;
+      as(k + 1, m) = sa.y;
+      as(k + 2, m) = sa.z;
+      as(k + 3, m) = sa.w;
+      bs(buf * BK + tid / 32, tid % 32) = sb;
+    };
+    // Step k's fragments: rows 4*lm .. +3 and 32 + 4*lm .. +3, columns 4*ln .. +3 and 16 + 4*ln .. +3.
+    auto load_frag = [&](int buf, int k, float4& a0, float4& a1, float4& b0, float4& b1) {
+      a0 = as4(buf * BK + k, fa);
+      a1 = as4(buf * BK + k, fa + 8);
+      b0 = bs(buf * BK + k, fb);
+      b1 = bs(buf * BK + k, fb + 4);
+    };
+    float acc[8][8];
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      WS_UNROLL
+      for (int j = 0; j < 8; ++j) acc[i][j] = 0.f;
+    }
+    load_global();
+    store_shared(0);
+    t.syncthreads();
+    float4 fra[2][2], frb[2][2];
+    load_frag(0, 0, fra[0][0], fra[0][1], frb[0][0], frb[0][1]);
+    // One tile from buffer cur; MORE (1): the next tile loaded meanwhile into the other,
+    // stored and fenced by the tile's one barrier before its last step.
+    auto tile = [&](int cur, auto more_tag) {
+      constexpr bool more = decltype(more_tag)::value == 1;
+      const int nxt = cur ^ 1;
+      if constexpr (more) load_global();
+      WS_UNROLL
+      for (int k = 0; k < BK; ++k) {
+        if constexpr (more) {
+          if (k == BK - 1) {
+            store_shared(nxt);
+            t.syncthreads();  // the other buffer is full; every warp is done with it since the last
+          }
+        }
+        if (k < BK - 1) {
+          load_frag(cur, k + 1, fra[(k + 1) & 1][0], fra[(k + 1) & 1][1], frb[(k + 1) & 1][0],
+                    frb[(k + 1) & 1][1]);
+        } else if constexpr (more) {
+          load_frag(nxt, 0, fra[0][0], fra[0][1], frb[0][0], frb[0][1]);
+        }
+        outer(acc, fra[k & 1][0], fra[k & 1][1], frb[k & 1][0], frb[k & 1][1]);
+      }
+    };
+    const int tiles = n / BK;  // even: n is a multiple of 128
+    int tt = 0;
+    for (; tt + 2 < tiles; tt += 2) {
+      tile(0, Const<1>{});
+      tile(1, Const<1>{});
+    }
+    tile(0, Const<1>{});
+    tile(1, Const<0>{});
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      const int row = row0 + (warp / 4) * 64 + (i / 4) * 32 + (lane / 4) * 4 + i % 4;
+      const std::int64_t base = std::int64_t(row) * q + col0 / 4 + fb;
+      c4(base) = float4{acc[i][0], acc[i][1], acc[i][2], acc[i][3]};
+      c4(base + 4) = float4{acc[i][4], acc[i][5], acc[i][6], acc[i][7]};
+    }
+  }
+  // acc += a x b for one step of k (a: the thread's 8 rows, b: its 8 columns).
+  WS_DEVICE static void outer(float (&acc)[8][8], const float4& a0, const float4& a1,
+                              const float4& b0, const float4& b1) {
+    const float a[8] = {a0.x, a0.y, a0.z, a0.w, a1.x, a1.y, a1.z, a1.w};
+    const float b[8] = {b0.x, b0.y, b0.z, b0.w, b1.x, b1.y, b1.z, b1.w};
+    WS_UNROLL
+    for (int i = 0; i < 8; ++i) {
+      WS_UNROLL
+      for (int j = 0; j < 8; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+    }
+  }
+};
+// Capped at 128 registers for two blocks an SM, as the H100 measurement was built.
+#if defined(WS_MODE_FAST)
+template <>
+__global__ void __launch_bounds__(256, 2) ws_entry<MatmulPrefetched>(MatmulPrefetched k) {
+  Thread t;
+  k(t);
+}
+#endif
+
 // Tuned: the warp-tiled kernel with its shape as knobs (the sweep picks them), every loop
 // over the tile unrolled. Block tile BM x BN x BK, warp tile WM x WN, thread tile TM x TN
 // as (TM/4) x (TN/4) pieces of 4 x 4, the pieces LM = WM/TM rows and LN = WN/TN columns
@@ -881,7 +1008,7 @@ inline void add_matmul(Registry& r) {
          }});
   r.add({.info = {.name = "warptiled",
                   .title = "Warp-tiled, double-buffered",
-                  .why = "Fastest: lanes laid out by warp remove the last bank conflicts and "
+                  .why = "Faster: lanes laid out by warp remove the last bank conflicts and "
                          "halve the C sectors; two shared buffers overlap the next tile's loads "
                          "with the multiply-adds; few enough registers for two blocks per SM.",
                   .entry = "MatmulWarpTiled",
@@ -914,6 +1041,23 @@ inline void add_matmul(Registry& r) {
              L.launch(pl.launches[0], MatmulWarpTiled<int(G)>{a.in<float>(0), in4(a, 1),
                                                               out4(a, 2), int(p.at("n"))});
            });
+         }});
+  r.add({.info = {.name = "prefetched",
+                  .title = "Warp-tiled, fragments prefetched",
+                  .why = "Fastest: warptiled's tiles with A read as one float4 and turned in "
+                         "shared, the next step's fragments loaded under this step's "
+                         "multiply-adds, and a loop with no test in it; blocks walk 8 tile rows.",
+                  .entry = "MatmulPrefetched",
+                  .params = {n_param(128)},
+                  .check = [](const Params& p) { return check_multiple(p, 128, "the block tile"); },
+                  .plan = [](const Params& p) {
+                    return plan(p, "matmul_prefetched", {256, 1, 1}, 128, 128,
+                                MatmulPrefetched::kSharedBytes);
+                  },
+                  .verify = verify},
+         .launch = [](Launcher& L, const Params& p, const Plan& pl, const Args& a) {
+           L.launch(pl.launches[0], MatmulPrefetched{in4(a, 0), in4(a, 1), out4(a, 2),
+                                                     int(p.at("n"))});
          }});
   r.add({.info = {.name = "tuned",
                   .title = "Tuned warp tile (shape as knobs)",

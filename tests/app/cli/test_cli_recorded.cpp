@@ -179,7 +179,7 @@ TEST_F(RecordedCli, BenchTimesAtTheFamilysTimingSizeWhenLeftOpen) {
   EXPECT_NE(r.out.find("times at the family's timing size n=4096"), std::string::npos) << r.out;
   std::istringstream in(r.out);
   int rows = 0;
-  double naive = 0, warptiled = 0;
+  double naive = 0, warptiled = 0, prefetched = 0;
   for (std::string l; std::getline(in, l);) {
     std::istringstream w(l);
     std::string name, tok;
@@ -192,8 +192,11 @@ TEST_F(RecordedCli, BenchTimesAtTheFamilysTimingSizeWhenLeftOpen) {
     ++rows;
     if (name == "naive") naive = ms;
     if (name == "warptiled") warptiled = ms;
+    if (name == "prefetched") prefetched = ms;
   }
-  EXPECT_EQ(rows, 7) << r.out;  // naive .. warptiled, tuned
+  EXPECT_EQ(rows, 8) << r.out;  // naive .. warptiled, prefetched, tuned
+  EXPECT_GT(prefetched, 0);
+  EXPECT_LT(prefetched, warptiled) << "prefetched is warptiled with its SASS's three changes";
   EXPECT_GT(naive, 0);
   EXPECT_GT(warptiled, 0);
   EXPECT_LT(warptiled, naive) << "at its timing size the naive kernel is the slowest";

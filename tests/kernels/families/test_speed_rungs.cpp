@@ -99,6 +99,40 @@ TEST(SpeedRungs, MatmulTunedDefaultCountsAtN128) {
   EXPECT_EQ(r.totals.shared_ld_wavefronts, w.totals.shared_ld_wavefronts);
 }
 
+// prefetched at n = 128 (one block, 16 tiles of k): per warp and tile, one float4 of A
+// (16 rows x 32 bytes: 16 sectors) and one of B (a 512-byte row: 16 sectors) = 8 x 16 x 2
+// = 256 requests of 16 sectors, warptiled's sectors in 2.5 x fewer requests; in shared,
+// four 4-byte stores of A (the two k halves 16 banks apart: one wavefront each) and one
+// float4 row of B (4 wavefronts) = 640 stores, 1,024 wavefronts, no conflict; the
+// fragment loads and C's stores are warptiled's. On 2 x 3 blocks (n = 384, the walk of 8
+// tile rows cut short) it verifies with warptiled's counts scaled the same way.
+TEST(SpeedRungs, MatmulPrefetchedCountsAtN128) {
+  const RunResult r = run("matmul", "prefetched", {{"n", 128}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  const RunResult w = run("matmul", "warptiled", {{"n", 128}});
+  ASSERT_TRUE(w.ok() && w.verified) << describe(w);
+  EXPECT_EQ(r.totals.global_ld_requests, 256u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 4096u);
+  EXPECT_EQ(r.totals.global_ld_sectors, w.totals.global_ld_sectors);
+  EXPECT_EQ(r.totals.global_st_requests, w.totals.global_st_requests);
+  EXPECT_EQ(r.totals.global_st_sectors, w.totals.global_st_sectors);
+  EXPECT_EQ(r.totals.shared_st_requests, 640u);
+  EXPECT_EQ(r.totals.shared_st_wavefronts, 1024u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(r.totals.shared_ld_requests, w.totals.shared_ld_requests);
+  EXPECT_EQ(r.totals.shared_ld_wavefronts, w.totals.shared_ld_wavefronts);
+  EXPECT_EQ(r.totals.shared_ld_conflicts(), 0u);
+  for (long long n : {256LL, 384LL}) {
+    const RunResult a = run("matmul", "prefetched", {{"n", n}});
+    const RunResult b = run("matmul", "warptiled", {{"n", n}});
+    ASSERT_TRUE(a.ok() && a.verified && b.ok()) << n << ": " << describe(a);
+    EXPECT_EQ(a.totals.global_ld_sectors, b.totals.global_ld_sectors) << n;
+    EXPECT_EQ(5 * a.totals.global_ld_requests, 2 * b.totals.global_ld_requests) << n;
+    EXPECT_EQ(a.totals.shared_ld_wavefronts, b.totals.shared_ld_wavefronts) << n;
+    EXPECT_EQ(a.totals.shared_st_conflicts(), 0u) << n;
+  }
+}
+
 // The default, bk = 16 at warptiled's warp and thread tiles, prefetches the next tile in two
 // stages of 8 k (the registers of bk = 8): every global and shared count equals the bk = 8
 // shape's (the same loads, only regrouped), while the barriers halve: one per tile plus

@@ -2,6 +2,8 @@
 // parameter or the device limit at fault, so a student can fix the input without
 // reading the source.
 #include "kernels/catalogue/catalogue.h"
+#include "sim/half.h"
+#include "sim/smooth.h"
 
 #include <algorithm>
 #include <cctype>
@@ -244,6 +246,8 @@ std::string_view to_string(RefKind k) {
     case RefKind::Gemm: return "gemm";
     case RefKind::Histogram: return "histogram";
     case RefKind::WeightedHistogram: return "weighted histogram";
+    case RefKind::Smooth: return "smooth";
+    case RefKind::GemmHalf: return "gemm (halves)";
   }
   return "unknown";
 }
@@ -285,9 +289,35 @@ std::string CheckResult::message(const std::string& array) const {
 namespace {
 
 // The Gemm tolerance (as the CPU verify of matmul.cuh): FP32 rounding grows like
-// sqrt(n), so 16 sqrt(n) ulps of sum |a||b|, far below one wrong or missing term.
-bool gemm_close(double got, double want, double mag, std::uint64_t n) {
-  return std::fabs(got - want) <= 16.0 * std::sqrt(double(n)) * std::ldexp(1.0, -23) * mag + 1e-6;
+// sqrt(n), so `ulps` (16; 64 for the tensor cores' halves) sqrt(n) ulps of sum |a||b|, far
+// below one wrong or missing term.
+bool gemm_close(double got, double want, double mag, std::uint64_t n, std::uint32_t ulps) {
+  return std::fabs(got - want) <= double(ulps) * std::sqrt(double(n)) * std::ldexp(1.0, -23) * mag + 1e-6;
+}
+
+// C (n x n floats) against dot(i, j) = {sum a b, sum |a b|} in double: every element up to
+// n = 512, beyond it 16 rows and 16 columns spread over the matrix. wrong(index, got, want).
+template <class Dot, class Wrong>
+void check_gemm(std::span<const float> C, std::uint64_t n, std::uint32_t ulps, Dot dot, Wrong wrong) {
+  std::vector<char> done(n * n, 0);
+  auto check = [&](std::uint64_t i, std::uint64_t j) {
+    if (done[i * n + j]) return;
+    done[i * n + j] = 1;
+    const auto [ref, mag] = dot(i, j);
+    if (!gemm_close(C[i * n + j], ref, mag, n, ulps)) wrong(i * n + j, C[i * n + j], ref);
+  };
+  if (n <= 512) {
+    for (std::uint64_t i = 0; i < n; ++i)
+      for (std::uint64_t j = 0; j < n; ++j) check(i, j);
+    return;
+  }
+  for (std::uint64_t s = 0; s < 16; ++s) {
+    const std::uint64_t line = (s * (n - 1)) / 15;
+    for (std::uint64_t j = 0; j < n; ++j) {
+      check(line, j);
+      check(j, line);
+    }
+  }
 }
 
 }  // namespace
@@ -366,32 +396,42 @@ CheckResult check_reference(const Reference& r, const HostArrays& h) {
     case RefKind::Gemm: {
       auto A = h.as<float>(r.a);
       auto B = h.as<float>(r.b);
-      auto C = h.as<float>(r.out);
       const std::uint64_t n = r.n;
-      std::vector<char> done(n * n, 0);
-      auto check = [&](std::uint64_t i, std::uint64_t j) {
-        if (done[i * n + j]) return;
-        done[i * n + j] = 1;
+      check_gemm(h.as<float>(r.out), n, r.ulps, [&](std::uint64_t i, std::uint64_t j) {
         double ref = 0, mag = 0;
         for (std::uint64_t k = 0; k < n; ++k) {
           const double x = A[i * n + k], y = B[k * n + j];
           ref += x * y;
           mag += std::fabs(x * y);
         }
-        if (!gemm_close(C[i * n + j], ref, mag, n)) wrong(i * n + j, C[i * n + j], ref);
-      };
-      if (n <= 512) {
-        for (std::uint64_t i = 0; i < n; ++i)
-          for (std::uint64_t j = 0; j < n; ++j) check(i, j);
-      } else {
-        for (std::uint64_t s = 0; s < 16; ++s) {
-          const std::uint64_t line = (s * (n - 1)) / 15;
-          for (std::uint64_t j = 0; j < n; ++j) {
-            check(line, j);
-            check(j, line);
-          }
-        }
+        return std::pair{ref, mag};
+      }, wrong);
+      break;
+    }
+    case RefKind::Smooth: {
+      auto in = h.as<float>(r.a);
+      auto out = h.as<float>(r.out);
+      for (std::uint64_t e = 0; e < r.count; ++e) {
+        const std::uint64_t i = e / 4, tile = i / r.div, j = i % r.div;
+        const std::uint64_t nb = (tile * r.div + (j + 1) % r.div) * 4 + e % 4;
+        const float want = sim::smooth(in[e], in[nb], int(r.work));
+        if (std::memcmp(&want, &out[e], 4) != 0) wrong(e, out[e], want);
       }
+      break;
+    }
+    case RefKind::GemmHalf: {
+      auto A = h.as<sim::half_bits>(r.a);
+      auto B = h.as<sim::half_bits>(r.b);
+      const std::uint64_t n = r.n;
+      check_gemm(h.as<float>(r.out), n, r.ulps, [&](std::uint64_t i, std::uint64_t j) {
+        double ref = 0, mag = 0;
+        for (std::uint64_t k = 0; k < n; ++k) {
+          const double x = double(sim::half_to_float(A[i * n + k])) * double(sim::half_to_float(B[j * n + k]));
+          ref += x;
+          mag += std::fabs(x);
+        }
+        return std::pair{ref, mag};
+      }, wrong);
       break;
     }
   }

@@ -157,16 +157,22 @@ enum class RefKind : std::uint8_t {
   Gemm,       // C == A B for n x n row-major floats, within 16 sqrt(n) ulp of sum |a||b|
   Histogram,  // out[k] == how many of the count uint32 words of in equal k, k < groups, exactly
   WeightedHistogram,  // out[k] == the sum of b[e] over the e with in[e] == k, wrapping at 2^32
+  Smooth,     // out float e == sim::smooth(in[e], the same lane of the next float4 of its tile
+              // of div float4s, wrapping, work), exactly (async_copy)
+  GemmHalf,   // C == A B^T for n x n row-major halves A, B (B's row j is column j), within
+              // ulps sqrt(n) ulp of sum |a||b| (tensor)
 };
 std::string_view to_string(RefKind k);
 
 struct Reference {
   RefKind kind = RefKind::None;
   std::uint64_t count = 0;   // Gather: output elements; BlockSums, Histogram: input elements
-  std::uint64_t n = 0;       // Transpose, Gemm: the matrix side
+  std::uint64_t n = 0;       // Transpose, Gemm, GemmHalf: the matrix side
   std::uint64_t step = 1, shift = 0;  // Gather
   std::uint32_t elem = 4;    // Gather: bytes per element
-  std::uint64_t div = 1, groups = 0;  // BlockSums, Histogram (groups = elements of out)
+  std::uint64_t div = 1, groups = 0;  // BlockSums, Histogram (groups = elements of out); Smooth: div
+  std::uint32_t work = 0;    // Smooth: rounds
+  std::uint32_t ulps = 16;   // Gemm, GemmHalf: the tolerance's ulps (times sqrt(n))
   std::uint8_t a = 0, b = 1, out = 1;  // input arrays (b: Gemm's B) and the output array
 };
 

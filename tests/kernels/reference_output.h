@@ -1,13 +1,16 @@
 #pragma once
 // Test helper: writes the output a variant's Reference accepts, computed on the CPU from
 // the inputs by the reference's own rule (the product for Gemm in double precision, the
-// gathered elements, the transposed matrix, the block sums, the histogram). Used by the CPU reference
+// gathered elements, the transposed matrix, the block sums, the histogram, async_copy's
+// smoothing). Used by the CPU reference
 // tests (test_catalogue.cpp) and the device reference tests (cuda/test_cuda_backend.cpp).
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 
 #include "kernels/catalogue/catalogue.h"
+#include "sim/half.h"
+#include "sim/smooth.h"
 
 namespace ws::test {
 
@@ -61,6 +64,28 @@ inline void write_reference_output(HostArrays& h, const Reference& ref) {
       std::fill(O.begin(), O.end(), 0u);
       for (std::uint64_t e = 0; e < ref.count; ++e)
         if (I[e] < ref.groups) O[I[e]] += W[e];
+      break;
+    }
+    case RefKind::GemmHalf: {
+      auto A = h.as<sim::half_bits>(ref.a), B = h.as<sim::half_bits>(ref.b);
+      auto C = h.as<float>(out);
+      const std::uint64_t n = ref.n;
+      for (std::uint64_t i = 0; i < n; ++i)
+        for (std::uint64_t j = 0; j < n; ++j) {
+          double s = 0;
+          for (std::uint64_t k = 0; k < n; ++k)
+            s += double(sim::half_to_float(A[i * n + k])) * sim::half_to_float(B[j * n + k]);
+          C[i * n + j] = float(s);
+        }
+      break;
+    }
+    case RefKind::Smooth: {
+      auto I = h.as<float>(ref.a);
+      auto O = h.as<float>(out);
+      for (std::uint64_t e = 0; e < ref.count; ++e) {
+        const std::uint64_t i = e / 4, j = i % ref.div;
+        O[e] = sim::smooth(I[e], I[((i - j) + (j + 1) % ref.div) * 4 + e % 4], int(ref.work));
+      }
       break;
     }
     default: break;

@@ -133,7 +133,8 @@ void make_inputs(const Plan& plan, std::uint64_t seed, const DeviceArrays& d, cu
 class DeviceVerifier {
  public:
   // The GPU form of check_reference (kernels/catalogue/catalogue.h): a plain kernel for gathers
-  // and transposes, CUB for block sums, cuBLAS for Gemm. `ref.kind` must not be None.
+  // and transposes and Smooth, CUB for block sums, cuBLAS for Gemm and GemmHalf. `ref.kind`
+  // must not be None.
   CheckResult check(const Reference& ref, const DeviceArrays& d, cudaStream_t s, Cublas& blas);
 
  private:

@@ -1,6 +1,7 @@
 // Verification on the device: the output of a large run is checked where it lies,
 // against a trusted reference computed on the GPU (a plain kernel for gathers and
-// transposes, CUB for block sums, cuBLAS for matrix products). Only the mismatch count
+// transposes and async_copy's smoothing, CUB for block sums, cuBLAS for matrix products,
+// FP32 and FP16). Only the mismatch count
 // and the first wrong element come back. tests/kernels/cuda holds each one equal to its
 // CPU form (check_reference in kernels/catalogue/catalogue.cpp).
 #include <cub/device/device_segmented_reduce.cuh>
@@ -10,6 +11,7 @@
 
 #include "kernels/backends/cuda/common.h"
 #include "kernels/backends/cuda/cuda_backend.h"
+#include "sim/smooth.h"
 
 namespace ws::cuda {
 namespace {
@@ -70,10 +72,15 @@ __global__ void absolute(const float* in, float* out, std::uint64_t n) {
   WS_GRID_LOOP(i, n) out[i] = fabsf(in[i]);
 }
 
-// The tolerance of check_reference's Gemm: 16 sqrt(n) ulps of sum |a||b| (+1e-6).
+// Halves' magnitudes: the sign bit cleared.
+__global__ void absolute_halves(const std::uint16_t* in, std::uint16_t* out, std::uint64_t n) {
+  WS_GRID_LOOP(i, n) out[i] = in[i] & 0x7FFFu;
+}
+
+// The tolerance of check_reference's Gemm: ulps sqrt(n) ulps of sum |a||b| (+1e-6).
 __global__ void gemm_check(const float* c, const float* ref, const float* mag, std::uint64_t n,
-                           Tally* t) {
-  const double tol = 16.0 * sqrt(double(n)) * 1.1920928955078125e-07;
+                           std::uint32_t ulps, Tally* t) {
+  const double tol = double(ulps) * sqrt(double(n)) * 1.1920928955078125e-07;
   WS_GRID_LOOP(i, n * n) {
     const double d = fabs(double(c[i]) - double(ref[i]));
     if (!(d <= tol * double(mag[i]) + 1e-6)) wrong(t, i);
@@ -124,6 +131,17 @@ __global__ void weighted_histogram_check(const std::uint32_t* out, const unsigne
                                          std::uint64_t bins, Tally* t) {
   WS_GRID_LOOP(k, bins) {
     if (out[k] != std::uint32_t(want[k])) wrong(t, k);
+  }
+}
+
+// async_copy's output, float by float, exactly: sim::smooth of the float and the same lane
+// of the next float4 in its tile of `tile` float4s (wrapping).
+__global__ void smooth_check(const float* in, const float* out, std::uint64_t count, std::uint64_t tile,
+                             int work, Tally* t) {
+  WS_GRID_LOOP(e, count) {
+    const std::uint64_t i = e / 4, j = i % tile;
+    const float want = sim::smooth(in[e], in[((i - j) + (j + 1) % tile) * 4 + e % 4], work);
+    if (__float_as_uint(want) != __float_as_uint(out[e])) wrong(t, e);
   }
 }
 
@@ -216,6 +234,40 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       as = Int;
       break;
     }
+    case RefKind::Smooth:
+      smooth_check<<<grid, block, 0, s>>>(static_cast<const float*>(d.ptr.at(ref.a)),
+                                          static_cast<const float*>(d.ptr.at(ref.out)), ref.count,
+                                          ref.div, int(ref.work), tally);
+      got_at = d.ptr.at(ref.out);
+      break;
+    case RefKind::GemmHalf: {
+      const std::uint64_t nn = ref.n * ref.n;
+      auto* C = static_cast<float*>(scratch_.acquire(nn * 4, "cuBLAS's product"));
+      auto* M = static_cast<float*>(scratch_.acquire(nn * 4, "the tolerance's sum |a||b|"));
+      auto* absA = static_cast<std::uint16_t*>(scratch_.acquire(nn * 2, "|A|"));
+      auto* absB = static_cast<std::uint16_t*>(scratch_.acquire(nn * 2, "|B|"));
+      const auto* A = static_cast<const std::uint16_t*>(d.ptr.at(ref.a));
+      const auto* B = static_cast<const std::uint16_t*>(d.ptr.at(ref.b));
+      absolute_halves<<<grid, block, 0, s>>>(A, absA, nn);
+      absolute_halves<<<grid, block, 0, s>>>(B, absB, nn);
+      cublasHandle_t h = blas.get(s);
+      const float one = 1.f, zero = 0.f;
+      const int n = int(ref.n);
+      // Row-major C = A B^T is column-major C^T = B A^T: cuBLAS sees the buffers of B and A
+      // as B^T and A^T, so B's is transposed back and A's taken as it is. FP32 compute.
+      auto gemm = [&](const void* b, const void* a, float* c, const char* what) {
+        cublas_check(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, n, n, n, &one, b, CUDA_R_16F, n, a, CUDA_R_16F,
+                                  n, &zero, c, CUDA_R_32F, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                     what);
+      };
+      gemm(B, A, C, "cublasGemmEx (reference)");
+      gemm(absB, absA, M, "cublasGemmEx (tolerance)");
+      gemm_check<<<grid, block, 0, s>>>(static_cast<const float*>(d.ptr.at(ref.out)), C, M, ref.n,
+                                        ref.ulps, tally);
+      got_at = d.ptr.at(ref.out);
+      ref_buf = C;
+      break;
+    }
     case RefKind::Gemm: {
       const std::uint64_t nn = ref.n * ref.n;
       auto* C = static_cast<float*>(scratch_.acquire(nn * 4, "cuBLAS's product"));
@@ -236,7 +288,7 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
                                M, n),
                    "cublasSgemm (tolerance)");
       gemm_check<<<grid, block, 0, s>>>(static_cast<const float*>(d.ptr.at(ref.out)), C, M,
-                                        ref.n, tally);
+                                        ref.n, ref.ulps, tally);
       got_at = d.ptr.at(ref.out);
       ref_buf = C;
       break;
@@ -284,10 +336,19 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       r.want = double(std::uint32_t(w));
       break;
     }
-    case RefKind::Gemm: {
+    case RefKind::Gemm:
+    case RefKind::GemmHalf: {
       float w = 0;
       fetch(ref_buf, t.first * 4, &w, 4);
       r.want = w;
+      break;
+    }
+    case RefKind::Smooth: {
+      const std::uint64_t e = t.first, i = e / 4, j = i % ref.div;
+      float x = 0, y = 0;
+      fetch(d.ptr.at(ref.a), e * 4, &x, 4);
+      fetch(d.ptr.at(ref.a), (((i - j) + (j + 1) % ref.div) * 4 + e % 4) * 4, &y, 4);
+      r.want = sim::smooth(x, y, int(ref.work));
       break;
     }
     default: break;

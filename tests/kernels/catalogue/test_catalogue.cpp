@@ -316,7 +316,8 @@ TEST(Reference, AgreesWithVerifyOnRightAndWrongOutputs) {
     Params p;
     ASSERT_EQ(validate(v, {}, DeviceLimits{}, p), "");
     if (v.family == "reduce") p["n"] = 1 << 14;
-    if (v.family == "matmul") p["n"] = 128;
+    if (v.family == "matmul" || v.family == "tensor") p["n"] = 128;
+    if (v.family == "async_copy") p["n"] = 1 << 16;
     if (v.family == "transpose") p["n"] = 256;
     if (v.family == "access") p["n"] = 1 << 14;
     const Plan plan = v.plan(p);

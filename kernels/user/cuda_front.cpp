@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <map>
 #include <regex>
 #include <set>
@@ -465,13 +466,19 @@ std::string prelude_pch(const std::string& dir) {
   if (fs::is_regular_file(pch, ec) && fs::is_regular_file(header, ec)) return pch.string();
   fs::create_directories(d, ec);
   const std::string tag = "." + std::to_string(::getpid()) + ".tmp";
-  {
-    std::ofstream o(header.string() + tag, std::ios::binary);
-    o << kPrelude;
-    if (!o.flush()) return "";
+  // The header is written once: a PCH records its time, so rewriting it under another
+  // process's fresh PCH would make libclang refuse that PCH.
+  std::string have;
+  if (std::ifstream in{header, std::ios::binary}) have.assign(std::istreambuf_iterator<char>(in), {});
+  if (have != kPrelude) {
+    {
+      std::ofstream o(header.string() + tag, std::ios::binary);
+      o << kPrelude;
+      if (!o.flush()) return "";
+    }
+    fs::rename(header.string() + tag, header, ec);
+    if (ec) return "";
   }
-  fs::rename(header.string() + tag, header, ec);
-  if (ec) return "";
   CXIndex index = clang_createIndex(0, 0);
   CXTranslationUnit tu = nullptr;
   const std::vector<const char*>& args = base_args();
@@ -516,15 +523,29 @@ std::mutex g_kept_mu;
 std::deque<std::pair<std::string, Translation>> g_kept;
 }  // namespace
 
+namespace {
 // The precompiled prelude of this process, made on first use in the kernel cache
-// (WARPSCOPE_FRONT_PCH=0: none, the prelude's text parsed each time).
-const std::string& cached_pch() {
+// (WARPSCOPE_FRONT_PCH=0: none, the prelude's text parsed each time). "" once a parse had
+// to drop it: then it is removed, so the next process makes it again, and this one parses
+// the text rather than paying for a refused PCH at every check.
+std::mutex g_pch_mu;
+bool g_pch_dropped = false;
+std::string cached_pch() {
   static const std::string p = [] {
     const char* e = std::getenv("WARPSCOPE_FRONT_PCH");
     return e && std::string(e) == "0" ? std::string() : front::prelude_pch(ws::user::cache_dir());
   }();
-  return p;
+  std::lock_guard<std::mutex> lk(g_pch_mu);
+  return g_pch_dropped ? std::string() : p;
 }
+void drop_pch(const std::string& p) {
+  std::lock_guard<std::mutex> lk(g_pch_mu);
+  if (g_pch_dropped) return;
+  g_pch_dropped = true;
+  std::error_code ec;
+  std::filesystem::remove(p, ec);
+}
+}  // namespace
 
 Translation translate(const std::string& source, const std::string& path, const std::string& kernel) {
   std::string key = path;
@@ -539,7 +560,9 @@ Translation translate(const std::string& source, const std::string& path, const 
   }
   Translation t;
   try {
-    t = front::Front(source, path, kernel, cached_pch()).run();
+    const std::string pch = cached_pch();
+    t = front::Front(source, path, kernel, pch).run();
+    if (!pch.empty() && !t.precompiled) drop_pch(pch);
   } catch (const std::exception& e) {
     t = Translation{};
     t.errors.push_back({1, std::string("the CUDA front end failed: ") + e.what()});

@@ -135,6 +135,15 @@ TEST(CudaFront, ThePrecompiledPreludeChangesNoTranslation) {
   const std::string pch = prelude_pch(dir);
   ASSERT_FALSE(pch.empty()) << "libclang could not precompile the prelude";
   EXPECT_EQ(prelude_pch(dir), pch);  // made once, then found
+  // Made again after it was dropped, its header left as it was (a PCH records the header's
+  // time: rewriting it would void a PCH another process has just made).
+  const std::filesystem::path header = std::filesystem::path(pch).replace_extension(".h");
+  ASSERT_TRUE(std::filesystem::exists(header)) << header;
+  const auto written = std::filesystem::last_write_time(header);
+  std::filesystem::remove(pch);
+  EXPECT_EQ(prelude_pch(dir), pch);
+  EXPECT_TRUE(std::filesystem::exists(pch));
+  EXPECT_EQ(std::filesystem::last_write_time(header), written);
   std::vector<std::pair<std::string, std::string>> files;
   for (const auto& d : {std::string(WS_SOURCE_DIR) + "/tests/kernels/students",
                         std::string(WS_SOURCE_DIR) + "/puzzles/solutions"})

@@ -110,7 +110,7 @@ gpu_tests() {  # WS_TESTS_FILTER: a --gtest_filter for every binary
   local rc=0 b
   unpack_tests || return 2
   for b in build/tests/test_*; do
-    $CLI "$b" --gtest_brief=1 ${WS_TESTS_FILTER:+--gtest_filter=$WS_TESTS_FILTER} > "$L/$(basename "$b").log" 2>&1 || rc=1
+    $CLI "$b" --gtest_brief=1 ${WS_TESTS_FILTER:+"--gtest_filter=$WS_TESTS_FILTER"} > "$L/$(basename "$b").log" 2>&1 || rc=1
     echo "$(basename "$b"): $(grep -E '^\[  (PASSED|FAILED|SKIPPED)' "$L/$(basename "$b").log" | tr '\n' ' ')" | tee -a "$OUT/tests.txt"
   done
   return $rc
@@ -118,7 +118,7 @@ gpu_tests() {  # WS_TESTS_FILTER: a --gtest_filter for every binary
 # The GPU trace fixtures of WS_FIXTURES_ONLY (family/variant ..., default every variant)
 # into $OUT/gpu_traces/ (copy them to tests/fixtures/gpu_traces/ here).
 fixtures() {
-  [[ -x build/tests/record_traces ]] || unpack_tests || return 2
+  unpack_tests || return 2  # always: a warm machine may hold an older bundle's recorder
   $CLI build/tests/record_traces "$OUT/gpu_traces" ${WS_FIXTURES_ONLY:-}
 }
 want tests && step tests gpu_tests

@@ -26,6 +26,7 @@
 #include <functional>
 #include <iterator>
 #include <map>
+#include <random>
 #include <regex>
 #include <set>
 
@@ -465,7 +466,8 @@ std::string prelude_pch(const std::string& dir) {
   std::error_code ec;
   if (fs::is_regular_file(pch, ec) && fs::is_regular_file(header, ec)) return pch.string();
   fs::create_directories(d, ec);
-  const std::string tag = "." + std::to_string(::getpid()) + ".tmp";
+  // Unique across processes (containers sharing a cache reuse pids) and threads.
+  const std::string tag = "." + std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}()) + ".tmp";
   // The header is written once: a PCH records its time, so rewriting it under another
   // process's fresh PCH would make libclang refuse that PCH.
   std::string have;

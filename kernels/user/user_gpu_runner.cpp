@@ -167,13 +167,15 @@ bool decode_made(In& in, GpuRequest& r, std::string& why) {
   if (!in.get(r.seed) || !in.get(outputs) || !in.get(kind)) return false;
   for (std::uint64_t* v : {&f.count, &f.n, &f.step, &f.shift, &f.div, &f.groups})
     if (!in.get(*v)) return false;
-  if (!in.get(f.elem) || !in.get(f.a) || !in.get(f.b) || !in.get(f.out)) return false;
+  if (!in.get(f.elem) || !in.get(f.work) || !in.get(f.ulps) || !in.get(f.a) || !in.get(f.b) || !in.get(f.out))
+    return false;
   r.outputs = GpuOutputs(outputs);
   f.kind = RefKind(kind);
   const std::size_t arrays = r.arrays.size();
-  if (outputs > 2 || kind > std::uint8_t(RefKind::Histogram) ||
+  if (outputs > 2 || kind > std::uint8_t(RefKind::GemmHalf) ||
       (r.outputs == GpuOutputs::Check &&
-       (f.kind == RefKind::None || f.a >= arrays || f.b >= arrays || f.out >= arrays))) {
+       (f.kind == RefKind::None || f.a >= arrays || f.b >= arrays || f.out >= arrays ||
+        (f.kind == RefKind::Smooth && f.div == 0)))) {
     why = "the request asks for a check it cannot have (outputs " + std::to_string(outputs) + ", reference " +
           std::to_string(kind) + ")";
     return false;
@@ -238,6 +240,8 @@ std::string encode(const GpuRequest& r) {
   o.put<std::uint8_t>(std::uint8_t(f.kind));
   for (std::uint64_t v : {f.count, f.n, f.step, f.shift, f.div, f.groups}) o.put(v);
   o.put(f.elem);
+  o.put(f.work);
+  o.put(f.ulps);
   for (std::uint8_t v : {f.a, f.b, f.out}) o.put(v);
   return o.s;
 }

@@ -135,6 +135,28 @@ TEST(UserGpuRunner, RequestAndReplyRoundTripAndRefuseEveryTruncation) {
   for (std::size_t n = 0; n < blob.size(); ++n)
     EXPECT_FALSE(decode(blob.substr(0, n), back, why)) << "truncated at " << n;
   EXPECT_FALSE(decode(blob + "x", back, why));
+  // A check's reference travels whole (async_copy's rounds, the tensor cores' tolerance);
+  // a Smooth check without its tile is refused.
+  GpuRequest checked = q;
+  checked.outputs = GpuOutputs::Check;
+  checked.ref.kind = RefKind::Smooth;
+  checked.ref.count = 16;
+  checked.ref.div = 4;
+  checked.ref.work = 16;
+  checked.ref.ulps = 64;
+  checked.ref.a = 0;
+  checked.ref.out = 1;
+  ASSERT_TRUE(decode(encode(checked), back, why)) << why;
+  EXPECT_EQ(back.ref.kind, RefKind::Smooth);
+  EXPECT_EQ(back.ref.div, 4u);
+  EXPECT_EQ(back.ref.work, 16u);
+  EXPECT_EQ(back.ref.ulps, 64u);
+  checked.ref.div = 0;
+  EXPECT_FALSE(decode(encode(checked), back, why));
+  checked.ref.div = 4;
+  checked.ref.kind = RefKind::GemmHalf;
+  ASSERT_TRUE(decode(encode(checked), back, why)) << why;
+  EXPECT_EQ(back.ref.kind, RefKind::GemmHalf);
   // An argument that names an array the request does not carry.
   GpuRequest bad = q;
   bad.args[0].index = 9;

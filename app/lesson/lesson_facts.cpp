@@ -1,6 +1,11 @@
 // The numbers a lesson can ask about: Nsight Compute metrics from the model's totals,
 // plain quantities derived from them and from the launch shape, and throughput ratios
 // that need reference runs. Answers and goals are judged against these.
+// Index (search for "[SECTION] <name>"):
+//   Plain quantities
+//   Facts of a run
+//   Timing parameters
+//   Predictions and goals
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -30,6 +35,7 @@ const LaunchCfg* first_launch(const RunResult& r) {
   return nullptr;
 }
 
+// [SECTION] Plain quantities
 double threads_per_block(const RunResult& r) {
   const LaunchCfg* c = first_launch(r);
   return c ? double(c->block.count()) : std::nan("");
@@ -210,6 +216,7 @@ const std::vector<PlainQuantity>& plain_quantities() {
   return v;
 }
 
+// [SECTION] Facts of a run
 double Facts::get(const std::string& key) const {
   auto it = values.find(key);
   return it == values.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
@@ -312,6 +319,7 @@ void add_ratio_facts(Facts& f, const Lab& lab, const RunResult& r, const DeviceI
   }
 }
 
+// [SECTION] Timing parameters
 Params timing_params(const Lab& lab, const Params& overrides) {
   Params p = lab.params;
   for (const auto& [k, v] : lab.timing) p[k] = v;
@@ -381,6 +389,7 @@ Facts run_lab(const Lab& lab, const Params& overrides, Backend& backend,
   return f;
 }
 
+// [SECTION] Predictions and goals
 std::string format_number(double v) {
   if (std::isnan(v)) return "n/a";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";

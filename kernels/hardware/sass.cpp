@@ -1,5 +1,10 @@
 // SASS text: parsing nvdisasm's listing, grouping by source line, checking the model's
 // assumptions. No CUDA here.
+// Index (search for "[SECTION] <name>"):
+//   Instructions and functions
+//   Parsing a listing
+//   Loads in flight
+//   The model's accesses against the SASS
 #include "kernels/hardware/sass.h"
 
 #include "io/read_file.h"
@@ -21,6 +26,7 @@
 
 namespace ws::sass {
 
+// [SECTION] Instructions and functions
 std::string_view to_string(MemKind k) {
   switch (k) {
     case MemKind::None: return "none";
@@ -223,6 +229,7 @@ bool marker(const std::string& line, std::string& name) {
 }
 }  // namespace match
 
+// [SECTION] Parsing a listing
 bool parse(std::string_view text, Listing& out, std::string& err) {
   out = Listing{};
   constexpr std::size_t kMaxLineLength = 1024;
@@ -353,6 +360,7 @@ namespace {
 
 // The general registers an operand list names (R0..R254; RZ and uniform URn are not
 // registers of the warp's scoreboard), a ".64" operand naming the pair.
+// [SECTION] Loads in flight
 std::vector<unsigned> registers_named(const std::string& ops) {
   std::vector<unsigned> out;
   for (std::size_t i = 0; i < ops.size(); ++i) {
@@ -405,6 +413,7 @@ LoadBatch widest_load_batch(const Function& f) {
   return best;
 }
 
+// [SECTION] The model's accesses against the SASS
 std::map<int, std::vector<ModelAccess>> model_accesses(const std::vector<WarpEvent>& events) {
   std::map<int, std::vector<ModelAccess>> out;
   std::set<std::tuple<int, int, unsigned>> seen;

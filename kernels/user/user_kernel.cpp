@@ -1,5 +1,9 @@
 // Student kernels on the emulator, the run: the built kernel (user_build.h) in a sandboxed
 // child process per run (user_child.h), whose records are read back here as hostile.
+// Index (search for "[SECTION] <name>"):
+//   Messages
+//   One sandboxed run
+//   Blocks on several cores
 #define WS_MODE_EMU
 #include "kernels/user/user_kernel.h"
 
@@ -44,6 +48,7 @@ using child::put;
 
 namespace {
 
+// [SECTION] Messages
 std::string signal_name(int sig) {
   switch (sig) {
     case SIGSEGV: return "SIGSEGV, an invalid memory access";
@@ -107,6 +112,7 @@ std::string describe_kernel_sandbox() { return sandbox::describe(sandbox::Profil
 
 namespace {
 
+// [SECTION] One sandboxed run
 // How a run ended, where one core might end it better: a signal (whose handler knows the
 // faulting line only when one thread ran) or no memory (each worker maps its own lanes'
 // stacks).
@@ -558,6 +564,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
 
 }  // namespace
 
+// [SECTION] Blocks on several cores
 // Blocks spread over the cores as in the catalogue's runs (results and traces equal to one
 // core's: tests/sim/test_emulator.cpp). A crash is run again on one core, where the signal
 // handler's last line is the faulting thread's and its alternate stack catches an overflow;

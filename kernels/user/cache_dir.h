@@ -10,4 +10,8 @@ namespace ws::user {
 // temporary directory.
 std::string cache_dir();
 
+// The name of a cache entry made from `inputs`: FNV-1a (64 bits) as 16 hex digits. Entries
+// are named by what they were built from, so a changed input never finds a stale one.
+std::string cache_key(const std::string& inputs);
+
 }  // namespace ws::user

@@ -457,11 +457,7 @@ std::string prelude_pch(const std::string& dir) {
   std::string key = kPrelude;
   key += str(clang_getClangVersion());
   for (const char* a : base_args()) key += std::string(a) + '\n';
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : key) h = (h ^ c) * 1099511628211ull;
-  char hex[20];
-  std::snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
-  const fs::path d = fs::path(dir) / (std::string("front-") + hex);
+  const fs::path d = fs::path(dir) / ("front-" + ws::user::cache_key(key));
   const fs::path header = d / "ws_cuda_prelude.h", pch = d / "ws_cuda_prelude.pch";
   std::error_code ec;
   if (fs::is_regular_file(pch, ec) && fs::is_regular_file(header, ec)) return pch.string();

@@ -1,5 +1,6 @@
 // A CUDA file rewritten for the emulator and described as a dialect kernel spec.
 #include "kernels/user/cuda_kernel.h"
+#include "kernels/user/cache_dir.h"
 #include "io/atomic_file.h"
 #include "io/read_file.h"
 
@@ -8,14 +9,6 @@
 
 namespace ws::user {
 namespace fs = std::filesystem;
-
-namespace {
-std::uint64_t fnv(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-}  // namespace
 
 bool is_cuda_file(const std::string& path) {
   if (fs::path(path).extension() == ".cu") return true;
@@ -35,9 +28,7 @@ CudaPrepared prepare_cuda(const std::string& path, const std::string& dir) {
   const cuda::Translation tr = cuda::translate(src, abs);
   for (const auto& e : tr.errors) p.errors.push_back({path, e.line, e.message});
   if (!tr.ok) return p;
-  char h[20];
-  std::snprintf(h, sizeof h, "%016llx", (unsigned long long)fnv(tr.text + abs));
-  const fs::path d = fs::path(dir) / (std::string("cuda-") + h);
+  const fs::path d = fs::path(dir) / ("cuda-" + cache_key(tr.text + abs));
   std::error_code ec;
   fs::create_directories(d, ec);
   const fs::path out = d / fs::path(path).filename();

@@ -63,18 +63,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-// FNV-1a, 64 bits: names cached builds by their inputs.
-std::uint64_t fnv(const std::string& s, std::uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-std::string hex(std::uint64_t v) {
-  char b[20];
-  std::snprintf(b, sizeof b, "%016llx", (unsigned long long)v);
-  return b;
-}
-
 bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
@@ -376,7 +364,7 @@ fs::path precompiled_prelude(const std::string& cxx, const std::string& inc, con
                              const CompileOptions& opt) {
   std::string pkey = std::string(kEmuPrelude) + cxx + inc + stamp + __DATE__ __TIME__;
   for (const auto& f : flags) pkey += f;
-  const fs::path pdir = fs::path(dir) / ("prelude-" + hex(fnv(pkey)));
+  const fs::path pdir = fs::path(dir) / ("prelude-" + cache_key(pkey));
   if (fs::exists(pdir / "ws_emu_prelude.h.gch")) return pdir;
   std::error_code ec;
   fs::create_directories(pdir, ec);
@@ -428,7 +416,7 @@ Compiled compile_dialect(const KernelSpec& spec, const CompileOptions& opt) {
     std::string key = wrapper_text + src + cxx + inc + stamp + kEmuPrelude + __DATE__ __TIME__;
     for (const auto& f : flags) key += f;
     const fs::path pdir = precompiled_prelude(cxx, inc, stamp, dir, flags, opt);
-    const std::string base = (fs::path(dir) / ("k" + hex(fnv(key)))).string();
+    const std::string base = (fs::path(dir) / ("k" + cache_key(key))).string();
     c.artifact = base + ".so";
     if (opt.use_cache && fs::exists(c.artifact)) {
       c.ok = true;

@@ -1,6 +1,7 @@
 // The CUDA front end on its own: what it rewrites, that lines stay where they were, and
 // the one sentence an unsupported construct gets.
 #include "kernels/user/cuda_front.h"
+#include "kernels/user/cache_dir.h"
 
 #include <gtest/gtest.h>
 
@@ -178,6 +179,14 @@ TEST(CudaFront, AnUnreadablePrecompiledPreludeIsIgnored) {
   EXPECT_FALSE(got.precompiled);
   expect_same(want, got, "garbage");
   expect_same(want, translate_with(src, "/k/t.cu", testing::TempDir() + "/ws-front-missing.pch"), "missing");
+}
+
+// Cache entries are named by FNV-1a of their inputs: the published test values (the three
+// copies this replaced had lost the offset basis's last digit).
+TEST(CacheKey, IsFnv1aOfTheInputsInHex) {
+  EXPECT_EQ(ws::user::cache_key(""), "cbf29ce484222325");
+  EXPECT_EQ(ws::user::cache_key("a"), "af63dc4c8601ec8c");
+  EXPECT_EQ(ws::user::cache_key("foobar"), "85944171f73967e8");
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // and for both references of its output (the CPU's and the GPU's, kernels/catalogue): one
 // fmaf a round, so the three give the same bits.
 #include <cmath>
+#include <cstdint>
 
 #include "sim/hd.h"
 
@@ -16,6 +17,15 @@ WS_HD inline float smooth_round(float x, float y) { return fmaf(x, 0.5f, y * 0.2
 WS_HD inline float smooth(float x, float y, int work) {
   for (int r = 0; r < work; ++r) x = smooth_round(x, y);
   return x;
+}
+
+// The float that float e of an output is smoothed with: the same lane of the next float4
+// in e's tile of `tile` float4s, the last wrapping to the first (the kernels' right
+// neighbour in shared memory).
+// @post < e - e % (4 tile) + 4 tile, and in e's tile
+WS_HD inline std::uint64_t smooth_neighbour(std::uint64_t e, std::uint64_t tile) {
+  const std::uint64_t i = e / 4, j = i % tile;
+  return ((i - j) + (j + 1) % tile) * 4 + e % 4;
 }
 
 }  // namespace ws::sim

@@ -82,10 +82,8 @@ inline void write_reference_output(HostArrays& h, const Reference& ref) {
     case RefKind::Smooth: {
       auto I = h.as<float>(ref.a);
       auto O = h.as<float>(out);
-      for (std::uint64_t e = 0; e < ref.count; ++e) {
-        const std::uint64_t i = e / 4, j = i % ref.div;
-        O[e] = sim::smooth(I[e], I[((i - j) + (j + 1) % ref.div) * 4 + e % 4], int(ref.work));
-      }
+      for (std::uint64_t e = 0; e < ref.count; ++e)
+        O[e] = sim::smooth(I[e], I[sim::smooth_neighbour(e, ref.div)], int(ref.work));
       break;
     }
     default: break;

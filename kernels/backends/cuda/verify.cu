@@ -139,8 +139,7 @@ __global__ void weighted_histogram_check(const std::uint32_t* out, const unsigne
 __global__ void smooth_check(const float* in, const float* out, std::uint64_t count, std::uint64_t tile,
                              int work, Tally* t) {
   WS_GRID_LOOP(e, count) {
-    const std::uint64_t i = e / 4, j = i % tile;
-    const float want = sim::smooth(in[e], in[((i - j) + (j + 1) % tile) * 4 + e % 4], work);
+    const float want = sim::smooth(in[e], in[sim::smooth_neighbour(e, tile)], work);
     if (__float_as_uint(want) != __float_as_uint(out[e])) wrong(t, e);
   }
 }
@@ -344,10 +343,9 @@ CheckResult DeviceVerifier::check(const Reference& ref, const DeviceArrays& d, c
       break;
     }
     case RefKind::Smooth: {
-      const std::uint64_t e = t.first, i = e / 4, j = i % ref.div;
       float x = 0, y = 0;
-      fetch(d.ptr.at(ref.a), e * 4, &x, 4);
-      fetch(d.ptr.at(ref.a), (((i - j) + (j + 1) % ref.div) * 4 + e % 4) * 4, &y, 4);
+      fetch(d.ptr.at(ref.a), t.first * 4, &x, 4);
+      fetch(d.ptr.at(ref.a), sim::smooth_neighbour(t.first, ref.div) * 4, &y, 4);
       r.want = sim::smooth(x, y, int(ref.work));
       break;
     }

@@ -23,7 +23,8 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/lessons/ DESTINATION ${WS_SHARE}/lessons
 # emulator's headers include one another (run_control.h needs progress.h).
 install(FILES
   ${PROJECT_SOURCE_DIR}/kernels/dialect/simt.h ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_emu.h
-  ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/dialect/registry.h
+  ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_cuda.h ${PROJECT_SOURCE_DIR}/kernels/dialect/simt_traced.inc
+  ${PROJECT_SOURCE_DIR}/kernels/dialect/registry.h
   DESTINATION ${WS_SHARE}/include/kernels/dialect)
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/catalogue/catalogue.h
   DESTINATION ${WS_SHARE}/include/kernels/catalogue)

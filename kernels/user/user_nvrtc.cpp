@@ -81,7 +81,8 @@ std::string nvrtc_source(const KernelSpec& spec, bool traced) {
 std::vector<std::pair<std::string, std::string>> nvrtc_headers(std::string& why) {
   std::vector<std::pair<std::string, std::string>> h;
   const fs::path inc = paths::dialect_include_dir();
-  for (const char* rel : {"kernels/dialect/simt.h", "kernels/dialect/simt_cuda.h", "sim/trace.h", "sim/access.h", "sim/hd.h"}) {
+  for (const char* rel : {"kernels/dialect/simt.h", "kernels/dialect/simt_cuda.h",
+                          "kernels/dialect/simt_traced.inc", "sim/trace.h", "sim/access.h", "sim/hd.h"}) {
     bool ok = false;
     std::string text = slurp(inc / rel, ok);
     if (!ok) {

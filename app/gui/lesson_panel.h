@@ -74,6 +74,9 @@ struct LessonCover {
   viz::Covered views;                     // maps, stepper, strips, charts, time rows
   std::vector<std::string> metric_words;  // a metrics row whose name holds one is covered
   bool description = false;               // the variant's description (it names results)
+  // Whose question keeps the times back (views.time): "" this step's, else the later or
+  // skipped steps' (1-based), whose answers the charts of every variant would show.
+  std::vector<std::size_t> time_by_steps;
   bool any() const { return views.any() || !metric_words.empty() || description; }
 };
 

@@ -212,7 +212,10 @@ class PlayerPanel : public LessonPanel {
     c.description = c.any();
     // A later (or skipped) step's timed question about this family: the chart of every
     // variant answers it, so times stay back here too (the description is this step's).
+    const bool own_time = c.views.time;
     for (const Quantity& q : p.pending_timed_elsewhere()) add_cover(q, c);
+    if (c.views.time && !own_time)
+      for (const std::size_t s : p.pending_timed_steps()) c.time_by_steps.push_back(s + 1);
     return c;
   }
   bool go_step(std::size_t i) override { return player_ && player_->go(i); }

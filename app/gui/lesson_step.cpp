@@ -116,6 +116,16 @@ bool predicts_answered(Player& p) {
 
 // What a predict's quantity shows on the other panels, added to `c`: the views that draw
 // it and the words of the metrics rows that hold it (or a number it follows from).
+std::string time_cover_reason(const LessonCover& c) {
+  const auto& s = c.time_by_steps;
+  if (s.empty()) return "this step's question";
+  if (s.size() == 1) return "step " + std::to_string(s[0]) + "'s question";
+  std::string r = "the questions of steps ";
+  for (std::size_t i = 0; i < s.size(); ++i)
+    r += (i == 0 ? "" : i + 1 == s.size() ? " and " : ", ") + std::to_string(s[i]);
+  return r;
+}
+
 void add_cover(const Quantity& q, LessonCover& c) {
   viz::Covered& v = c.views;
   auto words = [&](std::initializer_list<const char*> ws) {

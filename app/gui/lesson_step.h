@@ -54,6 +54,10 @@ void flow_plain(const std::string& text, const ImVec4& col = kText);
 bool predicts_answered(Player& p);
 // What a predict's quantity shows on the other panels, added to `c`.
 void add_cover(const Quantity& q, LessonCover& c);
+// Why a chart or a time is kept back, said truly: "this step's question" or "step 4's
+// question" / "the questions of steps 4 and 6".
+// @post "this step's question" when c.time_by_steps is empty; else names every step of it.
+std::string time_cover_reason(const LessonCover& c);
 // A typed answer to predict `i` (presenter keys), checked as if entered in its box.
 void answer_typed(std::size_t i, DrawCtx& c);
 void draw_blocks(const std::vector<Block>& blocks, DrawCtx& c);

@@ -213,7 +213,10 @@ int render_screenshot(const GuiOptions& opt, std::string& message) {
     message = "cannot run " + st.selection().family + "/" + st.selection().variant + ": " + st.results.main.run->error;
     return 1;
   }
-  st.results.stepper.seek(st.results.interesting_pos(view));
+  // A lesson's step has already opened the stepper where the window opens it (its lab's
+  // `at:` event, else the first): the screenshot shows what the student sees. Without a
+  // lesson, the event the view is about.
+  if (opt.lesson.empty()) st.results.stepper.seek(st.results.interesting_pos(view));
   for (int i = 0; i < 3; ++i) s->frame();
   const FrameDraw fd = s->frame(true);
   std::string png;

@@ -121,10 +121,10 @@ const PredictResult* Player::result(std::size_t i) const {
   return answered(i) ? &*results_[i] : nullptr;
 }
 
-std::vector<Quantity> Player::pending_timed_elsewhere() const {
-  std::vector<Quantity> out;
+template <class F>
+void Player::for_pending_timed(F&& f) const {
   const Lab* here = lab();
-  if (!here) return out;
+  if (!here) return;
   const LessonProgress& lp = lesson_progress();
   for (std::size_t s = 0; s < lesson_.steps.size(); ++s) {
     const Lab* there = lesson_.lab_at(s);
@@ -133,8 +133,21 @@ std::vector<Quantity> Player::pending_timed_elsewhere() const {
     const auto& preds = lesson_.steps[s].predicts;
     for (std::size_t i = 0; i < preds.size(); ++i)
       if (preds[i].answer.timed() && (st == lp.steps.end() || !st->second.answers.count(i)))
-        out.push_back(preds[i].answer);
+        f(s, preds[i].answer);
   }
+}
+
+std::vector<Quantity> Player::pending_timed_elsewhere() const {
+  std::vector<Quantity> out;
+  for_pending_timed([&](std::size_t, const Quantity& q) { out.push_back(q); });
+  return out;
+}
+
+std::vector<std::size_t> Player::pending_timed_steps() const {
+  std::vector<std::size_t> out;
+  for_pending_timed([&](std::size_t s, const Quantity&) {
+    if (out.empty() || out.back() != s) out.push_back(s);
+  });
   return out;
 }
 

@@ -64,6 +64,9 @@ class Player {
   // @post each entry is a Quantity q with q.timed(), from step s != step_index() with
   //       lab_at(s)->family == lab()->family and predict i unanswered in the progress.
   std::vector<Quantity> pending_timed_elsewhere() const;
+  // The steps of those questions, each once, in lesson order (0-based).
+  // @post s is in the result iff some entry of pending_timed_elsewhere() comes from step s.
+  std::vector<std::size_t> pending_timed_steps() const;
 
 
   // Goal status of the open step from the current facts (reached goals stay reached).
@@ -83,6 +86,9 @@ class Player {
   bool save();
 
  private:
+  // Calls f(step, quantity) for each timed predict of pending_timed_elsewhere().
+  template <class F>
+  void for_pending_timed(F&& f) const;
   void open_step();
   void record();
 

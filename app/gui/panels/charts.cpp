@@ -1,5 +1,6 @@
 // The Charts panel (viz/chart_widget.h): history, variant bars, sweep, with their exports.
 #include "app/gui/panels/panel.h"
+#include "app/gui/lesson_step.h"
 
 namespace ws::gui {
 
@@ -27,16 +28,22 @@ std::string chart_base(const AppState& s, const char* what) {
   return std::string(what) + "-" + s.selection().family + "-" + s.selection().variant;
 }
 
-// A chart kept back by a lesson's timed predict: its place, saying so (h 0: the rest).
-void chart_covered(float h) {
+// A chart kept back by a lesson's timed predict: its place, saying whose (h 0: the rest).
+// `id` keeps the three charts' places apart (one shared child would stack their texts).
+void chart_covered(const AppState& s, const char* id, float h) {
   const float line = ImGui::GetTextLineHeightWithSpacing();
+  ImGui::PushID(id);
   ImGui::BeginChild("##covered", ImVec2(0, h > 0 ? h : 0), true);
   ImGui::SetCursorPosY(std::max(ImGui::GetCursorPosY(), (ImGui::GetContentRegionAvail().y - 2 * line) / 2));
   ImGui::PushTextWrapPos(0);
-  ImGui::TextDisabled("%s: this chart shows the answer to the lesson's question; answer it to see the chart",
-                      viz::kPredictFirst);
+  const LessonCover c = cover_of(s);
+  const std::string text = std::string(viz::kPredictFirst) + ": this chart would show the answer to " +
+                           step::time_cover_reason(c) + "; answer it" + (c.time_by_steps.empty() ? "" : " there") +
+                           " to see the chart";
+  ImGui::TextDisabled("%s", text.c_str());
   ImGui::PopTextWrapPos();
   ImGui::EndChild();
+  ImGui::PopID();
 }
 
 }  // namespace
@@ -47,7 +54,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
   auto history = [&](float h) {
     const viz::ChartSpec c = s.history_chart();
     ImGui::TextUnformatted("History: one point per run");
-    if (covered) return chart_covered(h);
+    if (covered) return chart_covered(s, "hist", h);
     export_buttons(s, "hist", c, chart_base(s, "history"));
     fd.history = viz::DrawChart("history", c, ImVec2(0, h), st);
   };
@@ -56,7 +63,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
     fd.bars_spec = c;
     fd.bars_spec_set = true;
     ImGui::TextUnformatted("Every variant at these parameters");
-    if (covered) return chart_covered(h);
+    if (covered) return chart_covered(s, "bars", h);
     export_buttons(s, "bars", c, chart_base(s, "variants"));
     same_line_or_wrap(checkbox_w("follow changes"));
     ImGui::Checkbox("follow changes", &s.charts.live_charts);
@@ -75,7 +82,7 @@ void charts_panel(AppState& s, FrameDraw& fd, bool stacked) {
   auto sweep = [&](float h) {
     const viz::ChartSpec c = s.sweep_chart();
     ImGui::TextUnformatted("Sweep");
-    if (covered) return chart_covered(h);
+    if (covered) return chart_covered(s, "sweep", h);
     export_buttons(s, "sweep", c, chart_base(s, "sweep"));
     const VariantInfo* v = s.variant_info();
     if (v) {

@@ -4,6 +4,7 @@
 // chart); registers are the recorded fast build's; occupancy is the model's
 // (sim::resident_blocks from the block, its shared memory and those registers).
 #include "app/gui/panels/panel.h"
+#include "app/gui/lesson_step.h"
 #include <set>
 
 #include "kernels/hardware/recording.h"
@@ -178,7 +179,8 @@ void draw_occupancy(AppState& s, FrameDraw& fd, const Rect& r) {
                   (with.empty() ? std::string(".") : "; these variants have one: " + with + ".") +
                   " No family has a register knob: registers change only with the block.");
     } else if (cover_of(s).views.time || cover_of(s).views.launch) {
-      wrapped_dim(std::string(viz::kPredictFirst) + ": this chart shows the answer to the lesson's question");
+      wrapped_dim(std::string(viz::kPredictFirst) + ": this chart would show the answer to " +
+                  step::time_cover_reason(cover_of(s)));
     } else {
       fd.drawn[std::size_t(View::Occupancy)] = viz::DrawChart("occupancy", occupancy_chart(s, sw), ImVec2(0, 0), style_of(s));
     }

@@ -723,3 +723,44 @@ TEST(GuiLesson, AStepOpenedLaterSeeksToItsEvent) {
     EXPECT_GE(seen, 1) << id;
   }
 }
+
+// The review of 2026-11-28: `gui --screenshot` of a step moved the stepper to the view's
+// "interesting" event after the step had opened it on its `at:` event, so exported
+// screenshots sat on another event than the window (lesson 01 step 3 on event 1 instead
+// of the divergent branch, lesson 13's stepper and fragments on different events).
+TEST(GuiLesson, TheScreenshotOfAStepShowsTheEventTheWindowOpens) {
+  NEED_DISPLAY();
+  for (const auto& [id, step] : {std::pair<const char*, int>{"01-warps", 3}, {"05-reduction", 2}}) {
+    SCOPED_TRACE(std::string(id) + " step " + std::to_string(step));
+    const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/" + id + ".md";
+    DataHome home(std::string("shotat") + id);
+    std::string want;
+    {
+      auto s = open_lesson(file, false);
+      ASSERT_TRUE(s);
+      ASSERT_TRUE(s->state().lesson->go_step(std::size_t(step - 1)));
+      settled(*s);
+      const AppState& st = s->state();
+      const lesson::ParseResult pr = lesson::parse_lesson(file);
+      ASSERT_TRUE(pr.ok());
+      const auto& lab = pr.lesson->steps[std::size_t(step - 1)].lab;
+      ASSERT_TRUE(lab && !lab->at.empty());
+      const auto pos = sim::find_at(lab->at, st.results.main.events(), st.results.stepper.order);
+      ASSERT_TRUE(pos.has_value());
+      ASSERT_GT(*pos, 0u) << "a step whose event is not the first, or the test shows nothing";
+      want = "event " + std::to_string(*pos + 1) + " of " + std::to_string(st.results.stepper.order.size()) + ":";
+    }
+    GuiOptions o;
+    o.backend = "emu";
+    o.lesson = file;
+    o.step = step;
+    o.width = 1280;
+    o.height = 720;
+    o.screenshot = home.dir + "/shot.png";
+    std::string msg;
+    ASSERT_EQ(render_screenshot(o, msg), 0) << msg;
+    std::ifstream in(home.dir + "/shot.txt");
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  }
+}

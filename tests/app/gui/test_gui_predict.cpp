@@ -14,6 +14,7 @@
 #include <fstream>
 
 #include "app/gui/gui.h"
+#include "app/gui/lesson_step.h"
 #include "app/gui/session.h"
 #include "app/lesson/lesson_model.h"
 #include "viz/view_common.h"
@@ -269,7 +270,8 @@ TEST(GuiPredict, LessonChartNeedsNoDisplay) {
 }
 
 // Lesson 05's first step charts the family's variants; its later steps ask for their
-// ratios. The chart stays covered until those questions are answered, then opens.
+// ratios. The chart stays covered until those questions are answered, then opens; while
+// covered it says whose question it waits for (a later step's, answered there).
 TEST(GuiPredict, LaterTimedQuestionsKeepTheChartBack) {
   NEED_DISPLAY();
   const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/05-reduction.md";
@@ -281,7 +283,10 @@ TEST(GuiPredict, LaterTimedQuestionsKeepTheChartBack) {
   ASSERT_TRUE(s);
   ASSERT_TRUE(s->state().lesson->go_step(0));
   std::string first = frame_text(settled(*s));
-  EXPECT_NE(first.find("this chart shows the answer"), std::string::npos) << first;
+  // Step 1 asks no time: the chart says it waits for a later step's question, not this one's.
+  EXPECT_NE(first.find("this chart would show the answer to"), std::string::npos) << first;
+  EXPECT_EQ(first.find("this step's"), std::string::npos) << first;
+  EXPECT_NE(first.find("answer it there"), std::string::npos) << first;
   EXPECT_NE(first.find(std::string("time: ") + viz::kPredictFirst), std::string::npos) << first;
   for (std::size_t step = 0; step < l.steps.size(); ++step) {
     ASSERT_TRUE(s->state().lesson->go_step(step));
@@ -291,6 +296,18 @@ TEST(GuiPredict, LaterTimedQuestionsKeepTheChartBack) {
   }
   ASSERT_TRUE(s->state().lesson->go_step(0));
   first = frame_text(settled(*s));
-  EXPECT_EQ(first.find("this chart shows the answer"), std::string::npos) << first;
+  EXPECT_EQ(first.find("this chart would show the answer"), std::string::npos) << first;
   EXPECT_TRUE(has_value(first, "GB/s") || first.find("GB/s") != std::string::npos) << first;
+}
+
+// Whose question keeps a chart back, in words (no display needed).
+TEST(GuiPredict, TheCoverSaysWhoseQuestionItIs) {
+  LessonCover c;
+  EXPECT_EQ(step::time_cover_reason(c), "this step's question");
+  c.time_by_steps = {4};
+  EXPECT_EQ(step::time_cover_reason(c), "step 4's question");
+  c.time_by_steps = {4, 6};
+  EXPECT_EQ(step::time_cover_reason(c), "the questions of steps 4 and 6");
+  c.time_by_steps = {2, 4, 6};
+  EXPECT_EQ(step::time_cover_reason(c), "the questions of steps 2, 4 and 6");
 }

@@ -232,11 +232,16 @@ explain: {answer}.
   std::vector<Quantity> q = p.pending_timed_elsewhere();
   ASSERT_EQ(q.size(), 1u);  // step 2's ratio; step 3's time is of another family
   EXPECT_EQ(q[0].key(), "ratio:over:copy");
+  // Whose question it is, so the window can say so (the review of 2026-11-28 read "this
+  // chart shows the answer to the lesson's question" on a step without a timed one).
+  EXPECT_EQ(p.pending_timed_steps(), std::vector<std::size_t>{1});
   ASSERT_TRUE(p.next());
   EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // the open step's own: covered as before
+  EXPECT_TRUE(p.pending_timed_steps().empty());
   p.answer(0, 6);
   ASSERT_TRUE(p.back());
   EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // answered: the chart may show it
+  EXPECT_TRUE(p.pending_timed_steps().empty());
   ASSERT_TRUE(p.go(2));
   EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // reduce: no other reduce question
 }

@@ -208,6 +208,8 @@ Params AppState::timed_params() const {
 }
 
 const RunResult* AppState::timed_run() const {
+  // The student's kernel on screen: the bars are the catalogue's, not a time of it.
+  if (user_pinned_) return nullptr;
   if (charts.bars_at.empty() || charts.bars_at == selection_.completed || !results.main.valid()) return nullptr;
   if (charts.bars_family != selection_.sel.family) return nullptr;
   for (const BarPoint& b : charts.bars)

@@ -73,6 +73,7 @@ class AppState : public LessonHost {
   Params timed_params() const;
   // The selected variant's run at timed_params() (its bar), when the bars are there and
   // differ from the counting run; else nullptr: the main run's own time is the time.
+  // nullptr while the student's kernel is on screen (the bars time the catalogue's).
   const RunResult* timed_run() const;
   // "counts at n=1024 · times at n=8192, recorded on ..." when they differ; else "".
   std::string sizes_line() const override;

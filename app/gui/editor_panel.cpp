@@ -162,6 +162,7 @@ void EditorPanel::install(AppState& s) {
       slot += (slot.empty() ? "" : "; ") + e.message;
     }
   marks_from(last_.failure, kernel_file_, marks_);
+  scroll_to_ = marks_.empty() ? 0 : marks_.begin()->first;
   // A run that happened is shown, a wrong one too (its output marked wrong, its races and
   // faults at their lines): the views must never keep an earlier run of the same file.
   if (last_.run.error.empty() && !last_.run.plan.launches.empty())
@@ -251,7 +252,9 @@ EditorDraw EditorPanel::draw(AppState& s) {
     check(s);
   d.status = status();
   const bool bad = have_last_ && !last_.all_met() && !checking();
+  ImGui::PushTextWrapPos(0);  // the verdict is read whole at any width, never cut at the edge
   ImGui::TextColored(checking() ? dim : bad ? red : have_last_ ? green : dim, "%s", d.status.c_str());
+  ImGui::PopTextWrapPos();
   d.ran_on = ran_on_;
   if (!ran_on_.empty() && !checking()) {
     ImGui::PushTextWrapPos(0);  // a narrow column wraps the backend's name, never cuts it
@@ -308,9 +311,12 @@ EditorDraw EditorPanel::draw(AppState& s) {
   }
   if (have_last_ && !last_.run.sandbox_note.empty())
     ImGui::TextColored(dim, "note: %s", last_.run.sandbox_note.c_str());
+  // The marked lines' messages, but for the one the verdict above already says (the code
+  // box keeps the height: 1280x720 showed three lines of code under two copies of it).
   int shown = 0;
   for (const auto& [line, msg] : marks_)
-    if (shown++ < 4) ImGui::TextColored(red, "line %d: %s", line, msg.c_str());
+    if (d.status.find(":" + std::to_string(line) + ": " + msg) == std::string::npos && shown++ < 4)
+      ImGui::TextColored(red, "line %d: %s", line, msg.c_str());
   ImGui::PopTextWrapPos();
 
   d.lines = count_lines(buf_);
@@ -318,8 +324,17 @@ EditorDraw EditorPanel::draw(AppState& s) {
   const float lh = ImGui::GetTextLineHeight();
   const float gutter = ImGui::CalcTextSize("0000 ").x + 8;
   ImGui::BeginChild("##code", ImVec2(0, 0), true, ImGuiWindowFlags_HorizontalScrollbar);
-  const ImVec2 origin = ImGui::GetCursorScreenPos();
   const ImGuiStyle& st = ImGui::GetStyle();
+  if (scroll_to_ > 0) {
+    // After a check, the first marked line in view (two lines of context above it), so
+    // a small window shows the line the verdict names.
+    const float box = ImGui::GetContentRegionAvail().y;
+    const float y = float(scroll_to_ - 1) * lh + st.FramePadding.y;
+    if (y < ImGui::GetScrollY() || y + lh > ImGui::GetScrollY() + box - st.ScrollbarSize)
+      ImGui::SetScrollY(std::max(0.f, y - 2 * lh));
+    scroll_to_ = 0;
+  }
+  const ImVec2 origin = ImGui::GetCursorScreenPos();
   ImDrawList* dl = ImGui::GetWindowDrawList();
   const float width = std::max(ImGui::GetContentRegionAvail().x, 200.f);
   // Whole lines between the box's padding, less a horizontal scrollbar's height.

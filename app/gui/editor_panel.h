@@ -86,6 +86,7 @@ class EditorPanel {
   puzzle::CheckResult last_;
   bool have_last_ = false;
   std::map<int, std::string> marks_;
+  int scroll_to_ = 0;    // a check's first marked line, brought into view once (0: none)
   std::string message_;  // save/load problems
   int hints_shown_ = -1;  // -1: not read yet from the hints the student has seen
 };

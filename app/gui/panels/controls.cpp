@@ -1,5 +1,6 @@
 // The Controls panel: kernel, variant, parameters, block and warp, the result line.
 #include "app/gui/panels/panel.h"
+#include <filesystem>
 
 namespace ws::gui {
 
@@ -75,7 +76,12 @@ void result_line(const AppState& s) {
   // The time at the timing size where there is one, and the size it is at.
   const RunResult* timed = s.timed_run();
   const Timing& tm = timed ? timed->timing : r.timing;
-  if (tm.throughput > 0 && cover_of(s).views.time)
+  // A wrong result has no speed worth showing: the verdict below says why.
+  const bool done = s.results.main.has(Stage::Measured) || s.results.main.final;
+  const bool wrong = done && !(timed ? timed->ok() && r.ok() : r.ok());
+  if (tm.throughput > 0 && wrong)
+    ImGui::TextDisabled("time: not shown, the output is wrong");
+  else if (tm.throughput > 0 && cover_of(s).views.time)
     ImGui::TextDisabled("time: %s", viz::kPredictFirst);
   else if (tm.throughput > 0)
     ImGui::TextColored(tm.source.on_gpu() ? viz::to_imvec4(th(s).measured_time) : viz::to_imvec4(th(s).modelled_time),
@@ -131,7 +137,14 @@ void controls_panel(AppState& s, FrameDraw& fd) {
     ImGui::EndCombo();
   }
   const LessonCover cover = cover_of(s);
-  if (info && !info->why.empty()) {
+  if (s.user_shown()) {
+    // The views show the student's kernel, run as this job: the catalogue variant's
+    // description is not about it (and names what a puzzle asks the student to find).
+    ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+    ImGui::TextWrapped("your kernel (%s), run with this job's launch and parameters",
+                       std::filesystem::path(s.results.main.user_source).filename().string().c_str());
+    ImGui::PopStyleColor();
+  } else if (info && !info->why.empty()) {
     ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
     // The description names what the variant achieves: the lesson's question answered.
     if (cover.description)

@@ -249,3 +249,43 @@ TEST(GuiEditor, TheKernelsOwnOutputIsShownApart) {
   EXPECT_EQ(fd.editor.status.find("hello"), std::string::npos) << "never in the verdict";
   fs::remove_all(dir);
 }
+
+// The review of 2026-11-28, a wrong student kernel at 1280x720: the Kernel panel put the
+// catalogue variant's recorded time (n = 8192) above the student's "WRONG RESULT" and its
+// description ("pad=1 removes it": the puzzle's answer); the verdict was cut at the panel's
+// edge and said again below it; the code box showed lines 1-3, not the line it names.
+TEST(GuiEditor, AWrongKernelShowsNoTimeNoAnswerAndItsLine) {
+  if (!display_available()) GTEST_SKIP() << "no display: run under xvfb-run";
+  ::setenv("XDG_CACHE_HOME", (std::string(WS_BINARY_DIR) + "/test-cache").c_str(), 1);
+  const fs::path dir = fresh_dir("wrong");
+  const std::string puzzle = std::string(WS_SOURCE_DIR) + "/puzzles/03-pad-a-tile.md";
+  const std::string kernel = (dir / "mine.cu").string();
+  {
+    std::string err;
+    auto s = open_editor(puzzle, kernel, "emu", err);  // writes the starter
+    ASSERT_TRUE(s) << err;
+  }
+  std::string src = slurp(kernel);
+  const std::string store = "out[(y + j) * n + x] = tile";
+  ASSERT_NE(src.find(store), std::string::npos) << src;
+  src.replace(src.find(store), store.size(), "out[(y + j) * n + x + 1] = tile");  // one past the end
+  std::ofstream(kernel) << src;
+  GuiOptions o;
+  o.backend = "emu";
+  o.puzzle = puzzle;
+  o.edit = kernel;
+  o.width = 1280;
+  o.height = 720;
+  o.screenshot = (dir / "shot.png").string();
+  o.force = true;
+  std::string msg;
+  ASSERT_EQ(render_screenshot(o, msg), 0) << msg;
+  const std::string text = slurp((dir / "shot.txt").string());
+  // Frame text joins the panels of a row: look for short pieces.
+  EXPECT_NE(text.find("(it has 65536"), std::string::npos) << "the verdict, whole:\n" << text;
+  EXPECT_NE(text.find("not shown, the output is wrong"), std::string::npos) << text;
+  EXPECT_EQ(text.find("recorded on NVIDIA"), std::string::npos) << "no catalogue time beside it:\n" << text;
+  EXPECT_EQ(text.find("removes it"), std::string::npos) << "no catalogue description:\n" << text;
+  EXPECT_NE(text.find("your kernel (mine.cu)"), std::string::npos) << text;
+  EXPECT_NE(text.find("x + 1] = tile"), std::string::npos) << "the marked line in view:\n" << text;
+}

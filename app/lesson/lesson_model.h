@@ -333,10 +333,15 @@ std::string default_data_dir();
 // one (bad JSON, too large, too deep) is moved to the first free progress.json.bak.N when
 // `rescue` (never replacing an earlier backup) and reported in `notice`. An unreadable
 // file, a link or a non-regular file is left alone, reported, and marked read_only.
-// @post notice is empty iff the file was absent or parsed.
+// A file whose lessons' entries are damaged in part keeps the others: the damaged ones are
+// left out and named in `notice`, and the file is kept as a backup (read_only without it).
+// @post notice is empty iff the file was absent or parsed whole.
 Progress load_progress(const std::string& dir, bool rescue = true);
 // The parser alone (fuzzed): throws with a reason on anything but a valid progress file.
 Progress parse_progress(const std::string& text);
+// The same, but a damaged lesson entry is left out and its reason appended to `damaged`
+// (null: it throws); a file damaged above the lessons still throws.
+Progress parse_progress(const std::string& text, std::vector<std::string>* damaged);
 
 // Writes dir/progress.json through io::write_file; creates dir. Refuses a read_only `p`.
 // Two windows share the file: under an exclusive lock (flock on the directory) the file is

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <type_traits>
+#include <vector>
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -47,10 +49,54 @@ std::size_t parse_index(const std::string& k, const char* what) {
   return idx;
 }
 
+// A member of an entry, named in the error when it is missing (nlohmann would say only
+// "cannot use at() with number").
+const json& member(const json& o, const char* name) {
+  if (!o.is_object()) throw std::runtime_error("is " + o.dump().substr(0, 20) + ", not an object");
+  const auto it = o.find(name);
+  if (it == o.end()) throw std::runtime_error(std::string("has no '") + name + "'");
+  return *it;
+}
+
+bool boolean(const json& v, const std::string& what) {
+  if (!v.is_boolean()) throw std::runtime_error(what + " is " + v.dump().substr(0, 20) + ", not true or false");
+  return v.get<bool>();
+}
+
+double number(const json& v, const std::string& what) {
+  if (!v.is_number()) throw std::runtime_error(what + " is " + v.dump().substr(0, 20) + ", not a number");
+  return v.get<double>();
+}
+
 template <class V>
-void read_index_map(const json& j, std::map<std::size_t, V>& m) {
-  if (!j.is_object()) throw std::runtime_error("expected an object of step/block indices");
-  for (const auto& [k, v] : j.items()) m[parse_index(k, "key")] = v.template get<V>();
+void read_index_map(const json& j, std::map<std::size_t, V>& m, const char* what) {
+  if (!j.is_object()) throw std::runtime_error(std::string("'") + what + "' is not an object of indices");
+  for (const auto& [k, v] : j.items()) {
+    const std::string name = std::string("'") + what + "' " + k;
+    if constexpr (std::is_same_v<V, bool>) m[parse_index(k, "key")] = boolean(v, name);
+    else m[parse_index(k, "key")] = number(v, name);
+  }
+}
+
+LessonProgress lesson_from_json(const json& lj) {
+  LessonProgress lp;
+  lp.current_step = io::whole<std::size_t>(member(lj, "current_step"), "current_step");
+  lp.completed = boolean(member(lj, "completed"), "'completed'");
+  const json& steps = member(lj, "steps");
+  if (!steps.is_object()) throw std::runtime_error("'steps' is not an object");
+  for (const auto& [k, sj] : steps.items()) {
+    StepProgress sp;
+    try {
+      sp.done = boolean(member(sj, "done"), "'done'");
+      read_index_map(member(sj, "answers"), sp.answers, "answers");
+      read_index_map(member(sj, "correct"), sp.correct, "correct");
+      read_index_map(member(sj, "goals"), sp.goals, "goals");
+    } catch (const std::exception& e) {
+      throw std::runtime_error("step " + k + " " + e.what());
+    }
+    lp.steps[parse_index(k, "step")] = std::move(sp);
+  }
+  return lp;
 }
 
 json to_json(const Progress& p) {
@@ -69,25 +115,24 @@ json to_json(const Progress& p) {
   return {{"version", kVersion}, {"lessons", lessons}};
 }
 
-Progress from_json(const json& j) {
+// `damaged` null: any damaged lesson throws (the strict parser). Else a damaged lesson's
+// entry is left out and named there, and the others are read.
+Progress from_json(const json& j, std::vector<std::string>* damaged) {
   if (!j.is_object()) throw std::runtime_error("the top level is not an object");
   const json version = j.value("version", json());
   if (!version.is_number_integer() || version.get<std::int64_t>() != kVersion)
     throw std::runtime_error("unknown version " + version.dump().substr(0, 40));
+  const json& lessons = member(j, "lessons");
+  if (!lessons.is_object()) throw std::runtime_error("'lessons' is not an object");
   Progress p;
-  for (const auto& [id, lj] : j.at("lessons").items()) {
-    LessonProgress lp;
-    lp.current_step = io::whole<std::size_t>(lj.at("current_step"), "current_step");
-    lp.completed = lj.at("completed").get<bool>();
-    for (const auto& [k, sj] : lj.at("steps").items()) {
-      StepProgress sp;
-      sp.done = sj.at("done").get<bool>();
-      read_index_map(sj.at("answers"), sp.answers);
-      read_index_map(sj.at("correct"), sp.correct);
-      read_index_map(sj.at("goals"), sp.goals);
-      lp.steps[parse_index(k, "step")] = std::move(sp);
+  for (const auto& [id, lj] : lessons.items()) {
+    try {
+      p.lessons[id] = lesson_from_json(lj);
+    } catch (const std::exception& e) {
+      const std::string why = "lesson '" + id + "': " + e.what();
+      if (!damaged) throw std::runtime_error(why);
+      damaged->push_back(why);
     }
-    p.lessons[id] = std::move(lp);
   }
   return p;
 }
@@ -108,7 +153,9 @@ std::string default_data_dir() {
   return "";
 }
 
-Progress parse_progress(const std::string& text) {
+Progress parse_progress(const std::string& text) { return parse_progress(text, nullptr); }
+
+Progress parse_progress(const std::string& text, std::vector<std::string>* damaged) {
   if (text.size() > kMaxProgressBytes)
     throw std::runtime_error(std::to_string(text.size()) + " bytes, more than the " +
                              std::to_string(kMaxProgressBytes >> 20) + " MiB a progress file can be");
@@ -122,7 +169,7 @@ Progress parse_progress(const std::string& text) {
     deepest = std::max(deepest, depth);
     return true;
   };
-  return from_json(json::parse(text, bound));
+  return from_json(json::parse(text, bound), damaged);
 }
 
 Progress load_progress(const std::string& dir, bool rescue) {
@@ -178,9 +225,32 @@ Progress load_progress(const std::string& dir, bool rescue) {
   }
   ::close(fd);
   if (why.empty()) {
+    std::vector<std::string> damaged;
     try {
-      Progress parsed = parse_progress(text);
-      parsed.on_disk = parsed.lessons;
+      Progress parsed = parse_progress(text, &damaged);
+      if (damaged.empty()) {
+        parsed.on_disk = parsed.lessons;
+        return parsed;
+      }
+      // Some lessons' entries are damaged: the others are the student's and are kept. The
+      // file as it was goes to a backup (nothing of it lost); the next save writes afresh.
+      std::string list;
+      for (std::size_t i = 0; i < damaged.size() && i < 3; ++i) list += (i ? "; " : "") + damaged[i];
+      if (damaged.size() > 3) list += "; and " + std::to_string(damaged.size() - 3) + " more";
+      const std::string which = damaged.size() == 1 ? "one lesson's entry is" : std::to_string(damaged.size()) + " lessons' entries are";
+      if (!rescue) {
+        parsed.notice = "In your saved progress " + file.string() + ", " + which + " damaged (" + list + ").";
+        parsed.read_only = true;
+        return parsed;
+      }
+      std::string err;
+      const std::string bak = io::move_to_backup(file.string(), err);
+      parsed.notice = "In your saved progress " + file.string() + ", " + which + " damaged (" + list +
+                      "): " + (damaged.size() == 1 ? "that lesson starts" : "those lessons start") +
+                      " afresh, the other lessons are loaded. " +
+                      (bak.empty() ? "The file was left in place (" + err + ") and progress in this session is not saved."
+                                   : "The file as it was is kept as " + bak + ".");
+      parsed.read_only = bak.empty();
       return parsed;
     } catch (const std::exception& e) {
       why = e.what();

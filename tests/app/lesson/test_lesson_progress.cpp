@@ -335,3 +335,42 @@ TEST(LessonProgress, ConcurrentSaversLoseNothing) {
     EXPECT_EQ(l.current_step, std::size_t(kSteps - 1)) << w;
   }
 }
+
+// The review of 2026-11-28: one damaged lesson entry set the whole file aside (every
+// lesson's progress restarted) with nlohmann's own words ("[json.exception.type_error.304]
+// cannot use at() with number"). Now the damaged entries are named, the others loaded,
+// and the file as it was kept.
+TEST(LessonProgress, ADamagedLessonEntryLeavesTheOthersAndIsNamed) {
+  TempDir d;
+  fs::create_directories(d.path);
+  const std::string text =
+      R"({"version": 1, "lessons": {"02-coalescing": {"current_step": 2, "completed": false, "steps": )"
+      R"({"1": {"done": true, "answers": {"0": 4}, "correct": {"0": true}, "goals": {}}}},)"
+      R"( "03-shared-banks": {"completed": "yes", "current_step": 1, "steps": {}}, "01-warps": 5}})";
+  std::ofstream(d.path / "progress.json") << text;
+  Progress p = load_progress(d.path.string());
+  ASSERT_EQ(p.lessons.size(), 1u);
+  ASSERT_TRUE(p.lessons.count("02-coalescing"));
+  EXPECT_EQ(p.lessons["02-coalescing"].current_step, 2u);
+  EXPECT_EQ(p.lessons["02-coalescing"].steps.at(1).answers.at(0), 4.0);
+  EXPECT_NE(p.notice.find("lesson '01-warps': is 5, not an object"), std::string::npos) << p.notice;
+  EXPECT_NE(p.notice.find("lesson '03-shared-banks': 'completed' is \"yes\", not true or false"),
+            std::string::npos) << p.notice;
+  EXPECT_EQ(p.notice.find("json.exception"), std::string::npos) << p.notice;
+  EXPECT_NE(p.notice.find("progress.json.bak.1"), std::string::npos) << p.notice;
+  EXPECT_FALSE(p.read_only);
+  EXPECT_EQ(read(d.path / "progress.json.bak.1"), text);  // nothing of it lost
+  // Saved again: the loaded lesson is in the new file, the damaged ones are not.
+  std::string err;
+  ASSERT_TRUE(save_progress(p, d.path.string(), err)) << err;
+  Progress again = load_progress(d.path.string());
+  EXPECT_EQ(again.notice, "");
+  EXPECT_EQ(again.lessons.size(), 1u);
+  // The strict parser (fuzzed) still refuses the file, naming the entry.
+  try {
+    parse_progress(text);
+    FAIL() << "no throw";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("lesson '0"), std::string::npos) << e.what();
+  }
+}

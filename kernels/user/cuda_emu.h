@@ -220,6 +220,17 @@ template <class T, class U>
 T* cast(U* p) {
   return reinterpret_cast<T*>(p);
 }
+// (T*)0, (T*)nullptr, reinterpret_cast<T*>(an integer): a pointer into no array, so an
+// access through it is reported as one through a null pointer (on the GPU it faults).
+template <class T>
+Ptr<T> cast(std::nullptr_t) {
+  return Ptr<T>(nullptr);
+}
+template <class T, class I>
+  requires std::is_integral_v<I>
+Ptr<T> cast(I) {
+  return Ptr<T>(nullptr);
+}
 
 // __shared__ arrays, carved in declaration order as the dialect's t.shared() does.
 template <class T>

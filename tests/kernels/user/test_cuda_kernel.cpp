@@ -271,6 +271,18 @@ TEST_F(CudaKernel, AMisalignedOrNullPointerIsReportedAtTheStudentsLine) {
   ASSERT_FALSE(z.problems.empty());
   EXPECT_EQ(z.problems[0].line, 3);
   EXPECT_EQ(z.problems[0].message, "access through a null pointer");
+  // A C-style cast of 0 (the review of 2026-11-28: "no matching function for call to
+  // 'cast<int>(int)'", a name the student never wrote).
+  const RunResult c = run_cuda(write("cnull.cu",
+                                     "__global__ void copy(const float* in, float* out) {\n"
+                                     "  int* p = (int*)0;\n"
+                                     "  out[threadIdx.x] = in[threadIdx.x];\n"
+                                     "  if (threadIdx.x == 5) p[0] = 1;\n}\n"),
+                               "access", "offset", p);
+  ASSERT_TRUE(c.error.empty()) << c.error;
+  ASSERT_FALSE(c.problems.empty());
+  EXPECT_EQ(c.problems[0].line, 4);
+  EXPECT_EQ(c.problems[0].message, "access through a null pointer");
 }
 
 TEST_F(CudaKernel, AParameterTheJobLacksIsNamedAndClangErrorsStayOnTheLine) {

@@ -369,6 +369,12 @@ bool parse_text(const std::string& text, const std::string& file, Puzzle& p,
             continue;
           }
         }
+        // Every quantity and metric is a count, a ratio of counts or a fraction: a target
+        // below zero is a puzzle no kernel can solve, so the file is refused, not played.
+        if ((tg.op == Op::Less && tg.value <= 0) || ((tg.op == Op::LessEq || tg.op == Op::Eq) && tg.value < 0)) {
+          err(kl, "'" + b + "' can never be met: " + w[qi] + " is never below 0");
+          continue;
+        }
         p.targets.push_back(tg);
       }
     } else if (info == "hint") {

@@ -107,6 +107,10 @@ TEST(PuzzleParse, EveryMalformedPieceIsAFileLineMessage) {
       {"ld_sectors_per_request <= 4", "ld_sectors_per_request ~ 4", 25, "unknown comparison"},
       {"ld_sectors_per_request <= 4", "ld_sectors_per_request <= four", 25, "is not a number"},
       {"ld_sectors_per_request <= 4", "ld_sectors_per_request", 25, "expected QUANTITY OP NUMBER"},
+      // No kernel can meet these (the review of 2026-11-28: accepted, then "missed").
+      {"ld_sectors_per_request <= 4", "ld_sectors_per_request <= -1", 25, "can never be met"},
+      {"ld_sectors_per_request <= 4", "ld_sectors_per_request < 0", 25, "never below 0"},
+      {"ld_sectors_per_request <= 4", "ld_sectors_per_request == -2", 25, "can never be met"},
       {"metric l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum", "metric l1tex__bogus.sum", 26, "unknown Nsight Compute metric"},
       {"time within 10 % of access/offset", "time within ten % of access/offset", 27, "percentage"},
       {"time within 10 % of access/offset", "time within 10 % of copy", 27, "not a variant"},

@@ -167,6 +167,7 @@ class AppState : public LessonHost {
   std::uint64_t run_on_worker(std::function<void(Backend&)> task) override;
   bool task_finished(std::uint64_t id) const override { return id != 0 && id <= lesson_done_gen_; }
   bool seek_to(const std::string& at) override;
+  bool stepper_at_start() const override { return results.stepper.pos == 0; }
 
  private:
   void install(JobResult& r);

@@ -46,6 +46,9 @@ class LessonHost {
   // Moves the stepper (and with it the source line and the maps) to the first event of
   // the shown warp that `at` names (sim::find_at); false when none has it.
   virtual bool seek_to(const std::string& at) = 0;
+  // The stepper is on the shown warp's first event (where a new run that is not the
+  // same block and warp as the last puts it).
+  virtual bool stepper_at_start() const { return false; }
 };
 
 // What the panel drew in one frame, for tests (the GUI tests check the frame by it).

@@ -383,11 +383,15 @@ class PlayerPanel : public LessonPanel {
       ratios_ = std::move(pr);
     }
     p.set_facts(std::move(f));
-    // The step is about one event: open the views on it, once per step (the student may
-    // step elsewhere afterwards).
-    if (!lab->at.empty() && sought_step_ != p.step_index() && v == lab->variant) {
+    // The step is about one event: open the views on it when the step opens, and again
+    // when a later run of it has put the stepper back at the start (on the H100 a second
+    // run of the lab, once the GPU was up, left lesson 01's step 3 on event 1); the
+    // student may step elsewhere meanwhile.
+    if (!lab->at.empty() && v == lab->variant &&
+        (sought_step_ != p.step_index() || host.stepper_at_start())) {
+      const bool first = sought_step_ != p.step_index();
       sought_step_ = p.step_index();
-      if (!host.seek_to(lab->at)) host.notice("this step's event (" + lab->at + ") is not in the run");
+      if (!host.seek_to(lab->at) && first) host.notice("this step's event (" + lab->at + ") is not in the run");
     }
   }
 

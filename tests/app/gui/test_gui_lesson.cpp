@@ -764,3 +764,61 @@ TEST(GuiLesson, TheScreenshotOfAStepShowsTheEventTheWindowOpens) {
     EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
   }
 }
+
+namespace {
+// The emulator under a CUDA backend's name: the worker stages its runs as on a GPU (the
+// measured time first, then the selected block's events, then the counters).
+class GpuNamedBackend : public Backend {
+ public:
+  BackendKind kind() const override { return BackendKind::Cuda; }
+  DeviceInfo device() const override { return emu_->device(); }
+  RunResult run(const std::string& f, const std::string& v, const Params& p, const RunOptions& o) override {
+    return emu_->run(f, v, p, o);
+  }
+  PeerResult run_peer(Peer p, const Params& pp, const RunOptions& o) override { return emu_->run_peer(p, pp, o); }
+
+ private:
+  std::unique_ptr<Backend> emu_ = make_emu_backend();
+};
+}  // namespace
+
+// On the H100 (2026-11-28) lesson 01's step 3 opened on event 1, not on its divergent
+// branch: a GPU's run lands in stages, and the step looked for its event before the
+// block's events were in. Here the stages come as a GPU's do.
+TEST(GuiLesson, OnAGpuTheStepStillOpensOnItsEvent) {
+  NEED_DISPLAY();
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/01-warps.md";
+  DataHome home("gpuat");
+  GuiOptions o;
+  o.width = 1280;
+  o.height = 720;
+  o.backend = "auto";
+  o.lesson = file;
+  o.step = 3;
+  SessionOptions so;
+  so.focus = false;
+  so.visible = true;
+  so.vsync = false;
+  so.idle_wait = false;
+  so.backend = [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<GpuNamedBackend>(); };
+  std::string err;
+  auto s = Session::open(o, so, err);
+  ASSERT_TRUE(s) << err;
+  ASSERT_TRUE(s->settle(120, err)) << err;
+  for (int i = 0; i < 5; ++i) s->frame();
+  const AppState& st = s->state();
+  ASSERT_EQ(st.worker().backend_kind(), BackendKind::Cuda);
+  ASSERT_TRUE(st.results.main.valid());
+  const auto want = sim::find_at("divergent-branch", st.results.main.events(), st.results.stepper.order);
+  ASSERT_TRUE(want.has_value());
+  ASSERT_GT(*want, 0u);
+  EXPECT_EQ(st.results.stepper.pos, *want);
+  // A later run of the same lab that leaves the stepper at the start (a re-run once the
+  // GPU is up, a new block or warp) opens it on the step's event again.
+  AppState& mut = s->state();
+  mut.results.stepper.seek(0);
+  mut.request_run();
+  ASSERT_TRUE(s->settle(120, err)) << err;
+  for (int i = 0; i < 3; ++i) s->frame();
+  EXPECT_EQ(st.results.stepper.pos, *want);
+}

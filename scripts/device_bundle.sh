@@ -15,20 +15,28 @@
 #                    (scripts/make_gpu_bundle.sh --tests), one line each
 #   gpu_traces/      `fixtures`: GPU trace fixtures (record_traces, packed with the tests)
 # Steps: record lessons window latency ncu (all by default; name some to run those), tests,
-# fixtures.
+# fixtures, window-libs. The window needs .gpu-gui/libs-window.tar.xz (Mesa, LLVM, keyboard
+# data), too large to travel with the rest: carry it alone in a call running
+# `scripts/device_bundle.sh window-libs`, then, within the machine's idle time (30 s), the
+# call with libs.tar.xz and bin.tar.xz that runs `window`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-$PWD/device-out}
 L=/tmp/warpscope-bundle-logs
 mkdir -p "$OUT" "$L"
 G=/tmp/warpscope-gui
-if [[ ! -x $G/run.sh ]]; then
-  mkdir -p "$G"
-  if [[ -f .gpu-gui/libs.tar.xz ]]; then  # scripts/make_gpu_bundle.sh: libraries, then binaries
-    tar xJf .gpu-gui/libs.tar.xz -C "$G" && tar xJf .gpu-gui/bin.tar.xz -C "$G" ||
-      { echo "cannot unpack .gpu-gui/libs.tar.xz and bin.tar.xz" >&2; exit 2; }
-  else
-    tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
+mkdir -p "$G"
+if [[ "$*" != window-libs ]]; then  # that call carries nothing else
+  if [[ ! -x $G/run.sh ]]; then
+    if [[ -f .gpu-gui/libs.tar.xz ]]; then  # scripts/make_gpu_bundle.sh: libraries, then binaries
+      tar xJf .gpu-gui/libs.tar.xz -C "$G" || { echo "cannot unpack .gpu-gui/libs.tar.xz" >&2; exit 2; }
+    else
+      tar xJf .gpu-gui/bundle.tar.xz -C "$G" || { echo "no .gpu-gui/bundle.tar.xz" >&2; exit 2; }
+    fi
+  fi
+  # This call's binaries, over those an earlier call on this warm machine left.
+  if [[ -f .gpu-gui/bin.tar.xz ]]; then
+    tar xJf .gpu-gui/bin.tar.xz -C "$G" || { echo "cannot unpack .gpu-gui/bin.tar.xz" >&2; exit 2; }
   fi
 fi
 # Command-line steps run with the bundle's libraries but without run.sh, which waits 5 s
@@ -61,6 +69,11 @@ lessons() {
 }
 window() {  # screenshots land in $L/shots and come back packed in $OUT/shots.tar.gz
   local rc=0 t0 id size S=$L/shots
+  if [[ ! -e $G/dri/swrast_dri.so ]]; then
+    echo "the window's libraries are not on this machine: run the step window-libs in a call" \
+         "carrying .gpu-gui/libs-window.tar.xz first (scripts/make_gpu_bundle.sh makes it)" >&2
+    return 2
+  fi
   mkdir -p "$S"
   t0=$SECONDS
   $GW gui --backend cuda --kernel reduce --variant interleaved_modulo --set n=33554432 \
@@ -83,6 +96,11 @@ window() {  # screenshots land in $L/shots and come back packed in $OUT/shots.ta
 }
 # A warm GPU first (clocks up, caches and the driver's lazy loading done), so the recording's
 # microsecond-scale medians do not carry the cold start.
+# The window's own libraries, unpacked for a later call on this machine (see the top).
+window_libs() {
+  tar xJf .gpu-gui/libs-window.tar.xz -C "$G" && ls "$G"/lib/libLLVM* "$G"/dri/swrast_dri.so
+}
+want window-libs && step window-libs window_libs
 want record && step warmup $W bench --backend cuda --kernel transpose --set n=8192 --repeats 200
 want record && step record $W record --backend cuda --repeats "${WS_RECORD_REPEATS:-10}" --lessons lessons \
   --out "$OUT/recording.json" --force

@@ -5,9 +5,14 @@
 # empty one: Mesa's LLVM links libxml2, which links ICU, and nothing here converts text
 # through it (the window was checked with the stub here and on the H100).
 #
-# Two files, so that a rebuilt binary travels without recompressing the libraries:
-#   .gpu-gui/libs.tar.xz   everything but the binaries (slow: xz -9 of ~150 MB)
-#   .gpu-gui/bin.tar.xz    bin/warpscope and its helper executables (seconds)
+# Three files, so that a rebuilt binary travels without recompressing the libraries, and no
+# call carries more than 64 MiB with the working tree (~27 MB):
+#   .gpu-gui/libs.tar.xz         everything but the binaries and the window's own pieces
+#                                (7.7 MB: what the command-line steps and the tests need)
+#   .gpu-gui/libs-window.tar.xz  what only the window needs: Mesa's software GL (dri/), the
+#                                LLVM it links, Xvfb's keyboard data (~35 MB); carried alone
+#                                in a call before the window's (device_bundle.sh window-libs)
+#   .gpu-gui/bin.tar.xz          bin/warpscope and its helper executables (seconds)
 #
 #   scripts/make_gpu_bundle.sh          both
 #   scripts/make_gpu_bundle.sh --bin    the binaries only; refused when the binary now needs a
@@ -73,8 +78,10 @@ fi
 (cd "$t/lib" && ls) > .gpu-gui/libs.txt
 mkdir -p "$t.bin"
 mv "$t"/bin/warpscope* "$t.bin/" 2>/dev/null || true
-tar cf - -C "$t" . | xz -9 -T"$(nproc)" > .gpu-gui/libs.tar.xz
+win=$(cd "$t" && ls -d lib/libLLVM* lib/libz3* dri xkb 2>/dev/null)
+tar cf - -C "$t" $win | xz -9 -T"$(nproc)" > .gpu-gui/libs-window.tar.xz
+tar cf - -C "$t" $(printf -- '--exclude=./%s ' $win) . | xz -9 -T"$(nproc)" > .gpu-gui/libs.tar.xz
 rm -rf "$t.bin"
 bins "$t/b"
 tar cf - -C "$t/b" bin | xz -6 -T"$(nproc)" > .gpu-gui/bin.tar.xz
-ls -l .gpu-gui/libs.tar.xz .gpu-gui/bin.tar.xz
+ls -l .gpu-gui/libs.tar.xz .gpu-gui/libs-window.tar.xz .gpu-gui/bin.tar.xz

@@ -13,6 +13,7 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
+#include "tests/app/gui/gpu_named.h"
 
 namespace fs = std::filesystem;
 using namespace ws;
@@ -167,25 +168,7 @@ TEST(GuiEditor, ChecksTheStudentsKernelMarksErrorsAndReloadsOnChange) {
 
 }  // namespace
 
-namespace {
-// The emulator under a GPU's name: a window that believes it runs on a GPU.
-class GpuNamed : public Backend {
- public:
-  BackendKind kind() const override { return BackendKind::Cuda; }
-  DeviceInfo device() const override {
-    DeviceInfo d = emu_->device();
-    d.name = "a GPU in name only";
-    return d;
-  }
-  RunResult run(const std::string& f, const std::string& v, const Params& p, const RunOptions& o) override {
-    return emu_->run(f, v, p, o);
-  }
-  PeerResult run_peer(Peer p, const Params& pp, const RunOptions& o) override { return emu_->run_peer(p, pp, o); }
-
- private:
-  std::unique_ptr<Backend> emu_ = make_emu_backend();
-};
-}  // namespace
+using fakes::GpuNamed;
 
 // A window on a GPU checks the student's kernel on the worker's thread with the window's
 // backend (issue 23: the editor on the GPU), not on an emulator of its own; where that GPU

@@ -14,6 +14,7 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/session.h"
+#include "tests/app/gui/gpu_named.h"
 #include "app/lesson/lesson.h"
 #include "app/lesson/lesson_model.h"
 #include "sim/event_at.h"
@@ -765,22 +766,6 @@ TEST(GuiLesson, TheScreenshotOfAStepShowsTheEventTheWindowOpens) {
   }
 }
 
-namespace {
-// The emulator under a CUDA backend's name: the worker stages its runs as on a GPU (the
-// measured time first, then the selected block's events, then the counters).
-class GpuNamedBackend : public Backend {
- public:
-  BackendKind kind() const override { return BackendKind::Cuda; }
-  DeviceInfo device() const override { return emu_->device(); }
-  RunResult run(const std::string& f, const std::string& v, const Params& p, const RunOptions& o) override {
-    return emu_->run(f, v, p, o);
-  }
-  PeerResult run_peer(Peer p, const Params& pp, const RunOptions& o) override { return emu_->run_peer(p, pp, o); }
-
- private:
-  std::unique_ptr<Backend> emu_ = make_emu_backend();
-};
-}  // namespace
 
 // On the H100 (2026-11-28) lesson 01's step 3 opened on event 1, not on its divergent
 // branch: a GPU's run lands in stages, and the step looked for its event before the
@@ -800,7 +785,7 @@ TEST(GuiLesson, OnAGpuTheStepStillOpensOnItsEvent) {
   so.visible = true;
   so.vsync = false;
   so.idle_wait = false;
-  so.backend = [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<GpuNamedBackend>(); };
+  so.backend = [](std::string&, std::string&) -> std::unique_ptr<Backend> { return std::make_unique<fakes::GpuNamed>(); };
   std::string err;
   auto s = Session::open(o, so, err);
   ASSERT_TRUE(s) << err;

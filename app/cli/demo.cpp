@@ -35,6 +35,7 @@ std::string chart_json(const viz::ChartSpec& c) {
         p["category"] = c.categories[std::size_t(s.x[i])];
       p["wrong"] = s.wrong_at(i);
       p["source"] = sim::short_label(s.source_at(i));
+      p["from"] = sim::long_label(s.source_at(i));  // which GPU and when, or which model
       pts.push_back(p);
     }
     js["points"] = pts;
@@ -43,7 +44,8 @@ std::string chart_json(const viz::ChartSpec& c) {
   j["series"] = series;
   Json refs = Json::array();
   for (const viz::RefLine& r : c.refs)
-    refs.push_back(Json{{"name", r.name}, {"y", number(r.y)}, {"source", sim::short_label(r.source)}});
+    refs.push_back(Json{{"name", r.name}, {"y", number(r.y)}, {"source", sim::short_label(r.source)},
+                        {"from", sim::long_label(r.source)}});
   j["refs"] = refs;
   Json meta = Json::object();
   for (const auto& [k, v] : c.meta) meta[k] = v;

@@ -625,6 +625,10 @@ double AppState::peak() const {
   return 0;
 }
 
+bool AppState::tensor_run() const {
+  return results.main.valid() && results.main.run->plan.mma_flops > 0;
+}
+
 // The same keys and words as the command line's exports (kernels/backends/run_meta.h).
 std::map<std::string, std::string> AppState::export_meta() const {
   const DeviceInfo d = worker_.device();
@@ -633,14 +637,21 @@ std::map<std::string, std::string> AppState::export_meta() const {
   if (results.main.valid()) sources.push_back(results.main.run->timing.source);
   for (const auto& b : charts.bars) sources.push_back(b.result.timing.source);
   for (const auto& p : charts.sweep) sources.push_back(p.source);
+  // Counts and times may be at two sizes (a lesson's timing size): the file says both, or
+  // its footer named the counting run's n under bars of the timed one.
+  std::string params = ws::to_string(selection_.completed);
+  if (!charts.bars_at.empty() && charts.bars_at != selection_.completed)
+    params = "counts at " + params + ", times at " + ws::to_string(charts.bars_at);
   return ws::export_meta(d, emulated() ? BackendKind::Emu : BackendKind::Cuda, sources, repeats,
-                         selection_.sel.family + "/" + selection_.sel.variant, ws::to_string(selection_.completed),
-                         utc_now_iso8601());
+                         selection_.sel.family + "/" + selection_.sel.variant, params, utc_now_iso8601());
 }
 
 ChartContext AppState::chart_context() const {
   ChartContext c;
   c.peak = peak();
+  const std::string unit = results.main.valid() ? results.main.run->timing.unit : "GB/s";
+  // A tensor-core run passes the FP32 line (lesson 13 says so): it is named for what it is.
+  if (unit == "GFLOP/s") c.peak_name = tensor_run() ? "FP32 peak (FMA units, not the tensor cores)" : "FP32 peak";
   c.peak_source = worker_.ready() ? peak_source(worker_.device(), worker_.backend_kind())
                                   : sim::Provenance::spec(sim::h100::kProduct);
   c.family = selection_.sel.family;

@@ -105,6 +105,7 @@ class AppState : public LessonHost {
   viz::ChartSpec bars_chart() const { return charts.bars_chart(chart_context()); }
   viz::ChartSpec sweep_chart() const { return charts.sweep_chart(chart_context()); }
   double peak() const;          // theoretical peak in the main run's unit (0: unknown)
+  bool tensor_run() const;      // the main run's FLOPs are the tensor cores' (mma.sync)
   std::map<std::string, std::string> export_meta() const;
 
   // --- the hardware's side ---

@@ -29,25 +29,33 @@ struct PlainDef {
   std::function<double(const RunResult&, const DeviceInfo&)> f;
 };
 
-const LaunchCfg* first_launch(const RunResult& r) {
-  if (!r.plan.launches.empty()) return &r.plan.launches[0];
-  if (!r.launches.empty()) return &r.launches[0].cfg;
-  return nullptr;
+// The launch a lesson's grid figures describe: the one with the most threads, so a helper
+// launch before the kernel (a histogram's one-block zeroing of its bins) is not it (lesson
+// 11 said "each of the 1 blocks" of a 1056-block grid). Ties: the first.
+const LaunchCfg* main_launch(const RunResult& r) {
+  const LaunchCfg* best = nullptr;
+  auto consider = [&](const LaunchCfg& c) {
+    if (!best || c.grid.count() * c.block.count() > best->grid.count() * best->block.count()) best = &c;
+  };
+  for (const LaunchCfg& c : r.plan.launches) consider(c);
+  if (!best)
+    for (const auto& l : r.launches) consider(l.cfg);
+  return best;
 }
 
 // [SECTION] Plain quantities
 double threads_per_block(const RunResult& r) {
-  const LaunchCfg* c = first_launch(r);
+  const LaunchCfg* c = main_launch(r);
   return c ? double(c->block.count()) : std::nan("");
 }
 double warps_per_block(const RunResult& r) {
-  const LaunchCfg* c = first_launch(r);
+  const LaunchCfg* c = main_launch(r);
   return c ? double((c->block.count() + 31) / 32) : std::nan("");
 }
 // Registers count when the run knows the fast build's registers per thread (a GPU run,
 // or a recording of one); otherwise the limit is from threads, blocks and shared memory.
 double blocks_per_sm(const RunResult& r) {
-  const LaunchCfg* c = first_launch(r);
+  const LaunchCfg* c = main_launch(r);
   if (!c) return std::nan("");
   return double(sim::resident_blocks(launch_shape(r.plan, *c, r.regs_per_thread)));
 }
@@ -128,27 +136,27 @@ const std::vector<PlainDef>& plain_defs() {
        [](R r, D) { return double(r.totals.divergent_branches); }},
       {{"divergent_fraction", "divergent branches / branches"},
        [](R r, D) { return ratio(double(r.totals.divergent_branches), double(r.totals.branches)); }},
-      {{"barriers", "__syncthreads executed, counted per warp"},
+      {{"barriers", "__syncthreads executed, one per warp that passes one (a grid total, not per warp)"},
        [](R r, D) { return double(r.totals.barriers); }},
       {{"launches", "kernel launches"}, [](R r, D) { return double(r.plan.launches.size()); }},
-      {{"blocks", "blocks in the (first) launch's grid"},
+      {{"blocks", "blocks in the main launch's grid (the launch with the most threads)"},
        [](R r, D) {
-         const LaunchCfg* c = first_launch(r);
+         const LaunchCfg* c = main_launch(r);
          return c ? double(c->grid.count()) : std::nan("");
        }},
       {{"threads_per_block", "threads per block"}, [](R r, D) { return threads_per_block(r); }},
       {{"warps_per_block", "warps per block: threads rounded up to whole warps"},
        [](R r, D) { return warps_per_block(r); }},
-      {{"warps", "warps in the (first) launch: blocks x warps per block"},
+      {{"warps", "warps in the main launch: blocks x warps per block"},
        [](R r, D) {
-         const LaunchCfg* c = first_launch(r);
+         const LaunchCfg* c = main_launch(r);
          return c ? double(c->grid.count()) * warps_per_block(r) : std::nan("");
        }},
       {{"idle_lanes_per_block", "lanes of a block's last warp that no thread fills"},
        [](R r, D) { return warps_per_block(r) * 32 - threads_per_block(r); }},
       {{"shared_bytes", "shared memory per block in bytes"},
        [](R r, D) {
-         const LaunchCfg* c = first_launch(r);
+         const LaunchCfg* c = main_launch(r);
          return c ? double(c->shared_bytes) : std::nan("");
        }},
       {{"blocks_per_sm", "blocks resident per SM, limited by warps, blocks, shared memory and, "
@@ -161,7 +169,7 @@ const std::vector<PlainDef>& plain_defs() {
        [](R r, D) { return blocks_per_sm(r) * warps_per_block(r) / kMaxWarpsPerSm; }},
       {{"waves", "blocks / (blocks per SM x SMs): how many rounds the grid takes"},
        [](R r, D d) {
-         const LaunchCfg* c = first_launch(r);
+         const LaunchCfg* c = main_launch(r);
          double slots = blocks_per_sm(r) * (d.sm_count > 0 ? d.sm_count : d.limits.sm_count);
          return c ? ratio(double(c->grid.count()), slots) : std::nan("");
        }},

@@ -41,7 +41,7 @@ viz::ChartSpec ChartModel::history_chart(const ChartContext& ctx) const {
     s.wrong.push_back(h.wrong);
     s.source.push_back(h.source);
   }
-  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
+  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({ctx.peak_name, pk, 0, ctx.peak_source});
   if (const double cp = copy_gbps(); cp > 0 && unit == "GB/s")
     c.refs.push_back({"cudaMemcpy D2D", cp, 0, copy_source()});
   c.meta = ctx.meta;
@@ -71,7 +71,7 @@ viz::ChartSpec ChartModel::bars_chart(const ChartContext& ctx) const {
   c.y_label = unit.empty() ? "GB/s" : unit;
   c.series.push_back(s);
   const std::string unit_label = c.y_label;
-  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
+  if (const double pk = ctx.peak; pk > 0) c.refs.push_back({ctx.peak_name, pk, 0, ctx.peak_source});
   // Peers are measured beside the kernels or recorded: their own source, never modelled.
   for (const PeerResult& p : peers) {
     if (!p.error.empty() || p.timing.throughput <= 0 || p.timing.unit != unit_label) continue;
@@ -113,7 +113,7 @@ viz::ChartSpec ChartModel::sweep_chart(const ChartContext& ctx) const {
   }
   c.y_label = !sweep_metric.empty() ? sweep_metric : unit.empty() ? "GB/s" : unit;
   if (const double pk = ctx.peak; pk > 0 && sweep_metric.empty())
-    c.refs.push_back({"theoretical peak", pk, 0, ctx.peak_source});
+    c.refs.push_back({ctx.peak_name, pk, 0, ctx.peak_source});
   c.meta = ctx.meta;
   // The swept parameters as swept (x=8,16,32), not the controls' current values.
   std::set<long long> xs, ss;

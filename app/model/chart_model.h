@@ -28,6 +28,9 @@ struct HistoryPoint {
 // What the charts need from the rest of the app.
 struct ChartContext {
   double peak = 0;          // the device's theoretical peak in the run's unit (0: unknown)
+  // Which peak: the DRAM's for GB/s, the FMA units' (FP32) for GFLOP/s (lesson 13's
+  // tensor-core bars stood above a line labelled only "theoretical peak", the FP32 figure).
+  std::string peak_name = "theoretical peak";
   sim::Provenance peak_source;  // its data sheet (Spec): never modelled, never measured
   std::string family;       // the selected family (the bars name theirs when they differ)
   Params completed;         // the selected variant's completed parameters

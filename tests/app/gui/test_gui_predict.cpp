@@ -15,6 +15,7 @@
 
 #include "app/gui/gui.h"
 #include "app/gui/lesson_step.h"
+#include "app/cli/demo.h"
 #include "app/gui/session.h"
 #include "app/lesson/lesson_model.h"
 #include "viz/view_common.h"
@@ -267,6 +268,33 @@ TEST(GuiPredict, LessonChartNeedsNoDisplay) {
   EXPECT_TRUE(has("naive"));
   EXPECT_TRUE(has("copy"));
   EXPECT_EQ(c.categories.size(), c.series.front().y.size());
+  // The file says both sizes: counts at the lab's n, times at the timing size (the review
+  // of 2026-11-28: the footer named n=1024 under bars of n=8192).
+  ASSERT_TRUE(c.meta.count("params"));
+  EXPECT_NE(c.meta["params"].find("counts at block_rows=32 n=1024"), std::string::npos) << c.meta["params"];
+  EXPECT_NE(c.meta["params"].find("times at block_rows=32 n=8192"), std::string::npos) << c.meta["params"];
+}
+
+// Lesson 13's tensor-core bars stand above the FP32 line: the line says what it is, and
+// the exported JSON says where each figure comes from (GPU and date, or the data sheet).
+TEST(GuiPredict, ATensorChartNamesItsFp32LineAndItsSources) {
+  DataHome home("chart13");
+  GuiOptions o;
+  o.backend = "emu";
+  o.lesson = std::string(WS_SOURCE_DIR) + "/lessons/13-tensor-cores.md";
+  o.step = 4;  // "Timed: the baseline": view charts
+  o.width = 1280;
+  o.height = 720;
+  viz::ChartSpec c;
+  std::string msg;
+  ASSERT_EQ(lesson_chart(o, c, msg), 0) << msg;
+  const bool fp32 = std::any_of(c.refs.begin(), c.refs.end(), [](const viz::RefLine& r) {
+    return r.name.rfind("FP32 peak (FMA units", 0) == 0;
+  });
+  EXPECT_TRUE(fp32);
+  for (const viz::RefLine& r : c.refs) EXPECT_NE(r.name, "theoretical peak");
+  const std::string j = cli::chart_json(c);
+  EXPECT_NE(j.find("\"from\": \"recorded on NVIDIA"), std::string::npos) << j.substr(0, 600);
 }
 
 // Lesson 05's first step charts the family's variants; its later steps ask for their

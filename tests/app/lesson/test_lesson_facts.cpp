@@ -53,6 +53,23 @@ TEST(LessonFacts, MetricsAreTheModelsNcuValues) {
   for (const auto& [k, v] : ncu) EXPECT_EQ(f.get(k), v) << k;
 }
 
+// The review of 2026-11-28: lesson 11 said "each of the 1 blocks" of a 1056-block grid,
+// the one-block launch that zeroes the histogram being first. The grid figures describe
+// the launch with the most threads.
+TEST(LessonFacts, GridFiguresDescribeTheMainLaunchNotAHelperBeforeIt) {
+  ws::sim::Totals t;
+  ws::RunResult r = run_with(t, {1056, 1, 1}, {256, 1, 1}, 1024);
+  ws::LaunchCfg zero;
+  zero.kernel = "hist_zero";
+  zero.grid = {1, 1, 1};
+  zero.block = {256, 1, 1};
+  r.plan.launches.insert(r.plan.launches.begin(), zero);
+  Facts f = facts_from_run(r, {});
+  EXPECT_DOUBLE_EQ(f.get("blocks"), 1056.0);
+  EXPECT_DOUBLE_EQ(f.get("warps"), 1056.0 * 8);
+  EXPECT_DOUBLE_EQ(f.get("shared_bytes"), 1024.0);
+}
+
 TEST(LessonFacts, PlainQuantitiesFollowTheirDefinitions) {
   ws::sim::Totals t;
   t.global_ld_requests = 10;

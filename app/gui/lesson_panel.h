@@ -68,6 +68,7 @@ struct LessonDraw {
   std::size_t typing_to = SIZE_MAX;  // the predict typed keys go to (SIZE_MAX none)
   float scroll_y = -1;              // the step's scroll position as drawn (0: its top)
   bool list_shown = false;          // the list of lessons is in view
+  std::string pinned_question;      // presenter: the open question pinned above Back/Next
 };
 
 // What the open step's unanswered predicts keep off the other panels until they are

@@ -148,7 +148,12 @@ class PlayerPanel : public LessonPanel {
     if (new_step) list_shown_ = false;
     out.typing_to = take_typing(host);
     DrawCtx c{p, host, inputs_, reanswer_, out.typing_to, reveal_, pres, out};
-    ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f)));
+    // In front of a class the open question stays in view, pinned above Back/Next (at
+    // 1280x720 the step's prose filled the panel and its predict sat below the fold).
+    const std::vector<std::size_t> open = open_predicts();
+    const bool pin = pres && !open.empty() && !list_shown_;
+    const float pinned_h = pin ? ImGui::GetTextLineHeightWithSpacing() * 4.6f : 0.f;
+    ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f) - pinned_h));
     if (new_step) ImGui::SetScrollY(0);  // each step opens at its top, heading first
     out.scroll_y = ImGui::GetScrollY();
     if (list_shown_) {
@@ -178,6 +183,16 @@ class PlayerPanel : public LessonPanel {
       if (ImGui::CollapsingHeader("All lessons")) lesson_list();
     }
     ImGui::EndChild();
+    if (pin) {
+      const std::size_t q = std::find(open.begin(), open.end(), out.typing_to) != open.end() ? out.typing_to : open.front();
+      ImGui::BeginChild("pinned question", ImVec2(0, pinned_h), false);
+      ImGui::Separator();
+      flow_plain("Predict: " + p.step().predicts[q].question, kStrong);
+      const std::string& typed = inputs_[q];
+      flow_plain(typed.empty() ? "type the number, Enter to answer" : "answer: " + typed + "  (Enter)", kDim);
+      ImGui::EndChild();
+      out.pinned_question = p.step().predicts[q].question;
+    }
     out.nav_hint = nav(p, pres);
     return out;
   }

@@ -30,7 +30,8 @@ viz::MetricsInput metrics_input(const AppState& s, const Loaded& l, std::vector<
   if (timed) in.timed_at = s.sizes_line();
   in.copy_gbps = s.charts.copy_gbps();
   in.copy_source = s.charts.copy_source();
-  in.peak = s.peak();
+  // A tensor-core run against the FP32 peak would read "590 % of theoretical peak": no row.
+  in.peak = s.tensor_run() ? 0 : s.peak();
   const HardwareCounters& hw = l.hardware();
   in.hardware = hardware_rows(r.totals, hw, compiled_surplus(l.sel.family, l.sel.variant, r.params));
   in.hardware_note = hardware_note(hw, s.collect_hardware);

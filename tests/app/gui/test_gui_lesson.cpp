@@ -807,3 +807,28 @@ TEST(GuiLesson, OnAGpuTheStepStillOpensOnItsEvent) {
   for (int i = 0; i < 3; ++i) s->frame();
   EXPECT_EQ(st.results.stepper.pos, *want);
 }
+
+// The review of 2026-11-28: in front of a class at 1280x720 a step's prose filled the
+// lesson panel and its question sat below the fold. The open question is pinned above
+// Back/Next in the presenter, and goes once answered.
+TEST(GuiLesson, ThePresenterKeepsTheOpenQuestionInView) {
+  NEED_DISPLAY();
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/13-tensor-cores.md";
+  const lesson::ParseResult pr = lesson::parse_lesson(file);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  DataHome home("pinned");
+  auto s = open_lesson(file, true, 1280, 720);
+  ASSERT_TRUE(s);
+  const std::size_t step = 6;  // "A cp.async pipeline": prose, then its predict
+  ASSERT_FALSE(pr.lesson->steps[step].predicts.empty());
+  ASSERT_TRUE(s->state().lesson->go_step(step));
+  FrameDraw fd = settled(*s);
+  EXPECT_EQ(fd.lesson.pinned_question, pr.lesson->steps[step].predicts[0].question);
+  const auto& preds = pr.lesson->steps[step].predicts;
+  for (std::size_t i = 0; i < preds.size(); ++i) {
+    ASSERT_TRUE(s->state().lesson->answer(i, s->state().lesson->answer_value(i)));
+    fd = settled(*s);
+    // The next open question takes the place; none once all are answered.
+    EXPECT_EQ(fd.lesson.pinned_question, i + 1 < preds.size() ? preds[i + 1].question : "");
+  }
+}

@@ -358,13 +358,16 @@ struct Layouter {
         if (s.y[i] > 0) vminpos = std::min(vminpos, s.y[i]);
       }
     }
-    // The y scale fits the data. A reference far above it (the device peak over lesson-size
-    // bars) would flatten every bar to the axis: it is annotated at the top instead.
+    // The y scale fits the data. A data sheet's figure far above it (the device peak over
+    // lesson-size bars) would flatten every bar to the axis: it is annotated at the top
+    // instead. A measured, recorded or modelled line (a library's time) is the comparison
+    // the chart is for, and is always drawn (lesson 13 said cuBLAS is "a line over the
+    // bars", and it sat above the plot at twice the best bar).
     const double data_max = vmax;
     for (std::size_t ri = 0; ri < c.refs.size(); ++ri) {
       const RefLine& r = c.refs[ri];
       if (!finite(r.y)) continue;
-      if (!g.empty && !c.log_y && r.y > 1.6 * std::max(data_max, 0.0)) {
+      if (!g.empty && !c.log_y && r.source.source == sim::Source::Spec && r.y > 1.6 * std::max(data_max, 0.0)) {
         g.off_scale.push_back(r.name);
         continue;
       }

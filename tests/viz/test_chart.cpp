@@ -364,7 +364,7 @@ TEST(ChartLayout, PeakFarAboveTheDataIsAnnotatedNotScaled) {
   s.x = {0, 1};
   s.y = {21.7, 15.0};
   c.series.push_back(s);
-  c.refs.push_back({"peak", 3352, 0});
+  c.refs.push_back({"peak", 3352, 0, ws::sim::Provenance::spec("a GPU")});
   BoxCanvas cv;
   const ChartGeometry g = paint_chart(c, cv, 0, 0, 960, 540);
   ASSERT_EQ(g.off_scale.size(), 1u);
@@ -378,6 +378,13 @@ TEST(ChartLayout, PeakFarAboveTheDataIsAnnotatedNotScaled) {
   // A reference near the data stays on the scale.
   c.series[0].y = {2900, 2800};
   EXPECT_TRUE(paint_chart(c, cv, 0, 0, 960, 540).off_scale.empty());
+  // A recorded line (a library's time) is what the bars are held against: drawn however
+  // far above them (lesson 13: cuBLAS at twice the best bar was only "above the plot").
+  c.series[0].y = {21.7, 15.0};
+  c.refs[0].source = ws::sim::Provenance::recorded("a GPU", "2026-11-27");
+  const ChartGeometry r = paint_chart(c, cv, 0, 0, 960, 540);
+  EXPECT_TRUE(r.off_scale.empty());
+  EXPECT_GE(r.y_hi, 3352.0);
 }
 
 TEST(ChartLayout, PowerOfTwoParametersGetALog2AxisAndSeriesDistinctMarkers) {

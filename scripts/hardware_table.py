@@ -35,6 +35,7 @@ SHORT = [
     ("l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum", "ldgsts wave"),
     ("l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum", "ldgsts confl"),
     ("smsp__inst_executed_pipe_tensor_op_hmma.sum", "hmma inst"),
+    ("l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum", "tma st sect"),
 ]
 HW_ONLY = [("dram__bytes_read.sum", "DRAM read"), ("dram__bytes_write.sum", "DRAM write"),
            ("sm__warps_active.avg.pct_of_peak_sustained_active", "occupancy %")]

@@ -42,6 +42,8 @@ METRICS = [
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
     "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+    # cp.async.bulk's stores (TMA): kernels/families/transpose.cuh's bulk
+    "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum",
     # atomics (histogram, partial_histogram): global atom / red, shared atom passes
     "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum",
     "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum",
@@ -62,6 +64,7 @@ SHORT = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum": "ldgsts wave",
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum": "ldgsts confl",
     "smsp__inst_executed_pipe_tensor_op_hmma.sum": "hmma inst",
+    "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum": "tma st sect",
     "l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum": "gatom req",
     "l1tex__t_requests_pipe_lsu_mem_global_op_red.sum": "gred req",
     "l1tex__t_sectors_pipe_lsu_mem_global_op_red.sum": "gred sect",
@@ -158,7 +161,7 @@ def grid_warps(model):
 
 
 def summary_row(e):
-    """One line of ncu_summary.md: equal, or each differing counter (H100, model)."""
+    """One line of ncu_summary.md: equal, or each differing counter (the GPU's, model)."""
     params = " ".join(f"{k}={v}" for k, v in (e.get("params") or {}).items())
     head = f"| {e['family']}/{e['variant']} | {params} | "
     if "error" in e:
@@ -176,6 +179,17 @@ def summary_row(e):
         shown = [f"{SHORT[m]} {int(e['ncu'][m]):,}" for m in METRICS if e["ncu"][m]]
         return head + "**equal** in every counter (" + ", ".join(shown) + ") |"
     return head + "; ".join(diffs) + " |"
+
+
+def gpu_name():
+    """The GPU the counters come from, as nvidia-smi names it ("the GPU" if it cannot)."""
+    try:
+        p = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"],
+                           capture_output=True, text=True, timeout=30)
+        name = p.stdout.strip().splitlines()[0] if p.returncode == 0 and p.stdout.strip() else ""
+    except (OSError, subprocess.TimeoutExpired):
+        name = ""
+    return name or "the GPU"
 
 
 def main():
@@ -275,7 +289,7 @@ def main():
     with open(os.path.join(a.out, "ncu_compare.md"), "w") as f:
         f.write("Hardware counters (ncu) vs the model (emulator), whole grid; "
                 "bold: the counter differs from the model.\n\n" + table)
-    summary = ("| variant | params | H100 (Nsight Compute) against the model |\n"
+    summary = (f"| variant | params | {gpu_name()} (Nsight Compute) against the model |\n"
                "| --- | --- | --- |\n" + "\n".join(summary_row(e) for e in results) + "\n")
     with open(os.path.join(a.out, "ncu_summary.md"), "w") as f:
         f.write(summary)

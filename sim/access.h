@@ -69,8 +69,13 @@ struct Counters {
   std::uint64_t global_ldgsts_requests = 0, global_ldgsts_sectors = 0;
   std::uint64_t shared_ldgsts_wavefronts = 0, shared_ldgsts_ideal = 0;
   std::uint64_t tensor_instructions = 0;
+  // Bulk stores (cp.async.bulk, BulkStore), apart from the LSU's stores: the copies (one per
+  // issuing lane); the sectors the copy engine sends to the L2 (bulk_store_sectors, Nsight
+  // Compute's l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st); and the sectors each
+  // copy's global range holds, what reaches DRAM once the L2 has merged a piece's halves.
+  std::uint64_t global_bulk_st_copies = 0, global_bulk_st_sectors = 0, global_bulk_st_dram_sectors = 0;
 };
-constexpr int kCounterFields = 32;
+constexpr int kCounterFields = 35;
 static_assert(sizeof(Counters) == kCounterFields * sizeof(std::uint64_t),
               "Counters is a flat array of 64-bit counters");
 
@@ -168,7 +173,10 @@ WS_HD inline std::uint64_t groups_touched(const Span* s, int n, const Divider& p
 }
 
 // A zero-width access still names the byte at its offset, so it is drawn and counted.
-WS_HD inline std::uint64_t width_of(const WarpEvent& e) { return e.bytes == 0 ? 1 : e.bytes; }
+WS_HD inline std::uint64_t width_of(const WarpEvent& e) {
+  const std::uint64_t w = lane_bytes(e);
+  return w == 0 ? 1 : w;
+}
 
 }  // namespace access_detail
 
@@ -200,7 +208,7 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
   std::uint64_t prev_lo = 0;
   for (int l = 0; l < 32; ++l) {
     if (!(e.mask >> l & 1u)) continue;
-    const std::uint64_t first = e.offset[l];
+    const std::uint64_t first = lane_offset(e, unsigned(l));
     const Span s{sb.div(first), sb.div(first + w - 1)};
     if (!in_order) {
       sec[n++] = s;
@@ -232,11 +240,14 @@ WS_HD inline GlobalCore global_core(const WarpEvent& e, const AccessModel& m,
   } else {
     Span lin[32];
     for (int i = 0, l = 0; l < 32; ++l)
-      if (e.mask >> l & 1u) lin[i++] = {lb.div(e.offset[l]), lb.div(e.offset[l] + w - 1)};
+      if (e.mask >> l & 1u) {
+        const std::uint64_t o = lane_offset(e, unsigned(l));
+        lin[i++] = {lb.div(o), lb.div(o + w - 1)};
+      }
     c.lines = unsigned(span_units(lin, merge_spans(lin, int(active))));
   }
   c.fetches = unsigned(groups_touched(sec, c.sector_spans, Divider(m.fetch_unit() / sb.d)));
-  c.bytes_requested = std::uint64_t(active) * e.bytes;
+  c.bytes_requested = std::uint64_t(active) * lane_bytes(e);
   c.ideal = unsigned(sb.div(c.bytes_requested + sb.d - 1));
   c.bytes_moved = std::uint64_t(c.sectors) * sb.d;
   return c;
@@ -271,6 +282,34 @@ WS_HD inline unsigned red_sector_passes(const WarpEvent& e, const AccessModel& m
       if ((e.mask >> l & 1u) && occ[l] == p)
         sec[n++] = {sb.div(e.offset[l]), sb.div(e.offset[l] + w - 1)};
     total += unsigned(span_units(sec, merge_spans(sec, n)));
+  }
+  return total;
+}
+
+// The copy engine writes a bulk store in pieces cut where its shared source crosses a
+// 128-byte line, and each piece counts the global sectors it touches: a 256-byte row whose
+// shared source starts 16 bytes into a line is pieces of 112, 128 and 16 bytes, 10
+// sectors, not 8. Measured on the H100 (docs/HARDWARE.md 11): Nsight Compute's
+// ..._op_tma_st sectors were 1.125 x the bytes / 32 for rows skewed by 16 bytes every 4
+// rows (half of them at odd 16-byte phases) and exactly bytes / 32 for aligned rows.
+// @post == sum over active lanes of sum over the lane's pieces (its copy cut at every
+//       128-byte boundary of its shared source) of the global sectors the piece touches.
+WS_HD inline std::uint64_t bulk_store_sectors(const WarpEvent& e, const AccessModel& m) {
+  using namespace access_detail;
+  const Divider sb(m.sector_bytes);
+  const std::uint64_t size = lane_bytes(e);
+  std::uint64_t total = 0;
+  for (int l = 0; l < 32; ++l) {
+    if (!(e.mask >> l & 1u) || size == 0) continue;
+    std::uint64_t g = lane_offset(e, unsigned(l)), left = size;
+    std::uint64_t piece = 128 - bulk_shared_phase(e, unsigned(l));
+    while (left > 0) {
+      const std::uint64_t len = min_of(piece, left);
+      total += sb.div(g + len - 1) - sb.div(g) + 1;
+      g += len;
+      left -= len;
+      piece = 128;
+    }
   }
   return total;
 }
@@ -467,7 +506,9 @@ WS_HD inline std::uint64_t event_lane_instructions(const WarpEvent& e) {
 //       red_sector_passes for sectors; a load its fetches and
 //       lines too),
 //       a shared load/store its shared_core wavefronts and ideal passes (a shared atomic its
-//       wavefronts; one with kEventVaryingAtomic its varying_atomic_wavefronts), cp.async's sides (AsyncLoad, AsyncStore) the ldgsts fields alone, an
+//       wavefronts; one with kEventVaryingAtomic its varying_atomic_wavefronts), cp.async's sides (AsyncLoad, AsyncStore) the ldgsts fields alone, a
+//       BulkStore its active lanes as copies, bulk_store_sectors as sectors (and bytes
+//       moved) and global_core's sectors as DRAM sectors, an
 //       Mma one tensor instruction, a Branch counts
 //       divergent when its taken lanes are neither none nor all of the mask.
 WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters& t) {
@@ -480,6 +521,15 @@ WS_HD inline void count_event(const WarpEvent& e, const AccessModel& m, Counters
     access_detail::Span sec[32];
     const GlobalCore c = global_core(e, m, sec);
     t.global_bytes_requested += c.bytes_requested;
+    if (e.kind == EventKind::BulkStore) {
+      // The copy engine's pieces, not the union of the lanes' sectors (global_core's, drawn).
+      const std::uint64_t sectors = bulk_store_sectors(e, m);
+      t.global_bulk_st_copies += access_detail::popc(e.mask);
+      t.global_bulk_st_sectors += sectors;
+      t.global_bulk_st_dram_sectors += c.sectors;
+      t.global_bytes_moved += sectors * m.sector_bytes;
+      return;
+    }
     t.global_bytes_moved += c.bytes_moved;
     if (e.kind == EventKind::AsyncLoad) {
       // Its DRAM fetches and L1 lines are a load's (the modelled time streams them); its

@@ -16,12 +16,20 @@ std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::
   return out;
 }
 
+namespace {
+// The sectors a global access costs: a bulk store's are the copy engine's pieces (which
+// can exceed the sectors its rows hold), any other access's the distinct sectors it touches.
+unsigned cost_sectors(const WarpEvent& e, const GlobalAccess& g, const DeviceModel& m) {
+  return e.kind == EventKind::BulkStore ? unsigned(bulk_store_sectors(e, m.access())) : g.sectors;
+}
+}  // namespace
+
 bool is_conflict(const WarpEvent& e, const DeviceModel& m) {
   if (e.mask == 0) return false;
   if (is_shared(e.kind)) return analyze_shared(e, m).conflicts > 0;
   if (is_global(e.kind)) {
     const GlobalAccess g = analyze_global(e, m);
-    return g.sectors > g.ideal_sectors;
+    return cost_sectors(e, g, m) > g.ideal_sectors;
   }
   return false;
 }
@@ -57,8 +65,8 @@ std::map<int, LineSummary> summarize_lines(const std::vector<WarpEvent>& events,
     } else if (is_global(e.kind)) {
       s.global = true;
       const GlobalAccess g = analyze_global(e, m);
-      if (g.sectors > s.max_sectors) {
-        s.max_sectors = g.sectors;
+      if (cost_sectors(e, g, m) > s.max_sectors) {
+        s.max_sectors = cost_sectors(e, g, m);
         s.ideal = g.ideal_sectors;
       }
     } else if (e.kind == EventKind::Branch) {

@@ -20,7 +20,8 @@ std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::
                                      std::uint16_t warp);
 
 // A conflict: a shared access needing more wavefronts than ideal, or a global access
-// touching more sectors than ideal (the model's numbers).
+// touching (a bulk store: writing, bulk_store_sectors) more sectors than ideal (the
+// model's numbers).
 // @post false when e.mask == 0 or e is not a memory access.
 bool is_conflict(const WarpEvent& e, const DeviceModel& m = {});
 

@@ -26,7 +26,7 @@ std::string check_at(const std::string& at) {
   return "at: '" + at +
          "' is not an event (first-conflict, line N, load, store, shared-load, shared-store, "
          "shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch, "
-         "barrier or mma)";
+         "barrier, mma or bulk-store)";
 }
 
 std::optional<std::size_t> find_at(const std::string& at, const std::vector<WarpEvent>& events,
@@ -59,6 +59,7 @@ std::optional<std::size_t> find_at(const std::string& at, const std::vector<Warp
     else if (at == "divergent-branch") hit = e.kind == EventKind::Branch && diverged(e);
     else if (at == "barrier") hit = e.kind == EventKind::Barrier;
     else if (at == "mma") hit = e.kind == EventKind::Mma;
+    else if (at == "bulk-store") hit = e.kind == EventKind::BulkStore;
     if (hit) return pos;
   }
   return std::nullopt;

@@ -12,7 +12,7 @@ namespace ws::sim {
 
 // "" when `at` is one of: first-conflict, line N, load, store, shared-load, shared-store,
 // shared-atomic, global-load, global-store, global-atomic, branch, divergent-branch,
-// barrier, mma; else why not, one line.
+// barrier, mma, bulk-store; else why not, one line.
 std::string check_at(const std::string& at);
 // The first event of `order` (indices into `events`, the stepper's walk of one warp) that
 // `at` names: a shared access with more wavefronts than ideal or a global one with more

@@ -36,7 +36,7 @@ GlobalAccess analyze_global(const WarpEvent& e, const DeviceModel& m) {
   const Divider sb(m.sector_bytes);
   for (int l = 0; l < 32; ++l) {
     if (!(e.mask >> l & 1u)) continue;
-    const auto it = std::lower_bound(g.sector_ids.begin(), g.sector_ids.end(), sb.div(e.offset[l]));
+    const auto it = std::lower_bound(g.sector_ids.begin(), g.sector_ids.end(), sb.div(lane_offset(e, unsigned(l))));
     g.lane_sector[l] = std::int32_t(it - g.sector_ids.begin());
   }
   return g;
@@ -95,6 +95,8 @@ std::map<std::string, double> Totals::ncu() const {
       {"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
        double(shared_ldgsts_wavefronts - shared_ldgsts_ideal)},
       {"smsp__inst_executed_pipe_tensor_op_hmma.sum", double(tensor_instructions)},
+      // Bulk stores (cp.async.bulk): the copy engine's sectors, not the LSU's
+      {"l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum", double(global_bulk_st_sectors)},
   };
 }
 
@@ -282,7 +284,8 @@ std::uint64_t load_dram_bytes(const Totals& t, const DeviceModel& m) {
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m, const LaunchShape& s) {
   const std::uint64_t loads = load_dram_bytes(t, m);
   const std::uint64_t streamed =
-      loads + std::uint64_t(m.sector_bytes) * (t.global_st_sectors + t.global_red_sectors);
+      loads + std::uint64_t(m.sector_bytes) *
+                  (t.global_st_sectors + t.global_red_sectors + t.global_bulk_st_dram_sectors);
   return fits_l2(s, m) ? std::min(streamed, s.footprint_bytes) : streamed;
 }
 
@@ -404,7 +407,8 @@ TimeParts modelled_time_parts(const Totals& t, double flops, const DeviceModel& 
   const double sector = m.sector_bytes;
   if (m.l2_read_gbps > 0) p.l2_us += sector * double(t.global_ld_sectors) / (m.l2_read_gbps * 1e3);
   if (m.l2_write_gbps > 0)
-    p.l2_us += sector * double(t.global_st_sectors + t.global_red_sectors) / (m.l2_write_gbps * 1e3);
+    p.l2_us += sector * double(t.global_st_sectors + t.global_red_sectors + t.global_bulk_st_sectors) /
+               (m.l2_write_gbps * 1e3);
   p.latency_us = latency_us(t, s, m);
   p.atomic_us = atomic_us(t, s, m);
   p.launch_us = std::max(0.0, m.launch_overhead_us);

@@ -324,7 +324,7 @@ struct TimeParts {
   double compute_us = 0;  // FLOPs at peak: the tensor cores' (Mma events), the rest FP32
   double l1_us = 0;       // the L1 data pipe: shared wavefronts and global load lines, one an SM clock
   double issue_us = 0;    // warp instructions at schedulers_per_sm per SM clock
-  double l2_us = 0;       // load sectors at l2_read_gbps, store and atomic sectors at l2_write_gbps
+  double l2_us = 0;       // load sectors at l2_read_gbps, store, atomic and bulk-store sectors at l2_write_gbps
   double latency_us = 0;  // blocks waiting on a load and their barriers, resident_blocks at a time
   double atomic_us = 0;   // atomic_us(t, s, m): updates in the L2 and on the SMs' shared memory
   double launch_us = 0;   // launch overhead
@@ -341,7 +341,8 @@ struct TimeParts {
 // DRAM moves each byte at most once.
 // @post == min(S, s.footprint_bytes) when 0 < s.footprint_bytes <= m.l2_bytes, else S, where
 //       S = access().fetch_unit() * global_ld_fetches (or sector_bytes * global_ld_sectors when
-//       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_red_sectors).
+//       global_ld_fetches == 0) + sector_bytes * (global_st_sectors + global_red_sectors +
+//       global_bulk_st_dram_sectors).
 std::uint64_t dram_bytes(const Totals& t, const DeviceModel& m = {}, const LaunchShape& s = {});
 
 // The DRAM read rate that `bytes_per_sm` bytes in flight on every SM sustain: the probe's

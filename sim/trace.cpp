@@ -14,6 +14,7 @@ constexpr std::array<std::string_view, kEventKindCount> kKindNames = {
     "global_load", "global_store", "global_atomic", "shared_load", "shared_store",
     "shared_atomic", "branch",     "barrier",       "warp_sync",   "shuffle",
     "vote",        "work",          "async_load",  "async_store", "mma",
+    "bulk_store",
 };
 
 std::string hex32(std::uint32_t v) {

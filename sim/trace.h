@@ -43,15 +43,20 @@ enum class EventKind : std::uint8_t {
   AsyncLoad = 12,
   AsyncStore = 13,
   Mma = 14,      // mma.sync (t.mma_16816): one tensor-core instruction; masks only
+  // cp.async.bulk.global.shared::cta (bulk_store): each lane hands the copy engine (TMA) a
+  // run of 16-byte units to copy from shared to global; the lanes issue no store. One
+  // event, the global side, packed (see bulk_units below) because the sectors the copy
+  // writes depend on its shared source's alignment too.
+  BulkStore = 15,
 };
-constexpr int kEventKindCount = 15;
+constexpr int kEventKindCount = 16;
 
 #if !defined(__CUDACC_RTC__)
 std::string_view to_string(EventKind k);
 bool event_kind_from_string(std::string_view s, EventKind& out);
 #endif
 WS_HD constexpr bool is_global(EventKind k) {
-  return k <= EventKind::GlobalAtomic || k == EventKind::AsyncLoad;
+  return k <= EventKind::GlobalAtomic || k == EventKind::AsyncLoad || k == EventKind::BulkStore;
 }
 WS_HD constexpr bool is_shared(EventKind k) {
   return (k >= EventKind::SharedLoad && k <= EventKind::SharedAtomic) || k == EventKind::AsyncStore;
@@ -61,7 +66,8 @@ WS_HD constexpr bool is_load(EventKind k) {
   return k == EventKind::GlobalLoad || k == EventKind::SharedLoad || k == EventKind::AsyncLoad;
 }
 WS_HD constexpr bool is_store(EventKind k) {
-  return k == EventKind::GlobalStore || k == EventKind::SharedStore || k == EventKind::AsyncStore;
+  return k == EventKind::GlobalStore || k == EventKind::SharedStore || k == EventKind::AsyncStore ||
+         k == EventKind::BulkStore;
 }
 
 constexpr std::uint8_t kNoArray = 0xFF;
@@ -113,6 +119,28 @@ inline constexpr std::uint8_t kEventVaryingAtomic = 1;
 constexpr bool diverged(const WarpEvent& e) {
   const std::uint32_t taken = e.ballot & e.mask;
   return e.kind == EventKind::Branch && taken != 0 && taken != e.mask;
+}
+
+// A BulkStore's fields. A bulk copy moves whole 16-byte units between 16-byte-aligned
+// addresses, so `bytes` holds the units (256 bytes: 16) and each lane's offset is its
+// global byte offset with its shared source's 16-byte unit within a 128-byte line (0-7)
+// in the four low bits, which are zero in the address. Every view and count reads a lane
+// through lane_offset / lane_bytes, which unpack it; other kinds pass through.
+inline constexpr std::uint32_t kBulkUnit = 16;
+WS_HD constexpr std::uint32_t bulk_pack(std::uint32_t global_off, std::uint32_t shared_off) {
+  return (global_off & ~(kBulkUnit - 1)) | (shared_off % 128 / kBulkUnit);
+}
+// @post the lane's byte offset into its array (a BulkStore's global offset, unpacked).
+WS_HD constexpr std::uint32_t lane_offset(const WarpEvent& e, unsigned lane) {
+  return e.kind == EventKind::BulkStore ? e.offset[lane] & ~(kBulkUnit - 1) : e.offset[lane];
+}
+// @post the bytes each lane of e moves (a BulkStore's units x 16).
+WS_HD constexpr std::uint32_t lane_bytes(const WarpEvent& e) {
+  return e.kind == EventKind::BulkStore ? std::uint32_t(e.bytes) * kBulkUnit : e.bytes;
+}
+// @post a BulkStore lane's shared source modulo 128 bytes (0, 16, ..., 112).
+WS_HD constexpr std::uint32_t bulk_shared_phase(const WarpEvent& e, unsigned lane) {
+  return (e.offset[lane] & 7u) * kBulkUnit;
 }
 
 #if !defined(__CUDACC_RTC__)

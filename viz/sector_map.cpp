@@ -26,7 +26,7 @@ std::string lane_label(std::uint32_t bits) {
 std::uint64_t distinct_bytes(const WarpEvent& e) {
   std::vector<std::pair<std::uint64_t, std::uint64_t>> r;
   for (int l = 0; l < 32; ++l)
-    if (e.mask >> l & 1u) r.push_back({e.offset[l], std::uint64_t(e.offset[l]) + e.bytes});
+    if (e.mask >> l & 1u) r.push_back({lane_offset(e, l), std::uint64_t(lane_offset(e, l)) + lane_bytes(e)});
   std::sort(r.begin(), r.end());
   std::uint64_t n = 0, end = 0;
   for (const auto& [lo, hi] : r) {
@@ -156,7 +156,7 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
       if (it != idx.end()) {
         c.touched = true;
         c.lanes = lanes[*it];
-        const double used = std::min<double>(sb, double(c.lanes) * e.bytes) / sb;
+        const double used = std::min<double>(sb, double(c.lanes) * lane_bytes(e)) / sb;
         c.colour = use_colour(c.lanes ? used : 1.0);
         sector_rect[*it] = r;
         fill(dl, r, c.colour, 2);

@@ -102,6 +102,14 @@ std::string describe_event(const WarpEvent& e, const sim::DeviceModel& m) {
                   std::string(to_string(e.kind)).c_str(), unsigned(e.line), active, unsigned(e.bytes),
                   s.wavefronts, s.wavefronts == 1 ? "" : "s",
                   s.conflicts ? (" - " + std::to_string(s.max_degree) + "-way bank conflict").c_str() : "");
+  } else if (e.kind == EventKind::BulkStore) {
+    const sim::GlobalAccess g = sim::analyze_global(e, m);
+    const auto pieces = sim::bulk_store_sectors(e, m.access());
+    std::snprintf(b, sizeof b,
+                  "bulk_store, line %u, %d lanes hand the copy engine %u B each: %u sectors; it "
+                  "writes %llu (pieces cut at the shared rows' 128-byte lines)",
+                  unsigned(e.line), active, unsigned(lane_bytes(e)), g.sectors,
+                  (unsigned long long)pieces);
   } else if (is_global(e.kind)) {
     const sim::GlobalAccess g = sim::analyze_global(e, m);
     std::snprintf(b, sizeof b, "%s, line %u, %d lanes, %u B each: %u sector%s (ideal %u)",

@@ -78,6 +78,14 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
         for (int lane = 0; lane < 32; ++lane)
           offs.push_back((e.mask >> lane) & 1u ? Json(e.offset[lane]) : Json(nullptr));
         je["offsets"] = offs;
+        // A bulk store's fields are packed (sim/trace.h): say what they hold.
+        if (e.kind == EventKind::BulkStore) {
+          je["copy_bytes"] = lane_bytes(e);
+          Json phase = Json::array();
+          for (unsigned lane = 0; lane < 32; ++lane)
+            phase.push_back((e.mask >> lane) & 1u ? Json(bulk_shared_phase(e, lane)) : Json(nullptr));
+          je["shared_phase"] = phase;
+        }
       }
       evs.push_back(je);
     }

@@ -105,7 +105,7 @@ struct Lab {
   // The event the step is about, where the stepper opens (sim/event_at.h): "first-conflict",
   // "line N", "load", "store", "shared-load", "shared-store", "shared-atomic",
   // "global-load", "global-store", "global-atomic", "branch", "divergent-branch",
-  // "barrier"; "" the first event.
+  // "barrier", "mma", "bulk-store"; "" the first event.
   std::string at;
   std::map<std::string, int> key_lines;
 };

@@ -347,6 +347,51 @@ class Thread {
     }
   }
 
+  // cp.async.bulk shared -> global: COUNT elements of row `row` of `s` from column `col`
+  // to elements i.. of `g`, copied by the copy engine. One BulkStore event (sim/trace.h);
+  // the bytes leave shared at the bulk_wait_read that retires their group, so a shared
+  // write before that wait changes what lands, as it may on the GPU.
+  template <int COUNT, class T>
+  void bulk_store(const Global<T>& g, std::int64_t i, const Shared2D<T>& s, int row, int col,
+                  int line = __builtin_LINE()) {
+    constexpr int count = COUNT;
+    constexpr std::uint64_t bytes = std::uint64_t(COUNT) * sizeof(T);
+    static_assert(COUNT > 0 && bytes % kBulkUnit == 0 && bytes / kBulkUnit <= 255,
+                  "a traced bulk copy moves 16 to 4080 bytes, a multiple of 16");
+    static_assert(!std::is_const_v<T>, "bulk_store writes its global array");
+    if (i < 0 || std::uint64_t(i) + std::uint64_t(count) > g.n)
+      lane_.fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),
+                 "out-of-bounds bulk_store to global array #" + std::to_string(g.id) +
+                     " at elements " + std::to_string(i) + ".." + std::to_string(i + count - 1) +
+                     " (it has " + std::to_string(g.n) + " elements)");
+    check_tile(s, row, col, line);
+    check_tile(s, row, col + count - 1, line);
+    const std::uint32_t e = std::uint32_t(row * s.cols + col);
+    lane_.access(EventKind::BulkStore, g.id,
+                 bulk_pack(std::uint32_t(i * std::int64_t(sizeof(T))), s.off + e * std::uint32_t(sizeof(T))),
+                 std::uint8_t(bytes / kBulkUnit), std::uint16_t(line));
+    if (lane_.lazy) lane_.lazy->touch(g.ptr + i, bytes);
+    bulk_pending_.push_back({reinterpret_cast<std::byte*>(g.ptr + i),
+                             reinterpret_cast<const std::byte*>(s.ptr + e), std::uint32_t(bytes)});
+  }
+  // fence.proxy.async.shared::cta: this thread's shared writes become visible to the copy
+  // engine (on the emulator they already are).
+  void bulk_fence(int = __builtin_LINE()) {}
+  // cp.async.bulk.commit_group: the bulk copies since the last commit become one group.
+  void bulk_commit(int = __builtin_LINE()) {
+    bulk_groups_.push_back(std::move(bulk_pending_));
+    bulk_pending_.clear();
+  }
+  // cp.async.bulk.wait_group.read N: every group but the newest N has read its shared source.
+  template <int N>
+  void bulk_wait_read(int = __builtin_LINE()) {
+    static_assert(N >= 0);
+    while (bulk_groups_.size() > std::size_t(N)) {
+      for (const BulkCopy& c : bulk_groups_.front()) std::memcpy(c.dst, c.src, c.bytes);
+      bulk_groups_.erase(bulk_groups_.begin());
+    }
+  }
+
   template <class T>
   Shared<T> shared(std::uint32_t count, const char* name = "shared", int line = __builtin_LINE()) {
     std::uint32_t off = lane_.alloc_shared(std::uint64_t(count) * sizeof(T), alignment<T>(),
@@ -389,8 +434,15 @@ class Thread {
     std::byte* dst;
     const std::byte* src;
   };
+  struct BulkCopy {
+    std::byte* dst;
+    const std::byte* src;
+    std::uint32_t bytes;
+  };
   sim::Lane& lane_;
   std::uint8_t next_id_ = kFirstSharedId;
+  std::vector<BulkCopy> bulk_pending_;
+  std::vector<std::vector<BulkCopy>> bulk_groups_;
   std::vector<AsyncCopy> pending_;               // issued, not yet committed
   std::vector<std::vector<AsyncCopy>> groups_;   // committed, oldest first
 };

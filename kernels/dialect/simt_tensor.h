@@ -19,6 +19,14 @@
 //   cp_async_commit(t), cp_async_wait<N>(t)  commit_group / wait_group N. On the emulator the
 //                      bytes land at the wait that retires their group (the ordering point),
 //                      so a read before it sees the old contents, as it may on the GPU.
+//   bulk_fence(t)      fence.proxy.async.shared::cta: this thread's shared writes become
+//                      visible to the copy engine (then a barrier, then the bulk copies).
+//   bulk_store<COUNT>(t, g, i, tile, row, col)  cp.async.bulk.global.shared::cta.bulk_group:
+//                      this lane hands the copy engine (TMA) COUNT elements of `tile`'s row
+//                      from (row, col) to elements i.. of `g`; the lane issues no store. One
+//                      BulkStore event (sim/trace.h).
+//   bulk_commit(t), bulk_wait_read<N>(t)  cp.async.bulk.commit_group / wait_group.read N:
+//                      the shared source may be written again once its group has been read.
 #include <cstdint>
 
 #include "kernels/dialect/simt.h"
@@ -46,6 +54,17 @@ inline void cp_async_commit(Thread& t, int line = __builtin_LINE()) { t.cp_async
 template <int N>
 inline void cp_async_wait(Thread& t, int line = __builtin_LINE()) {
   t.template cp_async_wait<N>(line);
+}
+inline void bulk_fence(Thread& t, int line = __builtin_LINE()) { t.bulk_fence(line); }
+template <int COUNT, class T>
+inline void bulk_store(Thread& t, const Global<T>& g, std::int64_t i, const Shared2D<T>& s, int row,
+                       int col, int line = __builtin_LINE()) {
+  t.template bulk_store<COUNT>(g, i, s, row, col, line);
+}
+inline void bulk_commit(Thread& t, int line = __builtin_LINE()) { t.bulk_commit(line); }
+template <int N>
+inline void bulk_wait_read(Thread& t, int line = __builtin_LINE()) {
+  t.template bulk_wait_read<N>(line);
 }
 #else
 // On the GPU: inline PTX. In a traced block each records its event(s) first (the warp
@@ -147,6 +166,57 @@ __device__ __forceinline__ void cp_async_commit(Thread&, int = __builtin_LINE())
 template <int N>
 __device__ __forceinline__ void cp_async_wait(Thread&, int = __builtin_LINE()) {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
+
+// fence.proxy.async.shared::cta: this thread's shared writes (the generic proxy) become
+// visible to the copy engine (the async proxy) before a barrier hands them to it.
+__device__ __forceinline__ void bulk_fence(Thread&, int = __builtin_LINE()) {
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
+// cp.async.bulk.global.shared::cta.bulk_group: COUNT elements of row `row` of `s` from
+// column `col` to elements i.. of `g`, copied by the copy engine. One BulkStore event.
+template <int COUNT, class T>
+__device__ __forceinline__ void bulk_store(Thread&, const Global<T>& g, std::int64_t i,
+                                           const Shared2D<T>& s, int row, int col,
+                                           int line = __builtin_LINE()) {
+  constexpr unsigned bytes = unsigned(COUNT * sizeof(T));
+  static_assert(COUNT > 0 && bytes % kBulkUnit == 0 && bytes / kBulkUnit <= 255,
+                "a traced bulk copy moves 16 to 4080 bytes, a multiple of 16");
+  std::int64_t si = std::int64_t(row) * s.cols + col;
+#if defined(WS_MODE_TRACED)
+  if (i < 0 || std::uint64_t(i) + COUNT > g.n) {
+    ws_fault(cuda::FaultKind::OutOfBounds, std::uint16_t(line), g.id, false, i, g.n);
+    i = 0;
+  }
+  if (row < 0 || row >= s.rows || col < 0 || col + COUNT > s.cols) {
+    ws_fault(cuda::FaultKind::OutOfBounds, std::uint16_t(line), s.id, true, si,
+             (unsigned long long)s.rows * s.cols);
+    si = 0;
+  }
+  if (ws_block_traced()) {
+    const std::uint16_t l = std::uint16_t(line);
+    const Turn turn = ws_turn(ws_key(l, g.id, EventKind::BulkStore), 0u, l);
+    ws_emit(turn.group, EventKind::BulkStore, g.id, std::uint8_t(bytes / kBulkUnit), l, 0u,
+            bulk_pack(std::uint32_t(i) * std::uint32_t(sizeof(T)),
+                      s.off + std::uint32_t(si) * std::uint32_t(sizeof(T))));
+  }
+#else
+  (void)line;
+#endif
+  const unsigned src = unsigned(__cvta_generic_to_shared(s.ptr + si));
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g.ptr + i),
+               "r"(src), "n"(bytes)
+               : "memory");
+}
+// cp.async.bulk.commit_group: the bulk copies since the last commit become one group.
+__device__ __forceinline__ void bulk_commit(Thread&, int = __builtin_LINE()) {
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+}
+// cp.async.bulk.wait_group.read N: waits until at most N groups have not yet read their
+// shared source (their global writes may still be under way).
+template <int N>
+__device__ __forceinline__ void bulk_wait_read(Thread&, int = __builtin_LINE()) {
+  asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
 }
 #endif
 

@@ -79,6 +79,8 @@ const std::vector<std::string>& hardware_metrics() {
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
       "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+      // cp.async.bulk's stores (TMA): the copy engine's sectors to the L2
+      "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum",
       kDramRead,
       kDramWrite,
       kAchievedOccupancy,

@@ -325,6 +325,96 @@ TEST(Access, AddCountersAddsEveryField) {
   for (int i = 0; i < kCounterFields; ++i) EXPECT_EQ(pa[i], std::uint64_t(100 + 2 * i));
 }
 
+// ---- Bulk stores (cp.async.bulk): the copy engine's pieces ----
+
+WarpEvent bulk(std::uint32_t mask, unsigned units, std::uint32_t (*global)(unsigned),
+               std::uint32_t (*shared)(unsigned)) {
+  WarpEvent e;
+  e.kind = EventKind::BulkStore;
+  e.mask = mask;
+  e.bytes = std::uint8_t(units);
+  for (unsigned l = 0; l < 32; ++l)
+    if (mask >> l & 1u) e.offset[l] = bulk_pack(global(l), shared(l));
+  return e;
+}
+
+TEST(Access, BulkPackKeepsBothOffsets) {
+  const WarpEvent e = bulk(0x3u, 16, [](unsigned l) { return 4096u * l + 256u; },
+                           [](unsigned l) { return 1040u * l + 16u; });
+  EXPECT_EQ(lane_offset(e, 0), 256u);
+  EXPECT_EQ(lane_offset(e, 1), 4352u);
+  EXPECT_EQ(lane_bytes(e), 256u);
+  EXPECT_EQ(bulk_shared_phase(e, 0), 16u);
+  EXPECT_EQ(bulk_shared_phase(e, 1), 1056u % 128u);
+  // Other kinds pass through unchanged.
+  WarpEvent st = e;
+  st.kind = EventKind::GlobalStore;
+  EXPECT_EQ(lane_offset(st, 0), e.offset[0]);
+  EXPECT_EQ(lane_bytes(st), 16u);
+}
+
+// The rule measured on the H100 (docs/HARDWARE.md 11): a 256-byte row at every shared phase.
+TEST(Access, BulkStoreSectorsCutAtTheSourcesLines) {
+  const AccessModel m;
+  const unsigned want[8] = {8, 10, 8, 10, 8, 10, 8, 10};  // pieces 128-p, 128, p
+  for (unsigned ph = 0; ph < 8; ++ph) {
+    WarpEvent e;
+    e.kind = EventKind::BulkStore;
+    e.mask = 1;
+    e.bytes = 16;
+    e.offset[0] = bulk_pack(8192, 1024 + 16 * ph);
+    EXPECT_EQ(bulk_store_sectors(e, m), want[ph]) << "phase " << 16 * ph;
+  }
+  // A global destination 16 bytes into a sector (the rule's reading, not measured): the
+  // pieces' sectors depend on both sides' phases.
+  WarpEvent e;
+  e.kind = EventKind::BulkStore;
+  e.mask = 1;
+  e.bytes = 16;
+  e.offset[0] = bulk_pack(16, 0);
+  EXPECT_EQ(bulk_store_sectors(e, m), 10u);  // [16,144): sectors 0-4, [144,272): 4-8
+  e.offset[0] = bulk_pack(16, 16);
+  EXPECT_EQ(bulk_store_sectors(e, m), 9u);  // [16,128): 0-3, [128,256): 4-7, [256,272): 8
+}
+
+// Against a byte-by-byte count: a piece ends where the shared source crosses a 128-byte
+// line; each piece's sectors are counted, every lane on its own.
+TEST(Access, BulkStoreSectorsMatchAByteWalk) {
+  std::mt19937 rng(11);
+  const AccessModel m;
+  for (int i = 0; i < 300; ++i) {
+    WarpEvent e;
+    e.kind = EventKind::BulkStore;
+    e.mask = std::uint32_t(rng()) | 1u;
+    e.bytes = std::uint8_t(1 + rng() % 40);
+    std::uint64_t want = 0;
+    for (unsigned l = 0; l < 32; ++l) {
+      if (!(e.mask >> l & 1u)) continue;
+      const std::uint32_t g = 16u * std::uint32_t(rng() % 4096), sh = 16u * std::uint32_t(rng() % 1024);
+      e.offset[l] = bulk_pack(g, sh);
+      std::set<std::uint64_t> piece;
+      for (std::uint32_t b = 0; b < lane_bytes(e); ++b) {
+        if (b > 0 && (sh + b) % 128 == 0) {
+          want += piece.size();
+          piece.clear();
+        }
+        piece.insert((g + b) / 32);
+      }
+      want += piece.size();
+    }
+    EXPECT_EQ(bulk_store_sectors(e, m), want);
+    Counters c;
+    count_event(e, m, c);
+    EXPECT_EQ(c.global_bulk_st_sectors, want);
+    EXPECT_EQ(c.global_bulk_st_copies, unsigned(__builtin_popcount(e.mask)));
+    EXPECT_EQ(c.global_bytes_moved, 32u * want);
+    EXPECT_EQ(c.global_st_requests + c.global_st_sectors, 0u);  // no LSU store
+    // What reaches DRAM: the sectors the lanes' ranges hold (global_core's union).
+    access_detail::Span sec[32];
+    EXPECT_EQ(c.global_bulk_st_dram_sectors, global_core(e, m, sec).sectors);
+  }
+}
+
 TEST(Access, SitesAddUpToTheTotals) {
   std::mt19937 rng(3);
   SiteSink sites;

@@ -22,7 +22,7 @@ WarpEvent ev(EventKind k, std::uint16_t line, std::uint32_t stride_bytes = 4) {
 TEST(EventAt, FormsAreCheckedWithAReason) {
   for (const char* ok : {"first-conflict", "line 98", "store", "load", "shared-store",
                          "global-load", "divergent-branch", "barrier", "branch",
-                         "shared-atomic", "global-atomic", "mma"})
+                         "shared-atomic", "global-atomic", "mma", "bulk-store"})
     EXPECT_EQ(ws::sim::check_at(ok), "") << ok;
   EXPECT_NE(ws::sim::check_at("line"), "");
   EXPECT_NE(ws::sim::check_at("line x"), "");
@@ -55,6 +55,10 @@ TEST(EventAt, FindsTheFirstEventWithTheProperty) {
   EXPECT_FALSE(ws::sim::find_at("mma", e, order));
   e.push_back(ev(EventKind::Mma, 18));
   EXPECT_EQ(ws::sim::find_at("mma", e, {0, 1, 2, 3, 4, 5, 6, 7, 8}), 8u);
+  EXPECT_FALSE(ws::sim::find_at("bulk-store", e, {0, 1, 2, 3, 4, 5, 6, 7, 8}));
+  e.push_back(ev(EventKind::BulkStore, 19));
+  EXPECT_EQ(ws::sim::find_at("bulk-store", e, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}), 9u);
+  EXPECT_EQ(ws::sim::find_at("store", e, {9}), 0u);  // a bulk store is a store
   EXPECT_FALSE(ws::sim::find_at("line 99", e, order));
   EXPECT_FALSE(ws::sim::find_at("nonsense", e, order));
   // Positions are in the stepper's order, not the trace's.

@@ -243,7 +243,7 @@ TEST(LessonParseErrors, BrokenBlockLines) {
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nvariant: naive\nat: somewhere\n```\n")),
             "x.md:11: lab block: at: 'somewhere' is not an event (first-conflict, line N, load, "
             "store, shared-load, shared-store, shared-atomic, global-load, global-store, "
-            "global-atomic, branch, divergent-branch, barrier or mma)");
+            "global-atomic, branch, divergent-branch, barrier, mma or bulk-store)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\nfamily: access\nvariant: x\n```\n")),
             "x.md:10: lab block: 'family' given twice (first at line 9)");
   EXPECT_EQ(first_error(with_step("```lab\nfamily: transpose\n```\n")),

@@ -247,6 +247,61 @@ TEST(SpeedRungs, TransposeVec4GroupKeepsResultsAndCounts) {
   EXPECT_NE(bad.error.find("group=8 is compiled for tiles=1 only"), std::string::npos) << bad.error;
 }
 
+// bulk at n = 64, tile 64, block_rows 8: vec4's loads and turned stores into a tile skewed
+// 16 bytes every 4 rows (row r at r * 256 + 16 * (r / 4)), then 64 bulk copies of 256
+// bytes and no global store instruction. Rows 4k..4k+3 start 16k bytes into a 128-byte
+// line: for odd k (half the rows) the copy engine's pieces are 112, 128 and 16 bytes, 10
+// sectors; for even k 8. 32 x 8 + 32 x 10 = 576 = 1.125 x 512; DRAM gets the 512.
+TEST(SpeedRungs, TransposeBulkCountsAtN64) {
+  const RunResult r = run("transpose", "bulk", {{"n", 64}, {"tile", 64}, {"block_rows", 8}});
+  ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+  EXPECT_EQ(r.totals.global_ld_requests, 32u);
+  EXPECT_EQ(r.totals.global_ld_sectors, 512u);
+  EXPECT_EQ(r.totals.global_st_requests, 0u);
+  EXPECT_EQ(r.totals.global_st_sectors, 0u);
+  EXPECT_EQ(r.totals.global_bulk_st_copies, 64u);
+  EXPECT_EQ(r.totals.global_bulk_st_sectors, 576u);
+  EXPECT_EQ(r.totals.global_bulk_st_dram_sectors, 512u);
+  EXPECT_EQ(r.totals.shared_st_requests, 32u);
+  EXPECT_EQ(r.totals.shared_st_wavefronts, 4u * 32u);
+  EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+  EXPECT_EQ(r.totals.shared_ld_requests, 0u);  // the copy engine reads the tile
+  EXPECT_EQ(r.totals.ncu().at("l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum"), 576.0);
+  EXPECT_EQ(sim::dram_bytes(r.totals), 2u * 64u * 64u * 4u);
+}
+
+// Every legal (tile, block_rows, group) at n = 256: verified, conflict-free, one copy per
+// output row segment, 1.125 x its sectors (tile 32's 128-byte rows: 5 for 4 at odd phases).
+TEST(SpeedRungs, TransposeBulkEveryShapeIsExactAndConflictFree) {
+  const std::uint64_t n = 256;
+  for (long long tile : {32, 64})
+    for (long long rows : {2, 4, 8, 16})
+      for (long long group : {1, 8}) {
+        const Params p = {{"n", 256}, {"tile", tile}, {"block_rows", rows}, {"group", group}};
+        SCOPED_TRACE(to_string(p));
+        const RunResult r = run("transpose", "bulk", p);
+        if (tile / 4 % rows != 0 || tile / 4 / rows > 4) {
+          EXPECT_NE(r.error.find("block_rows=" + std::to_string(rows)), std::string::npos) << r.error;
+          continue;
+        }
+        ASSERT_TRUE(r.ok() && r.verified) << describe(r);
+        EXPECT_EQ(r.totals.global_ld_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.global_st_requests, 0u);
+        EXPECT_EQ(r.totals.global_bulk_st_copies, n * (n / tile));
+        EXPECT_EQ(r.totals.global_bulk_st_dram_sectors, n * n * 4 / 32);
+        EXPECT_EQ(r.totals.global_bulk_st_sectors * 8, n * n * 4 / 32 * 9);
+        EXPECT_EQ(r.totals.shared_st_conflicts(), 0u);
+      }
+}
+
+// Shapes bulk cannot run are refused with one line naming the parameter.
+TEST(SpeedRungs, TransposeBulkRefusesWhatItCannotRun) {
+  RunResult r = run("transpose", "bulk", {{"n", 96}, {"tile", 64}});
+  EXPECT_NE(r.error.find("n=96 is not a multiple of tile=64"), std::string::npos) << r.error;
+  r = run("transpose", "bulk", {{"n", 64}, {"tile", 64}, {"block_rows", 2}});
+  EXPECT_NE(r.error.find("at least tile/16=4"), std::string::npos) << r.error;
+}
+
 TEST(SpeedRungs, RefuseShapesWithOneLine) {
   RunResult r = run("matmul", "tuned", {{"n", 128}, {"wm", 32}});
   EXPECT_NE(r.error.find("is not a compiled shape (compiled: 128,128,16,64,32,8,8;"),

@@ -583,7 +583,7 @@ inline void add_transpose(Registry& r) {
                   .params = {{"n", 1024, 64, 16384, {}, "matrix side (floats)"},
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
                              {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
-                             {"group", 1, 0, 0, VecGroups::list(), "rows of blocks a run of consecutive blocks walks column by column (1: launch order)"}},
+                             {"group", 128, 0, 0, VecGroups::list(), "rows of blocks a run of consecutive blocks walks column by column (1: launch order; 128: whole columns at n = 8192)"}},
                   .check = check_bulk,
                   .plan = plan_bulk,
                   .verify = verify},

@@ -13,7 +13,7 @@ const char* const kAtForms[] = {"first-conflict", "load",          "store",
                                 "shared-load",    "shared-store",  "shared-atomic",
                                 "global-load",    "global-store",  "global-atomic",
                                 "branch",         "divergent-branch", "barrier",
-                                "mma"};
+                                "mma",            "bulk-store"};
 }  // namespace
 
 std::string check_at(const std::string& at) {

@@ -106,7 +106,7 @@ std::size_t interesting_pos(const std::vector<WarpEvent>& ev, const std::vector<
       p = first([&](const WarpEvent& e) {
         if (!is_global(e.kind)) return false;
         const GlobalAccess g = analyze_global(e, m);
-        return g.sectors > g.ideal_sectors;
+        return cost_sectors(e, g, m) > g.ideal_sectors;
       });
       if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::GlobalStore; });
       if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind); });

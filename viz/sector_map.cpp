@@ -95,6 +95,19 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
     ImGui::PopStyleColor();
   }
 
+  if (!in.covered && e.kind == EventKind::BulkStore) {
+    const std::uint64_t written = sim::bulk_store_sectors(e, in.model.access());
+    d.engine_note = "the lanes store nothing: each hands the copy engine (TMA) its " +
+                    std::to_string(lane_bytes(e)) + " B row, and the engine writes " +
+                    std::to_string(written) + " sectors for these " + std::to_string(a.sectors) +
+                    (written > a.sectors ? ": it cuts a row where its shared source crosses a "
+                                           "128-byte line, and counts every piece's sectors"
+                                         : "");
+    ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(use_colour(double(a.sectors) / double(written ? written : 1))));
+    ImGui::TextWrapped("%s", d.engine_note.c_str());
+    ImGui::PopStyleColor();
+  }
+
   // Lanes per sector (by each lane's first byte), from the model's lane -> sector map.
   std::vector<int> lanes(a.sector_ids.size(), 0);
   std::vector<std::uint32_t> lane_bits(a.sector_ids.size(), 0);

@@ -41,6 +41,9 @@ struct SectorMapDraw {
   int links = 0;             // lane -> sector lines (drawn when the lines fit one row)
   // A load whose sectors DRAM must fetch in larger units than it uses: what that costs.
   std::string fetch_note;
+  // A bulk store (the copy engine): the sectors it writes, which its pieces make more than
+  // the sectors drawn when a row's shared source starts inside a 128-byte line.
+  std::string engine_note;
   // The bytes used: each byte the lanes ask for counted once (lanes that ask for the same
   // word share it), against the sectors' bytes moved.
   std::uint64_t distinct_bytes = 0;

@@ -3,9 +3,8 @@
 // 2 * n^2 * 4 bytes; what changes is how each warp's accesses fall on sectors and banks.
 // Bodies are the lesson's code: keep each access on its own line.
 #include <cmath>
-
 #include "kernels/dialect/registry.h"
-#include "kernels/dialect/simt_tensor.h"
+#include "kernels/dialect/simt_tensor.h"  // bulk_store: one line, so the kernels keep their lines
 
 WS_BEGIN_MODE
 
@@ -582,7 +581,7 @@ inline void add_transpose(Registry& r) {
                   .entry = "TransposeBulk",
                   .params = {{"n", 1024, 64, 16384, {}, "matrix side (floats)"},
                              {"tile", 64, 0, 0, VecTiles::list(), "tile side (floats)"},
-                             {"block_rows", 8, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
+                             {"block_rows", 16, 2, 16, {}, "threads per block in y; the block is tile/4 x block_rows"},
                              {"group", 128, 0, 0, VecGroups::list(), "rows of blocks a run of consecutive blocks walks column by column (1: launch order; 128: whole columns at n = 8192)"}},
                   .check = check_bulk,
                   .plan = plan_bulk,

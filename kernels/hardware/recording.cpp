@@ -124,6 +124,7 @@ json totals_json(const sim::Totals& t) {
   X(global_red_requests) X(global_red_sectors) X(shared_atom_wavefronts)
   X(global_ldgsts_requests) X(global_ldgsts_sectors) X(shared_ldgsts_wavefronts)
   X(shared_ldgsts_ideal) X(tensor_instructions)
+  X(global_bulk_st_copies) X(global_bulk_st_sectors) X(global_bulk_st_dram_sectors)
 #undef X
   return j;
 }
@@ -152,6 +153,10 @@ sim::Totals totals_of(const json& j) {
   t.shared_ldgsts_wavefronts = whole_or(j, "shared_ldgsts_wavefronts", std::uint64_t{0});
   t.shared_ldgsts_ideal = whole_or(j, "shared_ldgsts_ideal", std::uint64_t{0});
   t.tensor_instructions = whole_or(j, "tensor_instructions", std::uint64_t{0});
+  // ...and before bulk stores (cp.async.bulk) were.
+  t.global_bulk_st_copies = whole_or(j, "global_bulk_st_copies", std::uint64_t{0});
+  t.global_bulk_st_sectors = whole_or(j, "global_bulk_st_sectors", std::uint64_t{0});
+  t.global_bulk_st_dram_sectors = whole_or(j, "global_bulk_st_dram_sectors", std::uint64_t{0});
   return t;
 }
 

@@ -766,6 +766,7 @@ TEST(Totals, NcuHasExactlyTheDocumentedKeys) {
       "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ldgsts.sum",
       "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
       "smsp__inst_executed_pipe_tensor_op_hmma.sum",
+      "l1tex__m_l1tex2xbar_write_sectors_mem_global_op_tma_st.sum",
   };
   std::set<std::string> got;
   for (auto& [k, v] : sim::Totals{}.ncu()) got.insert(k);

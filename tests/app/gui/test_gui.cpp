@@ -168,6 +168,23 @@ TEST(GuiSectorMap, NaiveTransposeStoreShows32Sectors) {
   EXPECT_EQ(ld.sector.sectors_drawn, 4);
 }
 
+// A bulk store: each lane's 256-byte row is 8 sectors drawn (256 for warp 0's 32 rows), and
+// the note says what the copy engine writes: 288, its pieces cut at the shared rows' lines.
+TEST(GuiSectorMap, BulkStoreShowsRowsAndTheEnginesSectors) {
+  NEED_DISPLAY();
+  auto s = open_session("transpose", "bulk", {{"n", 64}, {"tile", 64}}, View::SectorMap);
+  ASSERT_TRUE(s && s->state().results.main.valid());
+  const std::size_t pos = s->state().results.interesting_pos(View::SectorMap);
+  const FrameDraw fd = show(*s, pos);
+  ASSERT_TRUE(fd.sector.drawn) << fd.sector.note;
+  EXPECT_EQ(s->state().results.main.events()[s->state().results.main.order[pos]].kind, EventKind::BulkStore);
+  EXPECT_EQ(fd.sector.sectors_drawn, 256);
+  EXPECT_EQ(fd.sector.access.ideal_sectors, 256u);
+  EXPECT_NE(fd.sector.engine_note.find("writes 288 sectors for these 256"), std::string::npos)
+      << fd.sector.engine_note;
+  EXPECT_EQ(fd.sector.distinct_bytes, 32u * 256u);
+}
+
 TEST(GuiDivergence, ModuloBranchShowsAlternateLanesOff) {
   NEED_DISPLAY();
   auto s = open_session("divergence", "odd_even", {}, View::Divergence);

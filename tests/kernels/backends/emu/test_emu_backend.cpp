@@ -304,7 +304,7 @@ TEST(EmuBackend, ReportsErrorsWithoutRunning) {
   RunResult r = run("transpose", "nope", {});
   EXPECT_EQ(r.error,
             "unknown variant 'nope' of transpose (variants: copy, tiled_copy, naive, tiled, "
-            "diagonal, vec4)");
+            "diagonal, vec4, bulk)");
   r = run("nope", "tiled", {});
   EXPECT_EQ(r.error,
             "unknown kernel family 'nope' (families: access, transpose, reduce, matmul, "

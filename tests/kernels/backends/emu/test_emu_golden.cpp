@@ -44,9 +44,10 @@ std::uint64_t digest(const RunResult& r) {
       f.num(s.array);
       f.num(double(s.kind));
       for (const auto& [name, v] : s.totals.ncu()) {
-        // Counters added since (tensor instructions, cp.async's LDGSTS) are none of these
-        // families' and were not in the digest then.
-        if (name.find("ldgsts") != std::string::npos || name.find("tensor_op_hmma") != std::string::npos)
+        // Counters added since (tensor instructions, cp.async's LDGSTS, bulk stores) are none
+        // of these families' and were not in the digest then.
+        if (name.find("ldgsts") != std::string::npos || name.find("tensor_op_hmma") != std::string::npos ||
+            name.find("op_tma_st") != std::string::npos)
           continue;
         f.str(name);
         f.num(v);

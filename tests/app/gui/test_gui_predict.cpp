@@ -227,7 +227,7 @@ TEST(GuiPredict, ScreenshotWritesTheFrameTextBesideIt) {
   EXPECT_EQ(lines.front().rfind("warpscope", 0), 0u) << "top row first: " << lines.front();
   std::string all;
   for (const auto& l : lines) all += l + "\n";
-  EXPECT_NE(all.find("step 4 of 8"), std::string::npos) << all;
+  EXPECT_NE(all.find("step 4 of 9"), std::string::npos) << all;
   EXPECT_NE(all.find("Tiled: coalesced both ways"), std::string::npos) << all;
   EXPECT_NE(all.find(viz::kPredictFirst), std::string::npos) << all;
   // The answer, recorded on the H100 (1299.47 / 333.89 us): not on screen before.

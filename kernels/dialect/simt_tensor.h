@@ -170,8 +170,19 @@ __device__ __forceinline__ void cp_async_wait(Thread&, int = __builtin_LINE()) {
 
 // fence.proxy.async.shared::cta: this thread's shared writes (the generic proxy) become
 // visible to the copy engine (the async proxy) before a barrier hands them to it.
+// Before Hopper (sm_90) there is no copy engine: a build for an older GPU (CMake's `native`
+// on an A100, say) compiles the bulk calls to the issuing thread's own stores, so the results
+// stay right there; its counters then show LSU stores, which the model (of the copy engine)
+// does not count.
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+#define WS_HAS_BULK_COPY 1
+#else
+#define WS_HAS_BULK_COPY 0
+#endif
 __device__ __forceinline__ void bulk_fence(Thread&, int = __builtin_LINE()) {
+#if WS_HAS_BULK_COPY
   asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
 }
 // cp.async.bulk.global.shared::cta.bulk_group: COUNT elements of row `row` of `s` from
 // column `col` to elements i.. of `g`, copied by the copy engine. One BulkStore event.
@@ -203,21 +214,30 @@ __device__ __forceinline__ void bulk_store(Thread&, const Global<T>& g, std::int
 #else
   (void)line;
 #endif
+#if WS_HAS_BULK_COPY
   const unsigned src = unsigned(__cvta_generic_to_shared(s.ptr + si));
   asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(g.ptr + i),
                "r"(src), "n"(bytes)
                : "memory");
+#else
+  for (int k = 0; k < COUNT; ++k) g.ptr[i + k] = s.ptr[si + k];
+#endif
 }
 // cp.async.bulk.commit_group: the bulk copies since the last commit become one group.
 __device__ __forceinline__ void bulk_commit(Thread&, int = __builtin_LINE()) {
+#if WS_HAS_BULK_COPY
   asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
 }
 // cp.async.bulk.wait_group.read N: waits until at most N groups have not yet read their
 // shared source (their global writes may still be under way).
 template <int N>
 __device__ __forceinline__ void bulk_wait_read(Thread&, int = __builtin_LINE()) {
+#if WS_HAS_BULK_COPY
   asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+#endif
 }
+#undef WS_HAS_BULK_COPY
 #endif
 
 WS_END_MODE

@@ -292,8 +292,7 @@ WS_HD inline unsigned red_sector_passes(const WarpEvent& e, const AccessModel& m
 // sectors, not 8. Measured on the H100 (docs/HARDWARE.md 11): Nsight Compute's
 // ..._op_tma_st sectors were 1.125 x the bytes / 32 for rows skewed by 16 bytes every 4
 // rows (half of them at odd 16-byte phases) and exactly bytes / 32 for aligned rows.
-// @post == sum over active lanes of sum over the lane's pieces (its copy cut at every
-//       128-byte boundary of its shared source) of the global sectors the piece touches.
+// @post == sum over active lanes and their pieces (cut at the source's 128-byte lines) of the global sectors a piece touches.
 WS_HD inline std::uint64_t bulk_store_sectors(const WarpEvent& e, const AccessModel& m) {
   using namespace access_detail;
   const Divider sb(m.sector_bytes);
@@ -302,13 +301,13 @@ WS_HD inline std::uint64_t bulk_store_sectors(const WarpEvent& e, const AccessMo
   for (int l = 0; l < 32; ++l) {
     if (!(e.mask >> l & 1u) || size == 0) continue;
     std::uint64_t g = lane_offset(e, unsigned(l)), left = size;
-    std::uint64_t piece = 128 - bulk_shared_phase(e, unsigned(l));
+    std::uint64_t piece = kBulkSourceLine - bulk_shared_phase(e, unsigned(l));
     while (left > 0) {
       const std::uint64_t len = min_of(piece, left);
       total += sb.div(g + len - 1) - sb.div(g) + 1;
       g += len;
       left -= len;
-      piece = 128;
+      piece = kBulkSourceLine;
     }
   }
   return total;

@@ -19,6 +19,7 @@ std::vector<std::size_t> warp_events(const std::vector<WarpEvent>& events, std::
 namespace {
 // The sectors a global access costs: a bulk store's are the copy engine's pieces (which
 // can exceed the sectors its rows hold), any other access's the distinct sectors it touches.
+// @post == bulk_store_sectors(e) for a BulkStore, else g.sectors.
 unsigned cost_sectors(const WarpEvent& e, const GlobalAccess& g, const DeviceModel& m) {
   return e.kind == EventKind::BulkStore ? unsigned(bulk_store_sectors(e, m.access())) : g.sectors;
 }
@@ -39,7 +40,9 @@ std::string LineSummary::note() const {
   if (shared) n += max_degree > 1 ? std::to_string(max_degree) + "-way bank conflict" : "no bank conflict";
   if (global) {
     if (!n.empty()) n += ", ";
-    n += std::to_string(max_sectors) + " sectors/request (ideal " + std::to_string(ideal) + ")";
+    n += bulk ? "the copy engine writes " + std::to_string(max_sectors) + " sectors a warp (ideal " +
+                    std::to_string(ideal) + ")"
+              : std::to_string(max_sectors) + " sectors/request (ideal " + std::to_string(ideal) + ")";
   }
   if (branches) {
     if (!n.empty()) n += ", ";
@@ -64,9 +67,10 @@ std::map<int, LineSummary> summarize_lines(const std::vector<WarpEvent>& events,
       s.max_degree = std::max(s.max_degree, analyze_shared(e, m).max_degree);
     } else if (is_global(e.kind)) {
       s.global = true;
+      s.bulk = s.bulk || e.kind == EventKind::BulkStore;
       const GlobalAccess g = analyze_global(e, m);
-      if (cost_sectors(e, g, m) > s.max_sectors) {
-        s.max_sectors = cost_sectors(e, g, m);
+      if (const unsigned cost = cost_sectors(e, g, m); cost > s.max_sectors) {
+        s.max_sectors = cost;
         s.ideal = g.ideal_sectors;
       }
     } else if (e.kind == EventKind::Branch) {
@@ -108,7 +112,7 @@ std::size_t interesting_pos(const std::vector<WarpEvent>& ev, const std::vector<
         const GlobalAccess g = analyze_global(e, m);
         return cost_sectors(e, g, m) > g.ideal_sectors;
       });
-      if (!p) p = first([](const WarpEvent& e) { return e.kind == EventKind::GlobalStore; });
+      if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind) && is_store(e.kind); });
       if (!p) p = first([](const WarpEvent& e) { return is_global(e.kind); });
       break;
     case Focus::Branch:
@@ -141,6 +145,11 @@ std::string line_counters_text(const Totals& t) {
     add(num(double(greq)) + " req");
     add(num(double(t.global_ld_sectors + t.global_st_sectors + t.global_red_sectors)) +
         " sectors (ideal " + num(double(t.global_ld_ideal_sectors + t.global_st_ideal_sectors)) + ")");
+  }
+  if (t.global_bulk_st_copies) {
+    add(num(double(t.global_bulk_st_copies)) + " bulk copies");
+    add(num(double(t.global_bulk_st_sectors)) + " sectors written (" +
+        num(double(t.global_bulk_st_dram_sectors)) + " hold the rows)");
   }
   if (sreq) {
     if (!greq) add(num(double(sreq)) + " req");

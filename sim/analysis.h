@@ -29,11 +29,13 @@ bool is_conflict(const WarpEvent& e, const DeviceModel& m = {});
 struct LineSummary {
   unsigned events = 0;
   bool shared = false, global = false;
+  bool bulk = false;                   // its global accesses are bulk stores (the copy engine's)
   unsigned max_degree = 0;             // worst bank conflict degree of a shared access
-  unsigned max_sectors = 0, ideal = 0;  // worst global access: its sectors and ideal
+  unsigned max_sectors = 0, ideal = 0;  // worst global access: its sectors (cost_sectors) and ideal
   unsigned branches = 0, divergent = 0;
   bool conflict() const { return max_degree > 1 || max_sectors > ideal; }
-  // "32-way bank conflict", "5 sectors/request (ideal 4)", "diverges 2 of 8 times", with
+  // "32-way bank conflict", "5 sectors/request (ideal 4)", "the copy engine writes 288
+  // sectors a warp (ideal 256)", "diverges 2 of 8 times", with
   // " (xN)" when the line ran N > 1 times; "" when the line did nothing worth a note.
   std::string note() const;
 };
@@ -58,7 +60,7 @@ std::size_t interesting_pos(const std::vector<WarpEvent>& events,
 
 // A line's whole-grid counters in a few words, for the source view's margin: "262k req
 // 1.05M sectors (ideal 1.05M)  8.39M wavefronts (ideal 262k)  8.13M conflicts  SIMD 100%".
-// @post "" iff t has no global or shared request and no branch; else it ends "SIMD n%".
+// @post "" iff t has no global or shared request, no bulk copy and no branch; else it ends "SIMD n%".
 std::string line_counters_text(const Totals& t);
 // line_counters_text of every source line of `sites` (by_line) that has something to say.
 // @post the keys are lines of `sites`; no value is "".

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "sim/analysis.h"
 #include "sim/model.h"
 
 namespace ws::sim {
@@ -40,13 +41,7 @@ std::optional<std::size_t> find_at(const std::string& at, const std::vector<Warp
     bool hit = false;
     if (by_line) hit = e.line == line;
     else if (at == "first-conflict") {
-      if (is_shared(e.kind) && e.kind != EventKind::SharedAtomic) {
-        const SharedAccess a = analyze_shared(e);
-        hit = a.wavefronts > a.ideal_wavefronts;
-      } else if (is_global(e.kind)) {
-        const GlobalAccess a = analyze_global(e);
-        hit = a.sectors > a.ideal_sectors;
-      }
+      hit = e.kind != EventKind::SharedAtomic && is_conflict(e);
     } else if (at == "load") hit = is_load(e.kind);
     else if (at == "store") hit = is_store(e.kind);
     else if (at == "shared-load") hit = e.kind == EventKind::SharedLoad;

@@ -110,6 +110,7 @@ std::vector<std::pair<std::string, double>> Totals::plain() const {
       {"sectors per request (stores)", ratio(global_st_sectors, global_st_requests)},
       {"ideal sectors per request (loads)", ratio(global_ld_ideal_sectors, global_ld_requests)},
       {"ideal sectors per request (stores)", ratio(global_st_ideal_sectors, global_st_requests)},
+      {"sectors per bulk copy (the copy engine's stores)", ratio(global_bulk_st_sectors, global_bulk_st_copies)},
       {"global efficiency (bytes requested / bytes moved)", efficiency},
       {"wavefronts per request (shared loads)", ratio(shared_ld_wavefronts, shared_ld_requests)},
       {"wavefronts per request (shared stores)", ratio(shared_st_wavefronts, shared_st_requests)},

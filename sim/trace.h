@@ -45,7 +45,7 @@ enum class EventKind : std::uint8_t {
   Mma = 14,      // mma.sync (t.mma_16816): one tensor-core instruction; masks only
   // cp.async.bulk.global.shared::cta (bulk_store): each lane hands the copy engine (TMA) a
   // run of 16-byte units to copy from shared to global; the lanes issue no store. One
-  // event, the global side, packed (see bulk_units below) because the sectors the copy
+  // event, the global side, packed (see bulk_pack below) because the sectors the copy
   // writes depend on its shared source's alignment too.
   BulkStore = 15,
 };
@@ -127,8 +127,12 @@ constexpr bool diverged(const WarpEvent& e) {
 // in the four low bits, which are zero in the address. Every view and count reads a lane
 // through lane_offset / lane_bytes, which unpack it; other kinds pass through.
 inline constexpr std::uint32_t kBulkUnit = 16;
+// The copy engine cuts a copy where its shared source crosses a line of this many bytes.
+inline constexpr std::uint32_t kBulkSourceLine = 128;
+// @post lane_offset of the result == global_off rounded down to 16; bulk_shared_phase ==
+//       shared_off % 128 rounded down to 16.
 WS_HD constexpr std::uint32_t bulk_pack(std::uint32_t global_off, std::uint32_t shared_off) {
-  return (global_off & ~(kBulkUnit - 1)) | (shared_off % 128 / kBulkUnit);
+  return (global_off & ~(kBulkUnit - 1)) | (shared_off % kBulkSourceLine / kBulkUnit);
 }
 // @post the lane's byte offset into its array (a BulkStore's global offset, unpacked).
 WS_HD constexpr std::uint32_t lane_offset(const WarpEvent& e, unsigned lane) {
@@ -140,7 +144,7 @@ WS_HD constexpr std::uint32_t lane_bytes(const WarpEvent& e) {
 }
 // @post a BulkStore lane's shared source modulo 128 bytes (0, 16, ..., 112).
 WS_HD constexpr std::uint32_t bulk_shared_phase(const WarpEvent& e, unsigned lane) {
-  return (e.offset[lane] & 7u) * kBulkUnit;
+  return (e.offset[lane] & (kBulkSourceLine / kBulkUnit - 1)) * kBulkUnit;
 }
 
 #if !defined(__CUDACC_RTC__)

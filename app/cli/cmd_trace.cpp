@@ -73,14 +73,13 @@ int cmd_trace(const TraceArgs& a, std::ostream& out, std::ostream& err) {
       if (e.kind == EventKind::Branch || e.kind == EventKind::Vote) je["ballot"] = hex32(e.ballot);
       if (e.kind == EventKind::Work) je["instructions"] = sim::event_warp_instructions(e);
       if (is_memory(e.kind)) {
-        je["bytes"] = e.bytes;
+        // Bytes and offsets as the lanes use them (a bulk store's are packed: sim/trace.h).
+        je["bytes"] = lane_bytes(e);
         Json offs = Json::array();
-        for (int lane = 0; lane < 32; ++lane)
-          offs.push_back((e.mask >> lane) & 1u ? Json(e.offset[lane]) : Json(nullptr));
+        for (unsigned lane = 0; lane < 32; ++lane)
+          offs.push_back((e.mask >> lane) & 1u ? Json(lane_offset(e, lane)) : Json(nullptr));
         je["offsets"] = offs;
-        // A bulk store's fields are packed (sim/trace.h): say what they hold.
-        if (e.kind == EventKind::BulkStore) {
-          je["copy_bytes"] = lane_bytes(e);
+        if (e.kind == EventKind::BulkStore) {  // where each lane's row starts in a 128-byte line of shared
           Json phase = Json::array();
           for (unsigned lane = 0; lane < 32; ++lane)
             phase.push_back((e.mask >> lane) & 1u ? Json(bulk_shared_phase(e, lane)) : Json(nullptr));

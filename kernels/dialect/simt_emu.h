@@ -233,6 +233,15 @@ class Thread {
     blockDim = lane_.block_dim;
     gridDim = lane_.grid_dim;
   }
+  // Bulk copies the thread issued and never waited for still land, as the copy engine
+  // writes them on the GPU after the thread is gone (uncommitted ones too).
+  ~Thread() {
+    if (bulk_pending_.empty() && bulk_groups_.empty()) return;
+    bulk_commit();
+    bulk_wait_read<0>();
+  }
+  Thread(const Thread&) = delete;
+  Thread& operator=(const Thread&) = delete;
   unsigned tid() const { return lane_.linear_tid; }
   unsigned lane() const { return lane_.linear_tid % 32; }
   unsigned warp() const { return lane_.linear_tid / 32; }
@@ -350,14 +359,16 @@ class Thread {
   // cp.async.bulk shared -> global: COUNT elements of row `row` of `s` from column `col`
   // to elements i.. of `g`, copied by the copy engine. One BulkStore event (sim/trace.h);
   // the bytes leave shared at the bulk_wait_read that retires their group, so a shared
-  // write before that wait changes what lands, as it may on the GPU.
+  // write before that wait changes what lands, as it may on the GPU. They are visible in
+  // global memory from then on here; the GPU promises that only after a plain wait_group
+  // (or the kernel's end), which the dialect does not offer: read them in a later launch.
   template <int COUNT, class T>
   void bulk_store(const Global<T>& g, std::int64_t i, const Shared2D<T>& s, int row, int col,
                   int line = __builtin_LINE()) {
     constexpr int count = COUNT;
     constexpr std::uint64_t bytes = std::uint64_t(COUNT) * sizeof(T);
-    static_assert(COUNT > 0 && bytes % kBulkUnit == 0 && bytes / kBulkUnit <= 255,
-                  "a traced bulk copy moves 16 to 4080 bytes, a multiple of 16");
+    static_assert(sizeof(T) % kBulkUnit == 0, "bulk_store copies 16-byte elements (aligned both sides)");
+    static_assert(COUNT > 0 && bytes / kBulkUnit <= 255, "a traced bulk copy moves 16 to 4080 bytes");
     static_assert(!std::is_const_v<T>, "bulk_store writes its global array");
     if (i < 0 || std::uint64_t(i) + std::uint64_t(count) > g.n)
       lane_.fail(sim::ProblemKind::OutOfBounds, std::uint16_t(line),

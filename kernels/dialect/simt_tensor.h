@@ -191,18 +191,21 @@ __device__ __forceinline__ void bulk_store(Thread&, const Global<T>& g, std::int
                                            const Shared2D<T>& s, int row, int col,
                                            int line = __builtin_LINE()) {
   constexpr unsigned bytes = unsigned(COUNT * sizeof(T));
-  static_assert(COUNT > 0 && bytes % kBulkUnit == 0 && bytes / kBulkUnit <= 255,
-                "a traced bulk copy moves 16 to 4080 bytes, a multiple of 16");
+  static_assert(sizeof(T) % kBulkUnit == 0, "bulk_store copies 16-byte elements (aligned both sides)");
+  static_assert(COUNT > 0 && bytes / kBulkUnit <= 255, "a traced bulk copy moves 16 to 4080 bytes");
   std::int64_t si = std::int64_t(row) * s.cols + col;
 #if defined(WS_MODE_TRACED)
+  bool fault = false;  // a faulting copy is traced at element 0 and not made
   if (i < 0 || std::uint64_t(i) + COUNT > g.n) {
     ws_fault(cuda::FaultKind::OutOfBounds, std::uint16_t(line), g.id, false, i, g.n);
     i = 0;
+    fault = true;
   }
   if (row < 0 || row >= s.rows || col < 0 || col + COUNT > s.cols) {
     ws_fault(cuda::FaultKind::OutOfBounds, std::uint16_t(line), s.id, true, si,
              (unsigned long long)s.rows * s.cols);
     si = 0;
+    fault = true;
   }
   if (ws_block_traced()) {
     const std::uint16_t l = std::uint16_t(line);
@@ -211,6 +214,7 @@ __device__ __forceinline__ void bulk_store(Thread&, const Global<T>& g, std::int
             bulk_pack(std::uint32_t(i) * std::uint32_t(sizeof(T)),
                       s.off + std::uint32_t(si) * std::uint32_t(sizeof(T))));
   }
+  if (fault) return;
 #else
   (void)line;
 #endif

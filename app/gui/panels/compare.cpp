@@ -39,9 +39,12 @@ void compare_side(AppState& s, FrameDraw& fd, const Loaded& l, std::size_t pos, 
     const float h = ImGui::GetTextLineHeightWithSpacing() * 6;
     fd.baseline_rows = viz::draw_baseline_table(viz::baseline_rows(s.results.main.run->totals, t), h, style_of(s));
   }
-  char counts[200];
-  std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu, shared wavefronts ld/st %llu / %llu, conflicts %llu",
+  char counts[260];
+  std::snprintf(counts, sizeof counts, "ld/st sectors %llu / %llu%s, shared wavefronts ld/st %llu / %llu, conflicts %llu",
                 (unsigned long long)t.global_ld_sectors, (unsigned long long)t.global_st_sectors,
+                t.global_bulk_st_copies
+                    ? (" (+ " + std::to_string(t.global_bulk_st_sectors) + " by the copy engine)").c_str()
+                    : "",
                 (unsigned long long)t.shared_ld_wavefronts, (unsigned long long)t.shared_st_wavefronts,
                 (unsigned long long)(t.shared_ld_conflicts() + t.shared_st_conflicts()));
   if (cov.shared || cov.global)

@@ -153,6 +153,19 @@ void controls_panel(AppState& s, FrameDraw& fd) {
       ImGui::TextWrapped("%s", info->why.c_str());
     ImGui::PopStyleColor();
   }
+  // The launch's shape above the parameters, where it stays in view on a small screen
+  // (lesson 11 asks about the grid; below the parameters it sat under the fold at 1280x720).
+  const Plan plan = info ? info->plan(s.completed_params()) : Plan{};
+  const LaunchCfg* shown = plan.launches.empty() ? nullptr : &plan.launches[std::min(sel.launch, plan.launches.size() - 1)];
+  if (shown) {
+    ImGui::PushTextWrapPos(0.0f);
+    if (cover.views.launch)
+      ImGui::TextDisabled("grid and block: %s", viz::kPredictFirst);
+    else
+      ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", shown->grid.x, shown->grid.y,
+                          shown->grid.z, shown->block.x, shown->block.y, shown->block.z, shown->shared_bytes);
+    ImGui::PopTextWrapPos();
+  }
   ImGui::Separator();
   param_widgets(s);
   if (!s.refusal().empty()) {
@@ -163,7 +176,6 @@ void controls_panel(AppState& s, FrameDraw& fd) {
   }
   // Which block's and warp's events to walk.
   if (info) {
-    const Plan plan = info->plan(s.completed_params());
     if (plan.launches.size() > 1) {
       int li = int(sel.launch);
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);
@@ -171,13 +183,6 @@ void controls_panel(AppState& s, FrameDraw& fd) {
     }
     if (!plan.launches.empty()) {
       const LaunchCfg& lc = plan.launches[std::min(sel.launch, plan.launches.size() - 1)];
-      ImGui::PushTextWrapPos(0.0f);
-      if (cover.views.launch)
-        ImGui::TextDisabled("grid and block: %s", viz::kPredictFirst);
-      else
-        ImGui::TextDisabled("grid %ux%ux%u, block %ux%ux%u, %u B shared", lc.grid.x, lc.grid.y, lc.grid.z,
-                            lc.block.x, lc.block.y, lc.block.z, lc.shared_bytes);
-      ImGui::PopTextWrapPos();
       int b = int(sel.block);
       const int blocks = int(std::min<unsigned long long>(lc.grid.count(), 1u << 30));
       ImGui::SetNextItemWidth(ImGui::GetFontSize() * 7);

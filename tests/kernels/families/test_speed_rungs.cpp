@@ -249,9 +249,9 @@ TEST(SpeedRungs, TransposeVec4GroupKeepsResultsAndCounts) {
 
 // bulk at n = 64, tile 64, block_rows 8: vec4's loads and turned stores into a tile skewed
 // 16 bytes every 4 rows (row r at r * 256 + 16 * (r / 4)), then 64 bulk copies of 256
-// bytes and no global store instruction. Rows 4k..4k+3 start 16k bytes into a 128-byte
-// line: for odd k (half the rows) the copy engine's pieces are 112, 128 and 16 bytes, 10
-// sectors; for even k 8. 32 x 8 + 32 x 10 = 576 = 1.125 x 512; DRAM gets the 512.
+// bytes and no global store instruction. Rows 4k..4k+3 start 16 (k mod 8) bytes into a
+// 128-byte line: for odd k (half the rows) the copy engine's three pieces (112, 128 and 16
+// bytes for k mod 8 = 1; 80, 128, 48 for 3; ...) touch 10 sectors; for even k 8. 32 x 8 + 32 x 10 = 576 = 1.125 x 512; DRAM gets the 512.
 TEST(SpeedRungs, TransposeBulkCountsAtN64) {
   const RunResult r = run("transpose", "bulk", {{"n", 64}, {"tile", 64}, {"block_rows", 8}});
   ASSERT_TRUE(r.ok() && r.verified) << describe(r);

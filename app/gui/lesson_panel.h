@@ -69,6 +69,7 @@ struct LessonDraw {
   float scroll_y = -1;              // the step's scroll position as drawn (0: its top)
   bool list_shown = false;          // the list of lessons is in view
   std::string pinned_question;      // presenter: the open question pinned above Back/Next
+  bool pinned_whole = true;         // the pinned question and its answer line fit unscrolled
 };
 
 // What the open step's unanswered predicts keep off the other panels until they are

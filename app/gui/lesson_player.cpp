@@ -152,7 +152,18 @@ class PlayerPanel : public LessonPanel {
     // 1280x720 the step's prose filled the panel and its predict sat below the fold).
     const std::vector<std::size_t> open = open_predicts();
     const bool pin = pres && !open.empty() && !list_shown_;
-    const float pinned_h = pin ? ImGui::GetTextLineHeightWithSpacing() * 4.6f : 0.f;
+    const std::size_t pinned_q =
+        !pin ? 0 : std::find(open.begin(), open.end(), out.typing_to) != open.end() ? out.typing_to : open.front();
+    // As tall as the question wraps (at 1600x1000 a five-line question lost its last line in a
+    // fixed strip), at most half the panel; the strip scrolls beyond that.
+    float pinned_h = 0.f;
+    if (pin) {
+      const float line = ImGui::GetTextLineHeightWithSpacing();
+      const float wrap = ImGui::GetContentRegionAvail().x - ImGui::GetStyle().WindowPadding.x * 2;
+      const std::string q = "Predict: " + p.step().predicts[pinned_q].question;
+      const float text_h = ImGui::CalcTextSize(q.c_str(), nullptr, false, wrap).y;
+      pinned_h = std::min(text_h + line * 2.2f, ImGui::GetContentRegionAvail().y * 0.5f);
+    }
     ImGui::BeginChild("step", ImVec2(0, -ImGui::GetFrameHeightWithSpacing() * (pres ? 1.3f : 1.2f) - pinned_h));
     if (new_step) ImGui::SetScrollY(0);  // each step opens at its top, heading first
     out.scroll_y = ImGui::GetScrollY();
@@ -184,12 +195,13 @@ class PlayerPanel : public LessonPanel {
     }
     ImGui::EndChild();
     if (pin) {
-      const std::size_t q = std::find(open.begin(), open.end(), out.typing_to) != open.end() ? out.typing_to : open.front();
+      const std::size_t q = pinned_q;
       ImGui::BeginChild("pinned question", ImVec2(0, pinned_h), false);
       ImGui::Separator();
       flow_plain("Predict: " + p.step().predicts[q].question, kStrong);
       const std::string& typed = inputs_[q];
       flow_plain(typed.empty() ? "type the number, Enter to answer" : "answer: " + typed + "  (Enter)", kDim);
+      out.pinned_whole = ImGui::GetScrollMaxY() <= 0.f;
       ImGui::EndChild();
       out.pinned_question = p.step().predicts[q].question;
     }

@@ -591,6 +591,9 @@ TEST(GuiClipping, NoTextIsCutAtProjectorSizes) {
           // (A timed predict covers its step's charts, so such a step draws fewer runs.)
           EXPECT_GE(fd.texts_checked, 25) << "the check saw the frame's text";
           EXPECT_TRUE(fd.cut_texts.empty()) << fd.cut_texts.size() << " cut:" << cut_list(fd);
+          // The pinned strip scrolls, so its text is never "cut"; it must fit whole instead
+          // (a five-line question lost its last line at 1600x1000).
+          EXPECT_TRUE(fd.lesson.pinned_whole) << "pinned: " << fd.lesson.pinned_question;
         }
         if (i + 1 < steps) {
           // The panel's action, not a key: a window of a test beside this one on the

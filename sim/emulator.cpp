@@ -851,6 +851,7 @@ void Emu::issue(unsigned w, std::uint32_t group, std::uint32_t key) {
   // The issued lanes' keys stay as they are: keys are read only for parked lanes.
   W.parked &= ~group;
   W.runnable |= group;
+  if (opt.last_line) opt.last_line->store(ev.line, std::memory_order_relaxed);
   sink.on_event(ev);
   ++result.events;
 }

@@ -14,6 +14,7 @@
 //    catalogue uses);
 //  - __syncthreads releases when every live (not exited) thread of the block waits at
 //    a barrier; if all live threads wait but some can never arrive, that is a deadlock.
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -74,6 +75,10 @@ struct EmuOptions {
   // is the same (blocks are independent: a kernel's blocks share only global memory,
   // whose atomics the dialect makes atomic). Runs on made-on-touch memory are serial.
   unsigned threads = 1;
+  // Where each issued event's line is stored as it issues (may be null): a sandboxed
+  // student run reads it when the run is stopped at its deadline or by a signal, before
+  // any buffered event has reached the sink. With threads > 1, some block's latest line.
+  std::atomic<int>* last_line = nullptr;
 };
 
 // The threads for a whole-grid emulation: WARPSCOPE_EMU_THREADS (or WS_EMU_THREADS) when

@@ -20,12 +20,10 @@ namespace ws::user::child {
 namespace {
 
 Status* g_status = nullptr;
-volatile int g_last_line = 0;
 
 void on_fatal(int sig, siginfo_t* si, void* uc_) {
   if (g_status) {
     g_status->signal = sig;
-    g_status->line = g_last_line;
     if (sig == SIGSYS) g_status->syscall = si->si_syscall;
     if (sig == SIGSEGV || sig == SIGBUS) {
       auto* uc = static_cast<ucontext_t*>(uc_);
@@ -92,7 +90,6 @@ class PipeSink : public TraceSink {
     w_.record('A', s);
   }
   void on_event(const WarpEvent& e) override {
-    g_last_line = e.line;
     w_.record('E', &e, sizeof e);
   }
   void end_launch() override { w_.record('X', nullptr, 0); }
@@ -171,6 +168,7 @@ void place_fd(int fd, int to) {
     PipeSink sink(w);
     sim::EmuOptions eo;  // student runs are small: always the whole grid
     eo.threads = cs.threads;
+    eo.last_line = &g_status->line;  // a crash's or a deadline's line, as the emulator issues
     emu::Launcher L(sink, *cs.arrays, cs.source, eo);
     for (const auto& cfg : *cs.launches)
       fn(L, cfg, cs.ptr->data(), cs.bytes->data(), cs.ids->data(), cs.scalars->data());

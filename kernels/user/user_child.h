@@ -4,6 +4,7 @@
 // a pipe as tagged records (sandbox.h), which the parent reads as hostile.
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -23,7 +24,7 @@ constexpr int kExitPipeGone = 120;
 // runs the student's code, so the parent checks every field before use.
 struct Status {
   volatile int signal;        // the fatal signal, 0 if none
-  volatile int line;          // the line of the last event issued before it
+  std::atomic<int> line;      // the line of the last event issued (sim::EmuOptions::last_line)
   volatile int overflow;      // the fault was next to the stack pointer: a stack overflow
   volatile int out_of_memory; // std::bad_alloc in the kernel's process
   volatile int finished;      // the child wrote its result and exits normally
@@ -31,6 +32,8 @@ struct Status {
   volatile int fs_policy;     // sandbox::FsPolicy, + 1 (0: not reached)
   volatile int no_filter;     // this build has no syscall filter
 };
+// Shared between two processes: only a lock-free atomic is one there.
+static_assert(std::atomic<int>::is_always_lock_free);
 
 // What the child needs, prepared before the fork.
 struct Setup {

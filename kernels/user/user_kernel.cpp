@@ -28,6 +28,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <new>
 #include <sstream>
 
 #include "kernels/user/compile_log.h"
@@ -172,7 +173,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       ~Unmap() { ::munmap(p, n); }
     } unmap{mem, map_bytes};
     auto* base = static_cast<std::byte*>(mem) + 4096;
-    auto* status = static_cast<child::Status*>(mem);
+    auto* status = new (mem) child::Status{};  // zeroed, its atomic constructed
     std::vector<ArrayDesc> arrays;
     for (std::size_t i = 0; i < res.plan.arrays.size(); ++i) {
       const ArraySpec& s = res.plan.arrays[i];
@@ -466,9 +467,16 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
       return s.str();
     };
     const std::string stderr_tail = last_line(res.kernel_output);
+    // Where the kernel was last seen, for a run stopped by a limit: the last traced step (an
+    // access, a branch, a barrier) is inside an endless loop that makes any, or the last one
+    // before a loop of arithmetic. Prefixed as a crash is, so the editor marks the line.
+    const int line_seen = status->line.load(), last_line = line_seen > 0 && line_seen < 65536 ? line_seen : 0;
+    const std::string at = last_line ? file + ":" + std::to_string(last_line) + ": " : std::string();
+    const std::string seen_note =
+        last_line ? "; this line is the last it was seen at (an access, a branch or a barrier)" : std::string();
     if (timed_out) {
-      res.error = "your kernel did not finish in " + limit_s() + " s (an endless loop, or too "
-                  "much work for the emulator): it was stopped";
+      res.error = at + "your kernel did not finish in " + limit_s() + " s (an endless loop, or too "
+                  "much work for the emulator): it was stopped" + seen_note;
       return res;
     }
     // std::bad_alloc thrown where nothing catches it (a global initializer) aborts.
@@ -476,8 +484,11 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     for (const auto& cfg : res.plan.launches) parallel = parallel || (threads > 1 && cfg.grid.count() > 1);
     if (over_memory || status->out_of_memory || abort_oom) {
       ended = Ending::Memory;
-      res.error = "your kernel ran out of memory (the limit is " +
-                  std::to_string(limits.memory_mb) + " MB)";
+      // An endless loop of accesses ends here, not at the deadline: its trace fills memory.
+      res.error = at + "your kernel ran out of memory (the limit is " + std::to_string(limits.memory_mb) +
+                  " MB)" + (last_line ? seen_note + ": an endless loop that keeps accessing memory "
+                                                    "fills the emulator's trace until it does"
+                                      : std::string());
       return res;
     }
     if (over_disk) {
@@ -495,7 +506,7 @@ RunResult run_emu_on(const Compiled& c, const KernelSpec& caller_spec, const Var
     if ((sig > 0 && sig < 65) || (WIFSIGNALED(wst) && WTERMSIG(wst) != SIGXCPU && WTERMSIG(wst) != SIGKILL))
       ended = Ending::Signal;
     if (sig > 0 && sig < 65) {
-      const int line = status->line >= 0 && status->line < 65536 ? status->line : 0;
+      const int line = last_line;
       const std::string where = line ? file + ":" + std::to_string(line) + ": " : file + ": ";
       if (sig == SIGSYS) {
         res.error = where + "your kernel made a forbidden system call (" +

@@ -52,7 +52,7 @@ std::string describe_kernel_sandbox();
 // abort, memory), problems with their lines (out of bounds, races, deadlocks), totals,
 // kept blocks, modelled time, verification.
 // @post never throws; a kernel that does not finish within limits.time_s comes back with
-//       error "your kernel did not finish in N s" and the child killed.
+//       error "[FILE:LINE: ]your kernel did not finish in N s ..." (LINE: its last event's) and the child killed.
 RunResult run_emu(const Compiled& c, const KernelSpec& spec, const VariantInfo& job,
                   const Params& params, const RunOptions& opt, const Limits& limits);
 

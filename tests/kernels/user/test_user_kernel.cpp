@@ -34,7 +34,7 @@ class UserKernel : public ::testing::Test {
     s.fields = {{"in", "float", true, true, ""}, {"out", "float", false, true, ""}};
     return s;
   }
-  RunResult run(const std::string& body, double time_s = 20, Compiled* out = nullptr) {
+  RunResult run(const std::string& body, double time_s = 20, Compiled* out = nullptr, std::uint64_t memory_mb = 2048) {
     const KernelSpec s = spec(write(::testing::UnitTest::GetInstance()->current_test_info()->name() +
                                         std::string(".cuh"),
                                     body));
@@ -43,6 +43,7 @@ class UserKernel : public ::testing::Test {
     EXPECT_TRUE(c.ok) << c.message();
     Limits lim;
     lim.time_s = time_s;
+    lim.memory_mb = memory_mb;
     RunOptions o;
     o.timing = true;
     return run_emu(c, s, *find_variant("access", "offset"),
@@ -111,6 +112,23 @@ TEST_F(UserKernel, AnErrorInsideTheDialectPointsAtTheStudentsCall) {
 TEST_F(UserKernel, AnEndlessLoopIsStoppedAtTheTimeLimit) {
   const RunResult r = run(copy_body("    volatile int x = 0;\n    for (;;) x = x + 1;\n", ""), 1);
   EXPECT_EQ(r.error.rfind("your kernel did not finish in 1 s", 0), 0u) << r.error;
+  EXPECT_EQ(r.error.find("last it was seen"), std::string::npos) << "it made no access: " << r.error;
+}
+
+// A loop of accesses is stopped with the line it loops on.
+TEST_F(UserKernel, AnEndlessLoopOfAccessesNamesItsLine) {
+  const RunResult r = run(copy_body("    for (;;)\n", "      out(i) = in(i);\n"), 1);
+  // Prefixed file:line: as a crash is, which the editor marks.
+  EXPECT_NE(r.error.find(".cuh:7: your kernel did not finish in 1 s"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("the last it was seen at"), std::string::npos) << r.error;
+}
+
+// With the time to spare, the same loop's trace fills the memory limit first (the window's
+// default 10 s, where a student saw only "ran out of memory"): its line and why, still.
+TEST_F(UserKernel, AnEndlessLoopThatRunsOutOfMemoryNamesItsLineAndWhy) {
+  const RunResult r = run(copy_body("    for (;;)\n", "      out(i) = in(i);\n"), 60, nullptr, 320);
+  EXPECT_NE(r.error.find(".cuh:7: your kernel ran out of memory (the limit is 320 MB)"), std::string::npos) << r.error;
+  EXPECT_NE(r.error.find("an endless loop that keeps accessing memory"), std::string::npos) << r.error;
 }
 
 TEST_F(UserKernel, ACrashIsReportedWithTheLineOfTheLastAccess) {

@@ -339,6 +339,39 @@ TEST(GuiPredict, LaterTimedQuestionsKeepTheChartBack) {
   EXPECT_TRUE(has_value(first, "GB/s") || first.find("GB/s") != std::string::npos) << first;
 }
 
+// A timed goal is a bar of the covered chart: lesson 04's last step, opened first, showed
+// "not yet: 0.16" (naive's ratio, step 3's answer). Its value waits with the chart.
+TEST(GuiPredict, ATimedGoalWaitsForEarlierTimedQuestions) {
+  NEED_DISPLAY();
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/04-transpose.md";
+  const lesson::ParseResult pr = lesson::parse_lesson(file);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  const lesson::Lesson& l = *pr.lesson;
+  DataHome home("goal");
+  auto s = open_lesson(file, 1280, 720);
+  ASSERT_TRUE(s);
+  const std::size_t last = l.steps.size() - 1;
+  ASSERT_FALSE(l.steps[last].goals.empty());
+  ASSERT_TRUE(l.steps[last].goals[0].quantity.timed());
+  ASSERT_TRUE(s->state().lesson->go_step(last));
+  FrameDraw fd = settled(*s);
+  ASSERT_FALSE(fd.lesson.goals.empty());
+  EXPECT_EQ(fd.lesson.goals[0].rfind("[ ] not yet (its value shows once the questions of steps 3,", 0), 0u)
+      << fd.lesson.goals[0];
+  EXPECT_EQ(fd.lesson.goals[0].find("0."), std::string::npos) << "no ratio: " << fd.lesson.goals[0];
+  for (std::size_t step = 0; step < last; ++step) {
+    ASSERT_TRUE(s->state().lesson->go_step(step));
+    settled(*s);
+    for (std::size_t i = 0; i < l.steps[step].predicts.size(); ++i)
+      ASSERT_TRUE(s->state().lesson->answer(i, s->state().lesson->answer_value(i)));
+  }
+  ASSERT_TRUE(s->state().lesson->go_step(last));
+  fd = settled(*s);
+  ASSERT_FALSE(fd.lesson.goals.empty());
+  EXPECT_EQ(fd.lesson.goals[0].find("its value shows once"), std::string::npos) << fd.lesson.goals[0];
+  EXPECT_NE(fd.lesson.goals[0].find("0."), std::string::npos) << "the ratio, now: " << fd.lesson.goals[0];
+}
+
 // Whose question keeps a chart back, in words (no display needed).
 TEST(GuiPredict, TheCoverSaysWhoseQuestionItIs) {
   LessonCover c;

@@ -276,12 +276,13 @@ void goal_box(std::size_t i, DrawCtx& c) {
   const GoalStatus s = c.player.goal(i);
   const bool done = c.player.goal_done(i);
   flow_plain("target: " + goal_target_text(g), kDim);
-  // A timed goal's value is a bar of the chart that an earlier (or skipped) step's open
-  // question asks about (lesson 04 step 9 showed naive's 0.16, step 3's answer): kept back
-  // with the chart, reached or not.
+  // A goal's value answers another step's open question that asks the same quantity (lesson
+  // 04's last step, opened first, showed naive's 0.16 of cudaMemcpy: step 3's answer): kept
+  // back, reached or not. Another quantity's question (a ratio over another variant) leaves
+  // the student's progress in view.
   LessonCover elsewhere;
-  for (const std::size_t st : c.player.pending_timed_steps()) elsewhere.time_by_steps.push_back(st + 1);
-  const bool gives_away = g.quantity.timed() && !elsewhere.time_by_steps.empty();
+  for (const std::size_t st : c.player.pending_steps_asking(g.quantity)) elsewhere.time_by_steps.push_back(st + 1);
+  const bool gives_away = !elsewhere.time_by_steps.empty();
   const std::string line =
       gives_away ? (done ? "[x] reached (its value shows once " : "[ ] not yet (its value shows once ") +
                        time_cover_reason(elsewhere) + (elsewhere.time_by_steps.size() == 1 ? " is" : " are") + " answered)"

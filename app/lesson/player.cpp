@@ -151,6 +151,15 @@ std::vector<std::size_t> Player::pending_timed_steps() const {
   return out;
 }
 
+std::vector<std::size_t> Player::pending_steps_asking(const Quantity& q) const {
+  std::vector<std::size_t> out;
+  const std::string key = q.key();
+  for_pending_timed([&](std::size_t s, const Quantity& asked) {
+    if (asked.key() == key && (out.empty() || out.back() != s)) out.push_back(s);
+  });
+  return out;
+}
+
 GoalStatus Player::goal(std::size_t i) const {
   if (i >= step().goals.size()) return {};
   GoalStatus s = goal_reached(step().goals[i], facts_);

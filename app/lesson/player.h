@@ -67,6 +67,10 @@ class Player {
   // The steps of those questions, each once, in lesson order (0-based).
   // @post s is in the result iff some entry of pending_timed_elsewhere() comes from step s.
   std::vector<std::size_t> pending_timed_steps() const;
+  // The steps whose pending timed question asks `q` itself (a goal showing q's value would
+  // answer it), each once, in lesson order (0-based).
+  // @post s is in the result iff pending_timed_elsewhere() holds an entry from step s with key() == q.key().
+  std::vector<std::size_t> pending_steps_asking(const Quantity& q) const;
 
 
   // Goal status of the open step from the current facts (reached goals stay reached).

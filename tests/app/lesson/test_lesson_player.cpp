@@ -235,6 +235,13 @@ explain: {answer}.
   // Whose question it is, so the window can say so (the review of 2026-11-28 read "this
   // chart shows the answer to the lesson's question" on a step without a timed one).
   EXPECT_EQ(p.pending_timed_steps(), std::vector<std::size_t>{1});
+  // A goal's value answers only a question of its own quantity.
+  Quantity same, other;
+  same.kind = other.kind = QuantityKind::Ratio;
+  same.name = "over:copy";
+  other.name = "over:naive";
+  EXPECT_EQ(p.pending_steps_asking(same), std::vector<std::size_t>{1});
+  EXPECT_TRUE(p.pending_steps_asking(other).empty());
   ASSERT_TRUE(p.next());
   EXPECT_TRUE(p.pending_timed_elsewhere().empty());  // the open step's own: covered as before
   EXPECT_TRUE(p.pending_timed_steps().empty());

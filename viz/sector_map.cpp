@@ -64,20 +64,29 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
   // Lanes reading one word share it (a broadcast): the bytes used are the distinct ones,
   // or a broadcast would read as more than 100% useful.
   d.distinct_bytes = distinct_bytes(e);
-  const double eff = a.bytes_moved ? double(d.distinct_bytes) / double(a.bytes_moved) : 0;
-  const std::uint32_t verdict = a.sectors > a.ideal_sectors ? use_colour(eff) : use_colour(1);
+  // A bulk store's traffic is what the copy engine writes, cut at its shared source's lines:
+  // the rows' own sectors would read 100 % useful beside the engine's 1.125 times as many.
+  const bool bulk = e.kind == EventKind::BulkStore;
+  const std::uint64_t engine_sectors = bulk ? sim::bulk_store_sectors(e, in.model.access()) : 0;
+  const std::uint64_t moved = bulk ? engine_sectors * sb : a.bytes_moved;
+  const double eff = moved ? double(d.distinct_bytes) / double(moved) : 0;
+  const std::uint32_t verdict =
+      a.sectors > a.ideal_sectors || (bulk && engine_sectors > a.sectors) ? use_colour(eff) : use_colour(1);
   if (in.covered) {
     // The picture stays: counting its sectors is the prediction.
     d.use_note = std::string(kPredictFirst) + ": how many sectors does this request touch?";
     ImGui::TextWrapped("%s", d.use_note.c_str());
   } else {
-    ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
-                       a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
-                       a.lines == 1 ? "" : "s", lb);
+    if (bulk)
+      ImGui::TextWrapped("%u copies, one a lane - the rows cover %u sectors (ideal %u) in %u lines of %u B",
+                         unsigned(std::popcount(e.mask)), a.sectors, a.ideal_sectors, a.lines, lb);
+    else
+      ImGui::TextWrapped("%u request - %u sector%s touched (ideal %u) in %u line%s of %u B", a.requests,
+                         a.sectors, a.sectors == 1 ? "" : "s", a.ideal_sectors, a.lines,
+                         a.lines == 1 ? "" : "s", lb);
     ImGui::PushStyleColor(ImGuiCol_Text, to_imgui(verdict));
-    d.use_note = "bytes used " + std::to_string(d.distinct_bytes) + " of " +
-                 std::to_string(a.bytes_moved) + " moved: " + percent(eff) +
-                 " of the traffic is useful";
+    d.use_note = "bytes used " + std::to_string(d.distinct_bytes) + " of " + std::to_string(moved) +
+                 (bulk ? " the engine writes: " : " moved: ") + percent(eff) + " of the traffic is useful";
     if (d.distinct_bytes < a.bytes_requested)
       d.use_note += "; " + std::to_string(std::popcount(e.mask)) + " lanes share " +
                     std::to_string(d.distinct_bytes) + " B (a broadcast: one read serves every " +
@@ -95,8 +104,8 @@ SectorMapDraw draw_sector_map(const SectorMapInput& in, const ViewStyle& style) 
     ImGui::PopStyleColor();
   }
 
-  if (!in.covered && e.kind == EventKind::BulkStore) {
-    const std::uint64_t written = sim::bulk_store_sectors(e, in.model.access());
+  if (!in.covered && bulk) {
+    const std::uint64_t written = engine_sectors;
     d.engine_note = "the lanes store nothing: each hands the copy engine (TMA) its " +
                     std::to_string(lane_bytes(e)) + " B row, and the engine writes " +
                     std::to_string(written) + " sectors for these " + std::to_string(a.sectors) +

@@ -198,7 +198,7 @@ class PlayerPanel : public LessonPanel {
       const std::size_t q = pinned_q;
       ImGui::BeginChild("pinned question", ImVec2(0, pinned_h), false);
       ImGui::Separator();
-      flow_plain("Predict: " + p.step().predicts[q].question, kStrong);
+      flow_lesson_text("Predict: " + p.step().predicts[q].question, kStrong);
       const std::string& typed = inputs_[q];
       flow_plain(typed.empty() ? "type the number, Enter to answer" : "answer: " + typed + "  (Enter)", kDim);
       out.pinned_whole = ImGui::GetScrollMaxY() <= 0.f;

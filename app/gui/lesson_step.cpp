@@ -105,6 +105,25 @@ void flow_plain(const std::string& text, const ImVec4& col) {
   flow({s}, col);
 }
 
+void flow_lesson_text(const std::string& text, const ImVec4& col) {
+  // A lesson's one-line texts (questions, explanations, goals) mark code as the prose does:
+  // `tiled` in colour, not in raw backticks. Unbalanced backticks stay as they are.
+  if (std::count(text.begin(), text.end(), '`') % 2 != 0) return flow_plain(text, col);
+  std::vector<Span> spans;
+  bool code = false;
+  std::size_t from = 0;
+  for (std::size_t at = text.find('`'); ; at = text.find('`', from)) {
+    Span sp;
+    sp.text = text.substr(from, at == std::string::npos ? std::string::npos : at - from);
+    sp.code = code;
+    if (!sp.text.empty()) spans.push_back(sp);
+    if (at == std::string::npos) break;
+    code = !code;
+    from = at + 1;
+  }
+  flow(spans, col);
+}
+
 // [SECTION] Drawing a step: blocks, labs, predicts, goals
 // Every predict of the step answered: only then do goals show their current value, which
 // would otherwise give a prediction's answer away.
@@ -222,10 +241,10 @@ void predict_box(std::size_t i, DrawCtx& c) {
   ImGui::PushID(int(1000 + i));
   ImGui::Separator();
   ImGui::TextColored(kStrong, "Predict");
-  flow_plain(p.question);
+  flow_lesson_text(p.question);
   const PredictResult* r = c.player.result(i);
   if (r && !c.reanswer.count(i)) {
-    flow_plain(r->explanation, r->correct ? kGood : kBad);
+    flow_lesson_text(r->explanation, r->correct ? kGood : kBad);
     // Just answered: the verdict comes into view, where the answer was typed.
     if (c.reveal == i) {
       ImGui::SetScrollHereY(1.0f);
@@ -272,7 +291,7 @@ void goal_box(std::size_t i, DrawCtx& c) {
   const Goal& g = c.player.step().goals.at(i);
   ImGui::Separator();
   ImGui::TextColored(kStrong, "Goal");
-  flow_plain(g.text);
+  flow_lesson_text(g.text);
   const GoalStatus s = c.player.goal(i);
   const bool done = c.player.goal_done(i);
   flow_plain("target: " + goal_target_text(g), kDim);

@@ -50,6 +50,8 @@ void text_runs(const ImVec4& col, std::string_view text, bool wrap);
 // Spans of lesson prose, emphasis and code in their colours.
 void flow(const std::vector<Span>& spans, const ImVec4& base = kText);
 void flow_plain(const std::string& text, const ImVec4& col = kText);
+// flow_plain with `code` drawn as the prose draws it (a lesson's questions, explanations, goals).
+void flow_lesson_text(const std::string& text, const ImVec4& col = kText);
 // Every predict of the step answered (goals show their values only then).
 bool predicts_answered(Player& p);
 // What a predict's quantity shows on the other panels, added to `c`.

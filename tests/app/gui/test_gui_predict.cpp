@@ -374,6 +374,27 @@ TEST(GuiPredict, ATimedGoalWaitsForEarlierTimedQuestions) {
   EXPECT_NE(fd.lesson.goals[0].find("0."), std::string::npos) << "the ratio, now: " << fd.lesson.goals[0];
 }
 
+// A question's `code` is drawn as the prose draws it, not in raw backticks (a review read
+// "`tiled_copy`" in the question under prose that coloured it).
+TEST(GuiPredict, AQuestionsCodeIsDrawnAsCode) {
+  NEED_DISPLAY();
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/04-transpose.md";
+  const lesson::ParseResult pr = lesson::parse_lesson(file);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  std::size_t step = pr.lesson->steps.size();
+  for (std::size_t i = 0; i < pr.lesson->steps.size() && step == pr.lesson->steps.size(); ++i)
+    for (const auto& p : pr.lesson->steps[i].predicts)
+      if (p.question.find("`tiled_copy`") != std::string::npos) step = i;
+  ASSERT_LT(step, pr.lesson->steps.size()) << "a question naming `tiled_copy`";
+  DataHome home("code");
+  auto s = open_lesson(file, 1600, 1000);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->state().lesson->go_step(step));
+  const std::string text = frame_text(settled(*s));
+  EXPECT_NE(text.find("plain copy does tiled_copy"), std::string::npos) << text;
+  EXPECT_EQ(text.find("`tiled_copy`"), std::string::npos) << text;
+}
+
 // Whose question keeps a chart back, in words (no display needed).
 TEST(GuiPredict, TheCoverSaysWhoseQuestionItIs) {
   LessonCover c;

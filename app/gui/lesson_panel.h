@@ -82,6 +82,9 @@ struct LessonCover {
   // Whose question keeps the times back (views.time): "" this step's, else the later or
   // skipped steps' (1-based), whose answers the charts of every variant would show.
   std::vector<std::size_t> time_by_steps;
+  // Other steps (1-based) whose untimed questions ask about this step's very run: what
+  // they ask is covered here too.
+  std::vector<std::size_t> count_by_steps;
   bool any() const { return views.any() || !metric_words.empty() || description; }
 };
 

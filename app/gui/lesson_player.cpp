@@ -235,6 +235,12 @@ class PlayerPanel : public LessonPanel {
     const Player& p = *player_;
     for (std::size_t i = 0; i < p.step().predicts.size(); ++i)
       if (!p.answered(i)) add_cover(p.step().predicts[i].answer, c);
+    // Another step's question about this very run (lesson 13's step 2 showed step 3's 8
+    // sectors a request in its metrics): covered here as well.
+    for (const auto& [s, q] : p.pending_same_run()) {
+      add_cover(q, c);
+      if (c.count_by_steps.empty() || c.count_by_steps.back() != s + 1) c.count_by_steps.push_back(s + 1);
+    }
     // Descriptions name results ("pad=1 removes it", "32 sectors"): kept back with them.
     c.description = c.any();
     // A later (or skipped) step's timed question about this family: the chart of every

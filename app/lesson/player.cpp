@@ -160,6 +160,25 @@ std::vector<std::size_t> Player::pending_steps_asking(const Quantity& q) const {
   return out;
 }
 
+std::vector<std::pair<std::size_t, Quantity>> Player::pending_same_run() const {
+  std::vector<std::pair<std::size_t, Quantity>> out;
+  const Lab* here = lab();
+  if (!here) return out;
+  const LessonProgress& lp = lesson_progress();
+  for (std::size_t s = 0; s < lesson_.steps.size(); ++s) {
+    const Lab* there = lesson_.lab_at(s);
+    if (s == step_ || !there || there->family != here->family || there->variant != here->variant ||
+        there->params != here->params)
+      continue;
+    const auto st = lp.steps.find(s);
+    const auto& preds = lesson_.steps[s].predicts;
+    for (std::size_t i = 0; i < preds.size(); ++i)
+      if (!preds[i].answer.timed() && (st == lp.steps.end() || !st->second.answers.count(i)))
+        out.emplace_back(s, preds[i].answer);
+  }
+  return out;
+}
+
 GoalStatus Player::goal(std::size_t i) const {
   if (i >= step().goals.size()) return {};
   GoalStatus s = goal_reached(step().goals[i], facts_);

@@ -71,6 +71,12 @@ class Player {
   // answer it), each once, in lesson order (0-based).
   // @post s is in the result iff pending_timed_elsewhere() holds an entry from step s with key() == q.key().
   std::vector<std::size_t> pending_steps_asking(const Quantity& q) const;
+  // The untimed questions of other steps whose lab is this step's very run (the same
+  // family, variant and parameters), still unanswered: this step's views of that run
+  // (its maps, its metrics) would show their answers.
+  // @post each entry (s, q) has s != step_index(), lab_at(s) equal to lab() in family,
+  //       variant and params, !q.timed(), and the predict unanswered in the progress.
+  std::vector<std::pair<std::size_t, Quantity>> pending_same_run() const;
 
 
   // Goal status of the open step from the current facts (reached goals stay reached).

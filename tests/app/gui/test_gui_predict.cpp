@@ -174,9 +174,13 @@ TEST(GuiPredict, EveryPredictIsCoveredUntilAnswered) {
       }
       const std::string all = frame_text(s->frame(true));
       // A later step's unanswered timed predict of the same family keeps the times back
-      // (the charts show every variant: its answer), and nothing else.
+      // (the charts show every variant: its answer), and a later step's question about this
+      // very run what it asks (lesson 13's step 2 showed step 3's sectors); nothing else.
       const LessonCover left = s->state().lesson->cover();
-      if (left.any()) {
+      if (left.any() && !left.count_by_steps.empty()) {
+        for (const std::size_t later : left.count_by_steps)
+          EXPECT_GT(later, step + 1) << "answered in order: only later steps' questions stay covered";
+      } else if (left.any()) {
         EXPECT_TRUE(left.views.time && !left.views.shared && !left.views.global && !left.views.branch &&
                     !left.views.lanes && !left.views.barrier && !left.views.launch && !left.views.flops)
             << "every predict of the step answered: only a later step's times stay covered";
@@ -393,6 +397,34 @@ TEST(GuiPredict, AQuestionsCodeIsDrawnAsCode) {
   const std::string text = frame_text(settled(*s));
   EXPECT_NE(text.find("plain copy does tiled_copy"), std::string::npos) << text;
   EXPECT_EQ(text.find("`tiled_copy`"), std::string::npos) << text;
+}
+
+// Lesson 13's step 2 runs the very kernel step 3 asks about: its metrics showed step 3's
+// answer (8 sectors a request) before the question. Covered until step 3 is answered.
+TEST(GuiPredict, AnotherStepsQuestionAboutThisRunIsCoveredHere) {
+  NEED_DISPLAY();
+  const std::string file = std::string(WS_SOURCE_DIR) + "/lessons/13-tensor-cores.md";
+  const lesson::ParseResult pr = lesson::parse_lesson(file);
+  ASSERT_TRUE(pr.ok()) << pr.message();
+  ASSERT_EQ(pr.lesson->steps[2].predicts.at(0).answer.key(), "ld_sectors_per_request");
+  DataHome home("samerun");
+  auto s = open_lesson(file, 1600, 1000);
+  ASSERT_TRUE(s);
+  ASSERT_TRUE(s->state().lesson->go_step(1));
+  settled(*s);
+  ASSERT_TRUE(s->state().lesson->answer(0, s->state().lesson->answer_value(0)));
+  FrameDraw fd = settled(*s);
+  EXPECT_EQ(s->state().lesson->cover().count_by_steps, std::vector<std::size_t>{3});
+  std::string text = without_latency(frame_text(fd));
+  EXPECT_NE(text.find("sectors per request (loads) predict first"), std::string::npos) << text;
+  ASSERT_TRUE(s->state().lesson->go_step(2));
+  settled(*s);
+  ASSERT_TRUE(s->state().lesson->answer(0, s->state().lesson->answer_value(0)));
+  ASSERT_TRUE(s->state().lesson->go_step(1));
+  fd = settled(*s);
+  EXPECT_TRUE(s->state().lesson->cover().count_by_steps.empty());
+  text = without_latency(frame_text(fd));
+  EXPECT_EQ(text.find("sectors per request (loads) predict first"), std::string::npos) << text;
 }
 
 // Whose question keeps a chart back, in words (no display needed).

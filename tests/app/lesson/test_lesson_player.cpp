@@ -177,6 +177,66 @@ TEST(LessonPlayer, CorruptProgressIsReportedAndThePlayerStillWorks) {
   EXPECT_TRUE(fs::exists(d.path / "progress.json.bak.1"));
 }
 
+// Another step's untimed question about this very run (same family, variant, parameters)
+// is pending here; one about another variant, or answered, is not.
+TEST(LessonPlayer, QuestionsAboutTheSameRunArePendingOnItsOtherSteps) {
+  const char* text = R"(---
+title: Same run
+level: beginner
+minutes: 5
+---
+## Look
+
+```lab
+family: transpose
+variant: naive
+params: n=64
+```
+
+## Ask
+
+```lab
+family: transpose
+variant: naive
+params: n=64
+```
+
+```predict
+question: Sectors?
+answer: st_sectors_per_request
+expect: 32
+explain: {answer}.
+```
+
+## Ask another
+
+```lab
+family: transpose
+variant: copy
+params: n=64
+```
+
+```predict
+question: Sectors?
+answer: st_sectors_per_request
+expect: 4
+explain: {answer}.
+```
+)";
+  ParseResult r = parse_lesson_text(text, "lessons/97-same-run.md");
+  ASSERT_TRUE(r.ok()) << r.message();
+  Player p(*r.lesson, "");
+  auto pend = p.pending_same_run();
+  ASSERT_EQ(pend.size(), 1u);
+  EXPECT_EQ(pend[0].first, 1u);
+  EXPECT_EQ(pend[0].second.key(), "st_sectors_per_request");
+  ASSERT_TRUE(p.next());
+  EXPECT_TRUE(p.pending_same_run().empty()) << "its own question is not another step's";
+  p.answer(0, 32);
+  ASSERT_TRUE(p.back());
+  EXPECT_TRUE(p.pending_same_run().empty()) << "answered";
+}
+
 // A later step's timed question about the same family keeps times back on an earlier step
 // (its chart of every variant would answer it), until it is answered; another family's
 // question does not.

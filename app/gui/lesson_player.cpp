@@ -195,7 +195,7 @@ class PlayerPanel : public LessonPanel {
     }
     ImGui::EndChild();
     if (pin) {
-      const std::size_t q = pinned_q;
+      const std::size_t q = pinned_q;  // the question the strip was sized for
       ImGui::BeginChild("pinned question", ImVec2(0, pinned_h), false);
       ImGui::Separator();
       flow_lesson_text("Predict: " + p.step().predicts[q].question, kStrong);

@@ -2,6 +2,8 @@
 // with progress recorded after every change.
 #include "app/lesson/player.h"
 
+#include <algorithm>
+
 #include <cmath>
 
 namespace ws::lesson {
@@ -155,8 +157,12 @@ std::vector<std::size_t> Player::pending_steps_asking(const Quantity& q) const {
   std::vector<std::size_t> out;
   const std::string key = q.key();
   for_pending_timed([&](std::size_t s, const Quantity& asked) {
-    if (asked.key() == key && (out.empty() || out.back() != s)) out.push_back(s);
+    if (asked.key() == key) out.push_back(s);
   });
+  for (const auto& [s, asked] : pending_same_run())
+    if (asked.key() == key) out.push_back(s);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

@@ -67,9 +67,11 @@ class Player {
   // The steps of those questions, each once, in lesson order (0-based).
   // @post s is in the result iff some entry of pending_timed_elsewhere() comes from step s.
   std::vector<std::size_t> pending_timed_steps() const;
-  // The steps whose pending timed question asks `q` itself (a goal showing q's value would
-  // answer it), each once, in lesson order (0-based).
-  // @post s is in the result iff pending_timed_elsewhere() holds an entry from step s with key() == q.key().
+  // The steps whose pending question asks `q` itself (a goal showing q's value would answer
+  // it): a timed one of the family, or an untimed one about this very run; each once, in
+  // lesson order (0-based).
+  // @post s is in the result iff pending_timed_elsewhere() or pending_same_run() holds an
+  //       entry from step s with key() == q.key().
   std::vector<std::size_t> pending_steps_asking(const Quantity& q) const;
   // The untimed questions of other steps whose lab is this step's very run (the same
   // family, variant and parameters), still unanswered: this step's views of that run

@@ -230,6 +230,8 @@ explain: {answer}.
   ASSERT_EQ(pend.size(), 1u);
   EXPECT_EQ(pend[0].first, 1u);
   EXPECT_EQ(pend[0].second.key(), "st_sectors_per_request");
+  // A goal of that quantity here would answer it too.
+  EXPECT_EQ(p.pending_steps_asking(pend[0].second), std::vector<std::size_t>{1});
   ASSERT_TRUE(p.next());
   EXPECT_TRUE(p.pending_same_run().empty()) << "its own question is not another step's";
   p.answer(0, 32);
